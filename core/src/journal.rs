@@ -1,0 +1,273 @@
+//! The journal: every request the mock received, in arrival order, with what happened to it.
+//!
+//! Entries are deep copies (snapshots): later mutation of the caller's request never changes them. A bounded
+//! journal keeps counters for everything plus only the last N entries, so a mock can serve long runs with flat
+//! memory.
+
+use crate::failure::ProviderErrorKind;
+use crate::model::{ChatRequest, ChatResponse};
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// What happened to a request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Outcome {
+    /// A computed step is still running.
+    Pending,
+    /// Answered with a response.
+    Answered,
+    /// Failed before anything was streamed, as scripted.
+    Failed {
+        /// The failure's kind.
+        kind: ProviderErrorKind,
+        /// Its HTTP status.
+        status: Option<u16>,
+    },
+    /// Streamed its thinking and text, then failed, as scripted.
+    FailedAfterTokens {
+        /// The failure's kind.
+        kind: ProviderErrorKind,
+        /// Its HTTP status.
+        status: Option<u16>,
+    },
+    /// Arrived after the last step of its route.
+    Exhausted,
+    /// Matched no route.
+    Unmatched,
+    /// A computed step's callback failed.
+    CallbackFailed {
+        /// The callback's error message.
+        message: String,
+    },
+    /// Refused before reaching the script (a malformed request on the wire).
+    Rejected {
+        /// Why.
+        reason: String,
+    },
+}
+
+impl Outcome {
+    /// Whether the request got a scripted answer (a response or a scripted failure), as opposed to an
+    /// unexpected request (exhausted, unmatched, rejected) or a broken callback.
+    pub fn is_scripted(&self) -> bool {
+        matches!(self, Outcome::Answered | Outcome::Failed { .. } | Outcome::FailedAfterTokens { .. })
+    }
+
+    /// Whether the request was unexpected by the script.
+    pub fn is_unexpected(&self) -> bool {
+        matches!(self, Outcome::Exhausted | Outcome::Unmatched)
+    }
+
+    /// A short word for history tables: `answered`, `failed rate_limited 429`, `exhausted`.
+    pub fn describe(&self) -> String {
+        match self {
+            Outcome::Pending => "pending".into(),
+            Outcome::Answered => "answered".into(),
+            Outcome::Failed { kind, status } => with_status(format!("failed {kind}"), *status),
+            Outcome::FailedAfterTokens { kind, status } => with_status(format!("failed after tokens {kind}"), *status),
+            Outcome::Exhausted => "exhausted".into(),
+            Outcome::Unmatched => "unmatched".into(),
+            Outcome::CallbackFailed { .. } => "callback failed".into(),
+            Outcome::Rejected { reason } => format!("rejected: {reason}"),
+        }
+    }
+}
+
+fn with_status(text: String, status: Option<u16>) -> String {
+    match status {
+        Some(s) => format!("{text} {s}"),
+        None => text,
+    }
+}
+
+/// The request as it arrived on the wire, kept beside the decoded request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RawRequest {
+    /// The HTTP path.
+    pub path: String,
+    /// The body as received (lossy UTF-8 if it was not valid UTF-8).
+    pub body: String,
+}
+
+/// One journaled request.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JournalEntry {
+    /// Arrival index, from 0, over the whole life of the mock (also counts evicted entries).
+    pub index: u64,
+    /// Deep copy of the request.
+    pub request: ChatRequest,
+    /// The raw wire request, when it came over HTTP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw: Option<RawRequest>,
+    /// Index of the route that took it, if any.
+    pub route: Option<usize>,
+    /// Index of the step that answered it within its route, if any.
+    pub step: Option<usize>,
+    /// What happened.
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// Virtual time of arrival, in milliseconds since the mock was created.
+    pub at_ms: u64,
+    /// The response, when there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response: Option<ChatResponse>,
+}
+
+/// Counters kept for every request, also in bounded mode.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct JournalCounts {
+    /// Every request.
+    pub total: u64,
+    /// Answered with a response.
+    pub answered: u64,
+    /// Failed as scripted (before or after tokens).
+    pub failed: u64,
+    /// Arrived after the script ran out.
+    pub exhausted: u64,
+    /// Matched no route.
+    pub unmatched: u64,
+    /// Callback failures.
+    pub callback_failed: u64,
+    /// Rejected before the script.
+    pub rejected: u64,
+}
+
+impl JournalCounts {
+    fn add(&mut self, outcome: &Outcome, delta: i64) {
+        let counter = match outcome {
+            Outcome::Pending => return,
+            Outcome::Answered => &mut self.answered,
+            Outcome::Failed { .. } | Outcome::FailedAfterTokens { .. } => &mut self.failed,
+            Outcome::Exhausted => &mut self.exhausted,
+            Outcome::Unmatched => &mut self.unmatched,
+            Outcome::CallbackFailed { .. } => &mut self.callback_failed,
+            Outcome::Rejected { .. } => &mut self.rejected,
+        };
+        *counter = counter.saturating_add_signed(delta);
+    }
+}
+
+/// The journal itself. Held inside the mock under its lock.
+#[derive(Clone, Debug, Default)]
+pub struct Journal {
+    entries: VecDeque<JournalEntry>,
+    capacity: Option<usize>,
+    counts: JournalCounts,
+}
+
+impl Journal {
+    /// A journal that keeps every entry.
+    pub fn unbounded() -> Journal {
+        Journal::default()
+    }
+
+    /// A journal that keeps counters for all and entries for only the last `capacity` requests.
+    pub fn bounded(capacity: usize) -> Journal {
+        Journal { capacity: Some(capacity), ..Journal::default() }
+    }
+
+    /// The capacity, if bounded.
+    pub fn capacity(&self) -> Option<usize> {
+        self.capacity
+    }
+
+    /// Appends an entry; its index must be `counts().total`.
+    pub(crate) fn push(&mut self, entry: JournalEntry) {
+        self.counts.total += 1;
+        self.counts.add(&entry.outcome, 1);
+        if self.capacity == Some(0) {
+            return;
+        }
+        if let Some(cap) = self.capacity {
+            while self.entries.len() >= cap {
+                self.entries.pop_front();
+            }
+        }
+        self.entries.push_back(entry);
+    }
+
+    /// Sets the outcome (and response) of entry `index` once a computed step finished.
+    pub(crate) fn settle(&mut self, index: u64, outcome: Outcome, response: Option<ChatResponse>) {
+        self.counts.add(&outcome, 1);
+        if let Some(entry) = self.entry_mut(index) {
+            entry.outcome = outcome;
+            entry.response = response;
+        }
+    }
+
+    fn entry_mut(&mut self, index: u64) -> Option<&mut JournalEntry> {
+        let first = self.entries.front()?.index;
+        let offset = usize::try_from(index.checked_sub(first)?).ok()?;
+        self.entries.get_mut(offset)
+    }
+
+    /// Number of requests received (including evicted ones).
+    pub fn len(&self) -> u64 {
+        self.counts.total
+    }
+
+    /// Whether no request was received.
+    pub fn is_empty(&self) -> bool {
+        self.counts.total == 0
+    }
+
+    /// The counters.
+    pub fn counts(&self) -> JournalCounts {
+        self.counts
+    }
+
+    /// The kept entries, oldest first.
+    pub fn entries(&self) -> impl Iterator<Item = &JournalEntry> {
+        self.entries.iter()
+    }
+
+    /// Clears everything, counters included.
+    pub(crate) fn clear(&mut self) {
+        self.entries.clear();
+        self.counts = JournalCounts::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(index: u64, outcome: Outcome) -> JournalEntry {
+        JournalEntry {
+            index,
+            request: ChatRequest::user("m", format!("request {index}")),
+            raw: None,
+            route: Some(0),
+            step: Some(0),
+            outcome,
+            at_ms: 0,
+            response: None,
+        }
+    }
+
+    #[test]
+    fn bounded_mode_keeps_counters_and_the_last_entries() {
+        let mut journal = Journal::bounded(3);
+        for i in 0..10 {
+            let outcome = if i % 2 == 0 { Outcome::Answered } else { Outcome::Exhausted };
+            journal.push(entry(i, outcome));
+        }
+        assert_eq!(journal.len(), 10);
+        assert_eq!(journal.counts().answered, 5);
+        assert_eq!(journal.counts().exhausted, 5);
+        let kept: Vec<u64> = journal.entries().map(|e| e.index).collect();
+        assert_eq!(kept, [7, 8, 9]);
+    }
+
+    #[test]
+    fn settling_an_evicted_entry_still_counts() {
+        let mut journal = Journal::bounded(1);
+        journal.push(entry(0, Outcome::Pending));
+        journal.push(entry(1, Outcome::Answered));
+        journal.settle(0, Outcome::Answered, None);
+        assert_eq!(journal.counts().answered, 2);
+        journal.settle(1, Outcome::Answered, None);
+        assert_eq!(journal.entries().count(), 1);
+    }
+}

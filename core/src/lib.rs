@@ -1,0 +1,64 @@
+//! cuecard: a deterministic stand-in for an LLM in tests.
+//!
+//! A test scripts what "the model" answers, step by step; the code under test runs against it; the test then
+//! asserts what was sent and how the code behaved. This crate is the one engine behind every binding.
+//!
+//! ```
+//! use cuecard::{ChatRequest, MockModel, ProviderError, StreamEvent};
+//!
+//! let mock = MockModel::builder()
+//!     .fails(ProviderError::rate_limited().with_retry_after_ms(20))
+//!     .responds("Hello, world!")
+//!     .build()?;
+//! let request = ChatRequest::user("gpt-4o", "Say hello").with_operation("greet");
+//!
+//! let error = mock.chat(&request).unwrap_err();
+//! assert_eq!(error.provider().map(|e| e.status), Some(Some(429)));
+//!
+//! let stream = mock.chat_stream(&request)?;
+//! assert_eq!(stream.text_tokens(), ["Hello", ",", " world", "!"]);
+//! assert!(matches!(stream.iter().last(), Some(StreamEvent::Complete { .. })));
+//!
+//! cuecard::verify::expect_that(&mock).when_called("greet").was_called_times(2).and_retried(1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![deny(missing_docs)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing))]
+
+mod error;
+mod failure;
+pub mod journal;
+pub mod memory;
+mod mock;
+pub mod model;
+pub mod observe;
+pub mod scenario;
+mod script;
+pub mod stream;
+pub mod tokenize;
+pub mod tools;
+pub mod usage;
+pub mod verify;
+
+pub use error::{Error, ErrorKind, Issue, Result};
+pub use failure::{ProviderError, ProviderErrorKind};
+pub use journal::{JournalEntry, Outcome, RawRequest};
+pub use memory::MockMemory;
+pub use mock::{MockBuilder, MockModel, Timed, UnusedStep, CLOCK_EPOCH_SECONDS, DEFAULT_PROVIDER_ID};
+pub use model::{
+    AssistantMessage, ChatRequest, ChatResponse, ContentPart, FinishReason, Message, RequestMetadata, ResponseFormat,
+    Role, ToolCall, ToolChoice, ToolDefinition, Usage,
+};
+pub use observe::{CallContext, CallRecord, FailureInfo, Observation, Observer, RecordingObserver};
+pub use scenario::Scenario;
+pub use script::{
+    Answer, CallError, Chunks, Exhaustion, HostError, RequestPredicate, Responder, Route, RouteMatch, ScriptedToolCall,
+    Step, StepBody, Timing,
+};
+pub use stream::{EventStream, StreamEvent, TimedEvent};
+pub use tokenize::{count_tokens, tokenize};
+pub use tools::MockTool;
+pub use usage::UsagePolicy;
+
+/// The crate version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,345 @@
+//! `MockMemory`: an in-process conversation store with Cogitator's `MemoryAdapter` operations (threads and
+//! entries), recording every call.
+//!
+//! Deliberate, documented differences from Cogitator's `MockMemoryAdapter` (see `spec/seed-systems.md` §3.3):
+//! - ids come from counters (`thread_1`, `entry_1`) and timestamps from a virtual clock that ticks one
+//!   millisecond per call, so outputs are deterministic and `before`/`after` filters are meaningful;
+//! - `get_entries` honours `include_tool_calls` like the real adapter (tool calls and results are stripped
+//!   unless it is true); the Cogitator mock ignores it;
+//! - results are copies: mutating a returned value never changes the store.
+//!
+//! Kept as in the mock: `create_thread` resets that thread's entries, `add_entry` does not check that the thread
+//! exists, `disconnect` keeps the data, `limit` keeps the last N (0 = no limit), date filters are strict.
+
+use crate::mock::CLOCK_EPOCH_SECONDS;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::sync::{Mutex, MutexGuard};
+
+/// A conversation thread.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Thread {
+    /// `thread_N` or the id given.
+    pub id: String,
+    /// The agent that owns it.
+    pub agent_id: String,
+    /// Free-form metadata.
+    pub metadata: Map<String, Value>,
+    /// Unix milliseconds (virtual).
+    pub created_at_ms: u64,
+    /// Unix milliseconds (virtual).
+    pub updated_at_ms: u64,
+}
+
+/// An entry of a thread.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MemoryEntry {
+    /// `entry_N`.
+    pub id: String,
+    /// The thread it belongs to.
+    pub thread_id: String,
+    /// The message, as given.
+    pub message: Value,
+    /// Tool calls, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<Value>,
+    /// Tool results, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_results: Option<Value>,
+    /// Token count (0 unless given).
+    pub token_count: u64,
+    /// Unix milliseconds (virtual).
+    pub created_at_ms: u64,
+    /// Free-form metadata.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Value>,
+}
+
+/// What `add_entry` takes: an entry without id and creation time.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NewEntry {
+    /// The thread.
+    pub thread_id: String,
+    /// The message.
+    pub message: Value,
+    /// Tool calls.
+    #[serde(default)]
+    pub tool_calls: Option<Value>,
+    /// Tool results.
+    #[serde(default)]
+    pub tool_results: Option<Value>,
+    /// Token count.
+    #[serde(default)]
+    pub token_count: Option<u64>,
+    /// Metadata.
+    #[serde(default)]
+    pub metadata: Option<Value>,
+}
+
+/// Which entries `get_entries` returns.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntryQuery {
+    /// The thread.
+    pub thread_id: String,
+    /// Keep only the last N (0 or none: all).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// Only entries created strictly before (Unix ms).
+    #[serde(default)]
+    pub before_ms: Option<u64>,
+    /// Only entries created strictly after (Unix ms).
+    #[serde(default)]
+    pub after_ms: Option<u64>,
+    /// Keep tool calls and results (stripped otherwise).
+    #[serde(default)]
+    pub include_tool_calls: bool,
+}
+
+/// One recorded call: the method name and its arguments as JSON.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MemoryCall {
+    /// `createThread`-style camelCase method name, as Cogitator records it.
+    pub method: String,
+    /// The arguments.
+    pub args: Vec<Value>,
+}
+
+#[derive(Debug, Default)]
+struct Store {
+    threads: BTreeMap<String, Thread>,
+    entries: BTreeMap<String, Vec<MemoryEntry>>,
+    calls: Vec<MemoryCall>,
+    connected: bool,
+    next_thread: u64,
+    next_entry: u64,
+    tick_ms: u64,
+}
+
+impl Store {
+    fn record(&mut self, method: &str, args: Vec<Value>) -> u64 {
+        self.calls.push(MemoryCall { method: method.to_string(), args });
+        self.tick_ms += 1;
+        CLOCK_EPOCH_SECONDS * 1000 + self.tick_ms
+    }
+}
+
+/// The memory double. `Send + Sync`.
+#[derive(Debug, Default)]
+pub struct MockMemory {
+    store: Mutex<Store>,
+}
+
+fn to_value<T: Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+impl MockMemory {
+    /// An empty, disconnected store.
+    pub fn new() -> MockMemory {
+        MockMemory::default()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Store> {
+        self.store.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The provider name Cogitator reports for this adapter.
+    pub fn provider(&self) -> &'static str {
+        "memory"
+    }
+
+    /// Marks the store connected.
+    pub fn connect(&self) {
+        let mut store = self.lock();
+        store.record("connect", vec![]);
+        store.connected = true;
+    }
+
+    /// Marks the store disconnected (the data stays).
+    pub fn disconnect(&self) {
+        let mut store = self.lock();
+        store.record("disconnect", vec![]);
+        store.connected = false;
+    }
+
+    /// Whether connected.
+    pub fn is_connected(&self) -> bool {
+        self.lock().connected
+    }
+
+    /// Creates a thread (id `thread_N` unless given) and resets its entries, even if it existed.
+    pub fn create_thread(&self, agent_id: &str, metadata: Option<Map<String, Value>>, thread_id: Option<&str>) -> Thread {
+        let mut store = self.lock();
+        let now = store.record(
+            "createThread",
+            vec![Value::from(agent_id), metadata.clone().map_or(Value::Null, Value::Object), thread_id.map_or(Value::Null, Value::from)],
+        );
+        let id = match thread_id {
+            Some(id) => id.to_string(),
+            None => {
+                store.next_thread += 1;
+                format!("thread_{}", store.next_thread)
+            }
+        };
+        let thread = Thread { id: id.clone(), agent_id: agent_id.to_string(), metadata: metadata.unwrap_or_default(), created_at_ms: now, updated_at_ms: now };
+        store.threads.insert(id.clone(), thread.clone());
+        store.entries.insert(id, Vec::new());
+        thread
+    }
+
+    /// The thread, or `None`.
+    pub fn get_thread(&self, thread_id: &str) -> Option<Thread> {
+        let mut store = self.lock();
+        store.record("getThread", vec![Value::from(thread_id)]);
+        store.threads.get(thread_id).cloned()
+    }
+
+    /// Shallow-merges `metadata` into the thread's; `Err("Thread <id> not found")` for an unknown thread.
+    pub fn update_thread(&self, thread_id: &str, metadata: Map<String, Value>) -> Result<Thread, String> {
+        let mut store = self.lock();
+        let now = store.record("updateThread", vec![Value::from(thread_id), Value::Object(metadata.clone())]);
+        let thread = store.threads.get_mut(thread_id).ok_or_else(|| format!("Thread {thread_id} not found"))?;
+        thread.metadata.extend(metadata);
+        thread.updated_at_ms = now;
+        Ok(thread.clone())
+    }
+
+    /// Removes the thread and its entries (always succeeds).
+    pub fn delete_thread(&self, thread_id: &str) {
+        let mut store = self.lock();
+        store.record("deleteThread", vec![Value::from(thread_id)]);
+        store.threads.remove(thread_id);
+        store.entries.remove(thread_id);
+    }
+
+    /// Adds an entry (id `entry_N`); the thread need not exist.
+    pub fn add_entry(&self, entry: NewEntry) -> MemoryEntry {
+        let mut store = self.lock();
+        let now = store.record("addEntry", vec![to_value(&entry)]);
+        store.next_entry += 1;
+        let stored = MemoryEntry {
+            id: format!("entry_{}", store.next_entry),
+            thread_id: entry.thread_id.clone(),
+            message: entry.message,
+            tool_calls: entry.tool_calls,
+            tool_results: entry.tool_results,
+            token_count: entry.token_count.unwrap_or(0),
+            created_at_ms: now,
+            metadata: entry.metadata,
+        };
+        store.entries.entry(entry.thread_id).or_default().push(stored.clone());
+        stored
+    }
+
+    /// The thread's entries: strict date filters, then the last `limit`, in insertion order.
+    pub fn get_entries(&self, query: &EntryQuery) -> Vec<MemoryEntry> {
+        let mut store = self.lock();
+        store.record("getEntries", vec![to_value(query)]);
+        let Some(entries) = store.entries.get(&query.thread_id) else { return Vec::new() };
+        let mut found: Vec<MemoryEntry> = entries
+            .iter()
+            .filter(|e| query.before_ms.is_none_or(|t| e.created_at_ms < t))
+            .filter(|e| query.after_ms.is_none_or(|t| e.created_at_ms > t))
+            .cloned()
+            .collect();
+        if let Some(limit) = query.limit.filter(|l| *l > 0) {
+            let skip = found.len().saturating_sub(limit);
+            found.drain(..skip);
+        }
+        if !query.include_tool_calls {
+            for entry in &mut found {
+                entry.tool_calls = None;
+                entry.tool_results = None;
+            }
+        }
+        found
+    }
+
+    /// The entry with `id`, or `None`.
+    pub fn get_entry(&self, entry_id: &str) -> Option<MemoryEntry> {
+        let mut store = self.lock();
+        store.record("getEntry", vec![Value::from(entry_id)]);
+        store.entries.values().flatten().find(|e| e.id == entry_id).cloned()
+    }
+
+    /// Removes the first entry with `id` (always succeeds).
+    pub fn delete_entry(&self, entry_id: &str) {
+        let mut store = self.lock();
+        store.record("deleteEntry", vec![Value::from(entry_id)]);
+        for entries in store.entries.values_mut() {
+            if let Some(i) = entries.iter().position(|e| e.id == entry_id) {
+                entries.remove(i);
+                return;
+            }
+        }
+    }
+
+    /// Empties the thread's entries (creates an empty list for an unknown thread).
+    pub fn clear_thread(&self, thread_id: &str) {
+        let mut store = self.lock();
+        store.record("clearThread", vec![Value::from(thread_id)]);
+        store.entries.insert(thread_id.to_string(), Vec::new());
+    }
+
+    /// Every recorded call, in order.
+    pub fn calls(&self) -> Vec<MemoryCall> {
+        self.lock().calls.clone()
+    }
+
+    /// The recorded calls of one method (`createThread`, `addEntry`, ...).
+    pub fn calls_for(&self, method: &str) -> Vec<MemoryCall> {
+        self.lock().calls.iter().filter(|c| c.method == method).cloned().collect()
+    }
+
+    /// Clears everything and disconnects.
+    pub fn reset(&self) {
+        *self.lock() = Store::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn threads_and_entries_follow_the_adapter_contract() {
+        let memory = MockMemory::new();
+        memory.connect();
+        let thread = memory.create_thread("agent_1", None, None);
+        assert_eq!(thread.id, "thread_1");
+        assert!(memory.get_thread("nope").is_none());
+        let updated = memory.update_thread("thread_1", Map::from_iter([("k".to_string(), json!(1))])).unwrap();
+        assert_eq!(updated.metadata["k"], 1);
+        assert_eq!(memory.update_thread("nope", Map::new()).unwrap_err(), "Thread nope not found");
+        for i in 0..5 {
+            memory.add_entry(NewEntry {
+                thread_id: "thread_1".into(),
+                message: json!({"role": "user", "content": format!("m{i}")}),
+                tool_calls: Some(json!([{"name": "t"}])),
+                ..NewEntry::default()
+            });
+        }
+        let last_two = memory.get_entries(&EntryQuery { thread_id: "thread_1".into(), limit: Some(2), ..EntryQuery::default() });
+        assert_eq!(last_two.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(), ["entry_4", "entry_5"]);
+        assert!(last_two[0].tool_calls.is_none(), "tool calls are stripped unless asked for");
+        let third = memory.get_entry("entry_3").unwrap();
+        let after = memory.get_entries(&EntryQuery {
+            thread_id: "thread_1".into(),
+            after_ms: Some(third.created_at_ms),
+            include_tool_calls: true,
+            ..EntryQuery::default()
+        });
+        assert_eq!(after.len(), 2);
+        assert!(after[0].tool_calls.is_some());
+        memory.delete_entry("entry_5");
+        memory.create_thread("agent_1", None, Some("thread_1"));
+        assert!(memory.get_entries(&EntryQuery { thread_id: "thread_1".into(), ..EntryQuery::default() }).is_empty());
+        assert_eq!(memory.calls_for("addEntry").len(), 5);
+        assert_eq!(memory.calls()[0].method, "connect");
+        memory.disconnect();
+        assert!(!memory.is_connected());
+        assert!(memory.get_thread("thread_1").is_some(), "disconnect keeps the data");
+    }
+}

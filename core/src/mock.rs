@@ -1,0 +1,857 @@
+//! `MockModel`: the scripted provider. It answers each request with the next step of the route it matches and
+//! journals every request exactly once, also when it fails.
+//!
+//! Concurrency: steps are taken under one lock, in arrival order; concurrent callers each get exactly one step
+//! and no step is taken twice. Computed steps (host callbacks) run outside the lock, so a callback may itself
+//! read the mock without deadlocking.
+
+use crate::error::{invalid_state, Error, ErrorKind, Result};
+use crate::journal::{Journal, JournalCounts, JournalEntry, Outcome, RawRequest};
+use crate::model::{ChatRequest, ChatResponse, FinishReason, ToolCall};
+use crate::observe::{CallContext, CallRecord, FailureInfo};
+use crate::script::{
+    callback_failed, preview, Answer, CallError, Chunks, Exhaustion, Route, RouteMatch, Step, StepBody,
+};
+use crate::stream::{self, EventStream, StreamPlan, TimedEvent};
+use crate::usage::{self, UsagePolicy};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// Unix time (seconds) of the mock clock's zero: 2026-01-01T00:00:00Z. `created` = this + virtual seconds.
+pub const CLOCK_EPOCH_SECONDS: u64 = 1_767_225_600;
+
+/// The provider id a mock reports unless told otherwise (Tramai's `providerId()` of its double).
+pub const DEFAULT_PROVIDER_ID: &str = "mock";
+
+/// A value with the virtual time it took.
+#[derive(Clone, Debug)]
+pub struct Timed<T> {
+    /// The value.
+    pub value: T,
+    /// Virtual milliseconds the provider took to produce it (delays of the step).
+    pub delay_ms: u64,
+}
+
+/// A step of the script that no request took, for "all steps used" checks.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct UnusedStep {
+    /// Route index.
+    pub route: usize,
+    /// The route's match, described.
+    pub route_match: String,
+    /// Step index within the route.
+    pub step: usize,
+    /// The step, described.
+    pub step_description: String,
+}
+
+#[derive(Debug)]
+struct RouteState {
+    route: Route,
+    /// Next step to take (grows past the end under `cycle`).
+    cursor: usize,
+    /// The script ends with `repeats()`: no further steps may be added.
+    sealed: bool,
+}
+
+#[derive(Debug)]
+struct State {
+    routes: Vec<RouteState>,
+    current_route: usize,
+    exhaustion: Exhaustion,
+    usage: UsagePolicy,
+    journal: Journal,
+    next_response_id: u64,
+    next_tool_call_id: u64,
+    clock_ms: u64,
+    provider_id: String,
+    seed: u64,
+    capabilities: Vec<String>,
+}
+
+/// A scripted provider. `Send + Sync`: share it by reference or `Arc` across threads.
+#[derive(Debug)]
+pub struct MockModel {
+    state: Mutex<State>,
+}
+
+impl Default for MockModel {
+    fn default() -> MockModel {
+        MockModel::new()
+    }
+}
+
+/// What the first lock hands to the answering code.
+struct Taken {
+    entry_index: u64,
+    step: Arc<Step>,
+    response_id: u64,
+    tool_call_ids: Vec<u64>,
+    at_ms: u64,
+    usage: UsagePolicy,
+}
+
+/// A resolved answer: the response and what to stream before it.
+struct Resolved {
+    response: ChatResponse,
+    thinking: Option<Chunks>,
+    text: Option<Chunks>,
+    step: Arc<Step>,
+}
+
+impl MockModel {
+    /// A mock with one default route and no steps: every request fails as unexpected until steps are added.
+    pub fn new() -> MockModel {
+        MockModel {
+            state: Mutex::new(State {
+                routes: vec![RouteState { route: Route::new(RouteMatch::any()), cursor: 0, sealed: false }],
+                current_route: 0,
+                exhaustion: Exhaustion::Fail,
+                usage: UsagePolicy::None,
+                journal: Journal::unbounded(),
+                next_response_id: 1,
+                next_tool_call_id: 1,
+                clock_ms: 0,
+                provider_id: DEFAULT_PROVIDER_ID.to_string(),
+                seed: 0,
+                capabilities: Vec::new(),
+            }),
+        }
+    }
+
+    /// A builder for a mock (Rust's fluent way to script).
+    pub fn builder() -> MockBuilder {
+        MockBuilder { mock: MockModel::new(), error: None }
+    }
+
+    /// Locks the state. A poisoned lock (a panic elsewhere while holding it) is recovered: the state is plain
+    /// data that is consistent between statements.
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    // ---- scripting -------------------------------------------------------------------------------------------
+
+    /// Adds a route and makes it the current one (the one `add_step`, `and_fails` and `repeats` act on).
+    /// A route with an empty match replaces the initial empty default route if that has no steps yet.
+    pub fn add_route(&self, route: Route) -> Result<usize> {
+        let mut state = self.lock();
+        let effective = route.exhaustion.unwrap_or(state.exhaustion);
+        route.check_policy(effective)?;
+        let initial_unused = state.routes.len() == 1
+            && state.routes.first().is_some_and(|r| r.route.matcher.is_default() && r.route.steps.is_empty());
+        let index = if initial_unused {
+            if let Some(first) = state.routes.first_mut() {
+                *first = RouteState { route, cursor: 0, sealed: false };
+            }
+            0
+        } else {
+            state.routes.push(RouteState { route, cursor: 0, sealed: false });
+            state.routes.len() - 1
+        };
+        state.current_route = index;
+        Ok(index)
+    }
+
+    /// Adds a step to the current route.
+    pub fn add_step(&self, step: Step) -> Result<()> {
+        let mut state = self.lock();
+        let current = state.current_route;
+        let route = state.routes.get_mut(current).ok_or_else(|| invalid_state("no current route"))?;
+        if route.sealed {
+            return Err(invalid_state("the script already ends with repeats(): it must be the last call of the script"));
+        }
+        route.route.steps.push(Arc::new(step));
+        Ok(())
+    }
+
+    /// Makes the last step of the current route fail after its thinking and text were streamed (LangChain4j's
+    /// `andFails`). It does not add a step.
+    pub fn and_fails(&self, error: crate::ProviderError) -> Result<()> {
+        let mut state = self.lock();
+        let current = state.current_route;
+        let route = state.routes.get_mut(current).ok_or_else(|| invalid_state("no current route"))?;
+        if route.sealed {
+            return Err(invalid_state("the script already ends with repeats()"));
+        }
+        let last_index = route.route.steps.len().checked_sub(1).ok_or_else(|| invalid_state("there is no step to fail: add a step first"))?;
+        if route.cursor > last_index {
+            return Err(invalid_state("the mock already answered the last step"));
+        }
+        let last = route.route.steps.get_mut(last_index).ok_or_else(|| invalid_state("there is no step to fail"))?;
+        let step = (**last).clone().failing_after(error)?;
+        *last = Arc::new(step);
+        Ok(())
+    }
+
+    /// Answers every further request of the current route with its last step (LangChain4j's `thenRepeats`).
+    /// It must be the last call of the script; a last step that calls a tool cannot repeat.
+    pub fn repeats(&self) -> Result<()> {
+        let mut state = self.lock();
+        let current = state.current_route;
+        let route = state.routes.get_mut(current).ok_or_else(|| invalid_state("no current route"))?;
+        if route.sealed {
+            return Err(invalid_state("the script already ends with repeats()"));
+        }
+        if route.route.steps.is_empty() {
+            return Err(invalid_state("there is no step to repeat: add a step first"));
+        }
+        route.route.check_policy(Exhaustion::RepeatLast)?;
+        route.route.exhaustion = Some(Exhaustion::RepeatLast);
+        route.sealed = true;
+        Ok(())
+    }
+
+    /// Sets the default exhaustion policy of routes that do not set their own.
+    pub fn set_exhaustion(&self, exhaustion: Exhaustion) -> Result<()> {
+        let mut state = self.lock();
+        for route in &state.routes {
+            route.route.check_policy(route.route.exhaustion.unwrap_or(exhaustion))?;
+        }
+        state.exhaustion = exhaustion;
+        Ok(())
+    }
+
+    /// Sets the usage policy.
+    pub fn set_usage(&self, usage: UsagePolicy) {
+        self.lock().usage = usage;
+    }
+
+    /// Sets the provider id reported in call records (default `"mock"`).
+    pub fn set_provider_id(&self, provider_id: impl Into<String>) {
+        self.lock().provider_id = provider_id.into();
+    }
+
+    /// The provider id.
+    pub fn provider_id(&self) -> String {
+        self.lock().provider_id.clone()
+    }
+
+    /// Keeps only the last `capacity` journal entries (counters keep counting everything); `None` keeps all.
+    /// Clears the journal.
+    pub fn set_journal_capacity(&self, capacity: Option<usize>) {
+        self.lock().journal = capacity.map_or_else(Journal::unbounded, Journal::bounded);
+    }
+
+    /// The seed for anything random (chaos, jitter, generated data); outputs depend on nothing else.
+    pub fn set_seed(&self, seed: u64) {
+        self.lock().seed = seed;
+    }
+
+    /// The seed.
+    pub fn seed(&self) -> u64 {
+        self.lock().seed
+    }
+
+    /// Declares capabilities the mock reports (for code that checks them); it answers from its script anyway.
+    pub fn set_capabilities(&self, capabilities: Vec<String>) {
+        self.lock().capabilities = capabilities;
+    }
+
+    /// The declared capabilities.
+    pub fn capabilities(&self) -> Vec<String> {
+        self.lock().capabilities.clone()
+    }
+
+    /// Advances the virtual clock (for hosts that wait outside the mock, such as a client's retry back-off).
+    pub fn advance_clock(&self, ms: u64) {
+        let mut state = self.lock();
+        state.clock_ms = state.clock_ms.saturating_add(ms);
+    }
+
+    /// The virtual clock, in milliseconds since the mock was created.
+    pub fn clock_ms(&self) -> u64 {
+        self.lock().clock_ms
+    }
+
+    /// Forgets every request and rewinds every route to its first step; keeps the script, ids restart.
+    pub fn reset(&self) {
+        let mut state = self.lock();
+        state.journal.clear();
+        for route in &mut state.routes {
+            route.cursor = 0;
+        }
+        state.next_response_id = 1;
+        state.next_tool_call_id = 1;
+        state.clock_ms = 0;
+    }
+
+    // ---- answering -------------------------------------------------------------------------------------------
+
+    /// Answers `request` whole. A scripted failure (before or after the tokens) is `Err(CallError::Provider)`.
+    pub fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, CallError> {
+        self.chat_timed(request).value
+    }
+
+    /// Answers `request` whole, with the virtual time the answer took (for hosts that wait it out).
+    pub fn chat_timed(&self, request: &ChatRequest) -> Timed<Result<ChatResponse, CallError>> {
+        let taken = match self.take(request, None) {
+            Ok(taken) => taken,
+            Err(e) => return Timed { value: Err(e), delay_ms: 0 },
+        };
+        let entry_index = taken.entry_index;
+        let at_ms = taken.at_ms;
+        match self.resolve(request, taken) {
+            Ok(resolved) => {
+                let events = plan_events(&resolved, at_ms);
+                let delay_ms = stream::total_delay(&events);
+                let outcome = match resolved.step.fail_after.as_ref() {
+                    Some(error) => {
+                        self.finish(entry_index, Outcome::FailedAfterTokens { kind: error.kind, status: error.status }, None, at_ms, delay_ms);
+                        Err(CallError::Provider(error.clone()))
+                    }
+                    None => {
+                        self.finish(entry_index, Outcome::Answered, Some(resolved.response.clone()), at_ms, delay_ms);
+                        Ok(resolved.response)
+                    }
+                };
+                Timed { value: outcome, delay_ms }
+            }
+            Err(Failure { error, delay_ms }) => Timed { value: Err(error), delay_ms },
+        }
+    }
+
+    /// Answers `request` as a stream of events. A scripted failure is the stream's last event; `Err` is for
+    /// cuecard's own errors (script exhausted, no route) and host callback errors.
+    pub fn chat_stream(&self, request: &ChatRequest) -> Result<EventStream, CallError> {
+        self.chat_stream_raw(request, None)
+    }
+
+    /// Like [`MockModel::chat_stream`], also journaling the raw wire request.
+    pub fn chat_stream_raw(&self, request: &ChatRequest, raw: Option<RawRequest>) -> Result<EventStream, CallError> {
+        let taken = self.take(request, raw)?;
+        let entry_index = taken.entry_index;
+        let at_ms = taken.at_ms;
+        let timing = taken.step.timing;
+        match self.resolve(request, taken) {
+            Ok(resolved) => {
+                let events = plan_events(&resolved, at_ms);
+                let delay_ms = stream::total_delay(&events);
+                let (outcome, response) = match resolved.step.fail_after.as_ref() {
+                    Some(e) => (Outcome::FailedAfterTokens { kind: e.kind, status: e.status }, None),
+                    None => (Outcome::Answered, Some(resolved.response)),
+                };
+                self.finish(entry_index, outcome, response, at_ms, delay_ms);
+                Ok(EventStream::new(events))
+            }
+            Err(Failure { error: CallError::Provider(error), .. }) => {
+                Ok(EventStream::new(stream::failure_before_stream(&error, timing, at_ms)))
+            }
+            Err(Failure { error, .. }) => Err(error),
+        }
+    }
+
+    /// Journals a request that was refused before reaching the script (a malformed request on the wire).
+    pub fn reject(&self, request: ChatRequest, raw: Option<RawRequest>, reason: impl Into<String>) {
+        let mut state = self.lock();
+        let entry = JournalEntry {
+            index: state.journal.len(),
+            request,
+            raw,
+            route: None,
+            step: None,
+            outcome: Outcome::Rejected { reason: reason.into() },
+            at_ms: state.clock_ms,
+            response: None,
+        };
+        state.journal.push(entry);
+    }
+
+    /// Takes the next step for `request` under the lock and journals the request (as pending).
+    fn take(&self, request: &ChatRequest, raw: Option<RawRequest>) -> Result<Taken, CallError> {
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let index = state.journal.len();
+        let at_ms = state.clock_ms;
+        let mut entry = JournalEntry {
+            index,
+            request: request.clone(),
+            raw,
+            route: None,
+            step: None,
+            outcome: Outcome::Pending,
+            at_ms,
+            response: None,
+        };
+        let Some(route_index) = state.routes.iter().position(|r| r.route.matcher.matches(request)) else {
+            entry.outcome = Outcome::Unmatched;
+            state.journal.push(entry);
+            return Err(CallError::Cuecard(unmatched_error(index, request, &state.routes)));
+        };
+        entry.route = Some(route_index);
+        let default_exhaustion = state.exhaustion;
+        let Some(route) = state.routes.get_mut(route_index) else {
+            return Err(CallError::Cuecard(Error::new(ErrorKind::Internal, "route index out of range")));
+        };
+        let len = route.route.steps.len();
+        let policy = route.route.exhaustion.unwrap_or(default_exhaustion);
+        let step_index = if route.cursor < len {
+            route.cursor += 1;
+            Some(route.cursor - 1)
+        } else if len == 0 {
+            None
+        } else {
+            match policy {
+                Exhaustion::Fail => None,
+                Exhaustion::RepeatLast => Some(len - 1),
+                Exhaustion::Cycle => {
+                    route.cursor += 1;
+                    Some((route.cursor - 1) % len)
+                }
+            }
+        };
+        let Some(step_index) = step_index else {
+            let error = exhausted_error(index, request, route_index, route, policy);
+            entry.outcome = Outcome::Exhausted;
+            state.journal.push(entry);
+            return Err(CallError::Cuecard(error));
+        };
+        let Some(step) = route.route.steps.get(step_index).cloned() else {
+            return Err(CallError::Cuecard(Error::new(ErrorKind::Internal, "step index out of range")));
+        };
+        entry.step = Some(step_index);
+        let response_id = state.next_response_id;
+        state.next_response_id += 1;
+        let missing_ids = missing_tool_call_ids(&step);
+        let tool_call_ids = (0..missing_ids).map(|k| state.next_tool_call_id + k).collect();
+        state.next_tool_call_id += missing_ids;
+        state.journal.push(entry);
+        Ok(Taken { entry_index: index, step, response_id, tool_call_ids, at_ms, usage: state.usage })
+    }
+
+    /// Builds the answer of a taken step; runs a computed step's callback. `Err` carries the failure to report
+    /// (the journal entry is already settled then).
+    fn resolve(&self, request: &ChatRequest, taken: Taken) -> Result<Resolved, Failure> {
+        let Taken { entry_index, step, response_id, tool_call_ids, at_ms, usage } = taken;
+        let mut ids = tool_call_ids.into_iter();
+        let (step, mut ids): (Arc<Step>, Box<dyn Iterator<Item = u64>>) = match &step.body {
+            StepBody::Compute(responder) => {
+                let computed = match responder.respond(request) {
+                    Ok(computed) if computed.is_computed() => Err(CallError::Cuecard(callback_failed(
+                        "a computed step returned another computed step; return an answer, a response or a failure",
+                    ))),
+                    other => other,
+                };
+                match computed {
+                    Ok(computed) => {
+                        // Computed answers may be any step, with the computed step's delays unless they set their own.
+                        let mut computed = computed;
+                        if computed.timing == crate::script::Timing::default() {
+                            computed.timing = step.timing;
+                        }
+                        let first = self.allocate_tool_call_ids(missing_tool_call_ids(&computed));
+                        (Arc::new(computed), Box::new(first..))
+                    }
+                    Err(error) => {
+                        let message = error.to_string();
+                        self.finish(entry_index, Outcome::CallbackFailed { message }, None, at_ms, 0);
+                        return Err(Failure { error, delay_ms: 0 });
+                    }
+                }
+            }
+            _ => (step, Box::new(std::iter::from_fn(move || ids.next()))),
+        };
+        let created = CLOCK_EPOCH_SECONDS + at_ms / 1000;
+        let response_id = format!("chatcmpl-{response_id}");
+        let mut next_call_id = || format!("call_{}", ids.next().unwrap_or(0));
+        let resolved = match &step.body {
+            StepBody::Fail(error) => {
+                let delay_ms = step.timing.delay_ms;
+                self.finish(entry_index, Outcome::Failed { kind: error.kind, status: error.status }, None, at_ms, delay_ms);
+                return Err(Failure { error: CallError::Provider(error.clone()), delay_ms });
+            }
+            StepBody::Compute(_) => {
+                // Refused above; kept as an error rather than a panic.
+                let error = CallError::Cuecard(Error::new(ErrorKind::Internal, "a computed step was left unresolved"));
+                self.finish(entry_index, Outcome::CallbackFailed { message: error.to_string() }, None, at_ms, 0);
+                return Err(Failure { error, delay_ms: 0 });
+            }
+            StepBody::Answer(answer) => {
+                let response = answer_response(answer, &step, request, response_id, created, usage, &mut next_call_id);
+                Resolved { response, thinking: answer.thinking.clone(), text: answer.text.clone(), step: step.clone() }
+            }
+            StepBody::Response(given) => {
+                let mut response = given.clone();
+                for call in &mut response.message.tool_calls {
+                    if call.id.is_empty() {
+                        call.id = next_call_id();
+                    }
+                }
+                if let Some(usage) = step.usage {
+                    response.usage = Some(usage);
+                }
+                let thinking = response.message.thinking.clone().map(Chunks::Words);
+                let text = response.message.text.clone().filter(|t| !t.is_empty()).map(Chunks::Words);
+                Resolved { response, thinking, text, step: step.clone() }
+            }
+        };
+        Ok(resolved)
+    }
+
+    fn allocate_tool_call_ids(&self, count: u64) -> u64 {
+        let mut state = self.lock();
+        let first = state.next_tool_call_id;
+        state.next_tool_call_id += count;
+        first
+    }
+
+    /// Settles the journal entry and advances the virtual clock past the answer.
+    fn finish(&self, entry_index: u64, outcome: Outcome, response: Option<ChatResponse>, at_ms: u64, delay_ms: u64) {
+        let mut state = self.lock();
+        state.journal.settle(entry_index, outcome, response);
+        state.clock_ms = state.clock_ms.max(at_ms.saturating_add(delay_ms));
+    }
+
+    // ---- the journal -----------------------------------------------------------------------------------------
+
+    /// Number of requests received.
+    pub fn request_count(&self) -> u64 {
+        self.lock().journal.len()
+    }
+
+    /// Counters by outcome.
+    pub fn counts(&self) -> JournalCounts {
+        self.lock().journal.counts()
+    }
+
+    /// The journal entries kept (all, unless bounded), oldest first.
+    pub fn entries(&self) -> Vec<JournalEntry> {
+        self.lock().journal.entries().cloned().collect()
+    }
+
+    /// Copies of the requests received, in arrival order.
+    pub fn requests(&self) -> Vec<ChatRequest> {
+        self.lock().journal.entries().map(|e| e.request.clone()).collect()
+    }
+
+    /// The requests for which `predicate` holds.
+    pub fn requests_where(&self, predicate: impl Fn(&ChatRequest) -> bool) -> Vec<ChatRequest> {
+        self.lock().journal.entries().filter(|e| predicate(&e.request)).map(|e| e.request.clone()).collect()
+    }
+
+    /// The requests for `operation`.
+    pub fn requests_for_operation(&self, operation: &str) -> Vec<ChatRequest> {
+        self.requests_where(|r| r.operation() == Some(operation))
+    }
+
+    /// The requests for `model`.
+    pub fn requests_for_model(&self, model: &str) -> Vec<ChatRequest> {
+        self.requests_where(|r| r.model == model)
+    }
+
+    /// The only request received; an error naming the count when there are none or several.
+    pub fn request(&self) -> Result<ChatRequest> {
+        let state = self.lock();
+        let count = state.journal.len();
+        let only = if count == 1 { state.journal.entries().next().map(|e| e.request.clone()) } else { None };
+        only.ok_or_else(|| {
+            Error::new(ErrorKind::RequestCountMismatch, format!("expected exactly 1 request, but the mock received {count}"))
+        })
+    }
+
+    /// The last request received; an error when there is none.
+    pub fn last_request(&self) -> Result<ChatRequest> {
+        self.lock()
+            .journal
+            .entries()
+            .last()
+            .map(|e| e.request.clone())
+            .ok_or_else(|| Error::new(ErrorKind::RequestCountMismatch, "expected a request, but the mock received none"))
+    }
+
+    /// Steps no request took, over all routes (a repeating or cycling route counts its steps as used once taken).
+    pub fn unused_steps(&self) -> Vec<UnusedStep> {
+        let state = self.lock();
+        let mut unused = Vec::new();
+        for (route_index, route) in state.routes.iter().enumerate() {
+            for (step_index, step) in route.route.steps.iter().enumerate().skip(route.cursor) {
+                unused.push(UnusedStep {
+                    route: route_index,
+                    route_match: route.route.matcher.describe(),
+                    step: step_index,
+                    step_description: step.describe(),
+                });
+            }
+        }
+        unused
+    }
+
+    /// Requests the script did not expect (after the script ran out, or matching no route).
+    pub fn unexpected_requests(&self) -> Vec<JournalEntry> {
+        self.lock().journal.entries().filter(|e| e.outcome.is_unexpected()).cloned().collect()
+    }
+
+    /// Number of unexpected requests (also counted in bounded mode).
+    pub fn unexpected_count(&self) -> u64 {
+        let counts = self.counts();
+        counts.exhausted + counts.unmatched
+    }
+
+    /// The routes, described (`default`, `operation="classify"`), with their step counts and cursors.
+    pub fn route_summaries(&self) -> Vec<(String, usize, usize)> {
+        self.lock().routes.iter().map(|r| (r.route.matcher.describe(), r.route.steps.len(), r.cursor)).collect()
+    }
+
+    /// Provider-side call records: one per journaled request, as an engine's observer would have recorded them,
+    /// so assertions work when no engine reports to an observer. `attempt` counts earlier requests of the same
+    /// operation; `parse_success` is unknown (`None`).
+    pub fn call_records(&self) -> Vec<CallRecord> {
+        let state = self.lock();
+        let mut attempts: std::collections::HashMap<Option<String>, u32> = std::collections::HashMap::new();
+        state
+            .journal
+            .entries()
+            .map(|entry| {
+                let operation = entry.request.metadata.operation.clone();
+                let attempt = attempts.entry(operation.clone()).or_insert(0);
+                let context = CallContext {
+                    operation,
+                    service: None,
+                    provider_id: state.provider_id.clone(),
+                    model: entry.request.model.clone(),
+                    attempt: *attempt,
+                };
+                *attempt += 1;
+                let mut record = CallRecord::new(context);
+                record.response = entry.response.clone();
+                record.failure = FailureInfo::from_outcome(&entry.outcome);
+                record.completed = !matches!(entry.outcome, Outcome::Pending);
+                record
+            })
+            .collect()
+    }
+}
+
+/// A failure to report from `resolve`, with the virtual time it took.
+struct Failure {
+    error: CallError,
+    delay_ms: u64,
+}
+
+fn plan_events(resolved: &Resolved, at_ms: u64) -> Vec<TimedEvent> {
+    stream::expand(&StreamPlan {
+        thinking: resolved.thinking.as_ref(),
+        text: resolved.text.as_ref(),
+        response: &resolved.response,
+        fail_after: resolved.step.fail_after.as_ref(),
+        timing: resolved.step.timing,
+        start_ms: at_ms,
+    })
+}
+
+fn missing_tool_call_ids(step: &Step) -> u64 {
+    match &step.body {
+        StepBody::Answer(a) => a.tool_calls.iter().filter(|c| c.id.is_none()).count() as u64,
+        StepBody::Response(r) => r.message.tool_calls.iter().filter(|c| c.id.is_empty()).count() as u64,
+        StepBody::Fail(_) | StepBody::Compute(_) => 0,
+    }
+}
+
+fn answer_response(
+    answer: &Answer,
+    step: &Step,
+    request: &ChatRequest,
+    id: String,
+    created: u64,
+    usage: UsagePolicy,
+    next_call_id: &mut dyn FnMut() -> String,
+) -> ChatResponse {
+    let tool_calls: Vec<ToolCall> = answer
+        .tool_calls
+        .iter()
+        .map(|c| ToolCall {
+            id: c.id.clone().unwrap_or_else(&mut *next_call_id),
+            name: c.name.clone(),
+            arguments: c.arguments.clone(),
+        })
+        .collect();
+    let text = answer.text.as_ref().map(Chunks::text);
+    let thinking = answer.thinking.as_ref().map(Chunks::text);
+    let finish_reason = step.finish_reason.unwrap_or(if tool_calls.is_empty() {
+        FinishReason::Stop
+    } else {
+        FinishReason::ToolCalls
+    });
+    let usage = step.usage.or(match usage {
+        UsagePolicy::None => None,
+        UsagePolicy::Given(u) => Some(u),
+        UsagePolicy::Estimate => Some(usage::estimate(request, text.as_deref(), thinking.as_deref(), &tool_calls)),
+    });
+    ChatResponse {
+        id: Some(id),
+        model: Some(request.model.clone()),
+        created: Some(created),
+        message: crate::model::AssistantMessage { text, thinking, tool_calls },
+        finish_reason: Some(finish_reason),
+        usage,
+    }
+}
+
+/// `request #3 (operation "classify", model "gpt-4o")`.
+fn describe_request(index: u64, request: &ChatRequest) -> String {
+    let mut facts = Vec::new();
+    if let Some(op) = request.operation() {
+        facts.push(format!("operation {op:?}"));
+    }
+    facts.push(format!("model {:?}", request.model));
+    let mut out = format!("request #{index} ({})", facts.join(", "));
+    if let Some(user) = request.last_user_message() {
+        out.push_str(&format!("\n  last user message: {}", preview(&user.text())));
+    }
+    let json = serde_json::to_string(request).unwrap_or_default();
+    let json: String = if json.chars().count() > 400 { json.chars().take(399).chain(['…']).collect() } else { json };
+    out.push_str(&format!("\n  request: {json}"));
+    out
+}
+
+fn exhausted_error(index: u64, request: &ChatRequest, route_index: usize, route: &RouteState, policy: Exhaustion) -> Error {
+    let steps = route.route.steps.len();
+    let position = if steps == 0 {
+        "which has no steps".to_string()
+    } else {
+        format!("which has {steps} step{} and all were used", if steps == 1 { "" } else { "s" })
+    };
+    let hint = match policy {
+        Exhaustion::Fail if steps > 0 => {
+            "\n  to answer every further request with the last step, end the script with repeats() \
+             (scenario: \"on_exhausted\": \"repeat_last\")"
+        }
+        _ => "",
+    };
+    Error::new(
+        ErrorKind::ScriptExhausted,
+        format!(
+            "script exhausted: {} arrived after the last step of route {route_index} ({}), {position}{hint}",
+            describe_request(index, request),
+            route.route.matcher.describe(),
+        ),
+    )
+}
+
+fn unmatched_error(index: u64, request: &ChatRequest, routes: &[RouteState]) -> Error {
+    let listed: Vec<String> = routes.iter().enumerate().map(|(i, r)| format!("{i}: {}", r.route.matcher.describe())).collect();
+    Error::new(
+        ErrorKind::NoRouteMatched,
+        format!(
+            "no route matches {}\n  routes: {}\n  add a route without a match to answer every other request",
+            describe_request(index, request),
+            listed.join("; ")
+        ),
+    )
+}
+
+/// Fluent Rust builder over [`MockModel`]'s scripting calls; the first misuse is reported by [`MockBuilder::build`].
+#[must_use]
+pub struct MockBuilder {
+    mock: MockModel,
+    error: Option<Error>,
+}
+
+impl MockBuilder {
+    fn apply(mut self, f: impl FnOnce(&MockModel) -> Result<()>) -> MockBuilder {
+        if self.error.is_none() {
+            if let Err(e) = f(&self.mock) {
+                self.error = Some(e);
+            }
+        }
+        self
+    }
+
+    fn apply_step(self, step: Result<Step>) -> MockBuilder {
+        self.apply(|mock| mock.add_step(step?))
+    }
+
+    /// Adds a step.
+    pub fn step(self, step: Step) -> MockBuilder {
+        self.apply_step(Ok(step))
+    }
+
+    /// Adds a step that streams `text` in word-like tokens.
+    pub fn responds(self, text: impl Into<String>) -> MockBuilder {
+        self.apply_step(Step::text(text))
+    }
+
+    /// Adds a step that streams exactly these tokens.
+    pub fn streams<I, S>(self, tokens: I) -> MockBuilder
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.apply_step(Step::tokens(tokens))
+    }
+
+    /// Adds a step that calls a tool.
+    pub fn calls_tool(self, name: impl Into<String>, arguments: serde_json::Value) -> MockBuilder {
+        self.apply_step(Ok(Step::tool_call(name, &arguments)))
+    }
+
+    /// Adds a step that fails before streaming.
+    pub fn fails(self, error: crate::ProviderError) -> MockBuilder {
+        self.apply_step(Ok(Step::fail(error)))
+    }
+
+    /// Adds a step computed from the request.
+    pub fn computes(self, responder: impl crate::Responder + 'static) -> MockBuilder {
+        self.apply_step(Ok(Step::compute(responder)))
+    }
+
+    /// Makes the last step fail after its tokens.
+    pub fn and_fails(self, error: crate::ProviderError) -> MockBuilder {
+        self.apply(|mock| mock.and_fails(error))
+    }
+
+    /// Repeats the last step for every further request.
+    pub fn repeats(self) -> MockBuilder {
+        self.apply(MockModel::repeats)
+    }
+
+    /// Adds a route; the steps added after it (until the next route) belong to it.
+    pub fn route(self, matcher: RouteMatch) -> MockBuilder {
+        self.apply(|mock| mock.add_route(Route::new(matcher)).map(|_| ()))
+    }
+
+    /// Sets the route-level exhaustion policy of the current route.
+    pub fn route_on_exhausted(self, exhaustion: Exhaustion) -> MockBuilder {
+        self.apply(|mock| {
+            let mut state = mock.lock();
+            let current = state.current_route;
+            let route = state.routes.get_mut(current).ok_or_else(|| invalid_state("no current route"))?;
+            route.route.check_policy(exhaustion)?;
+            route.route.exhaustion = Some(exhaustion);
+            Ok(())
+        })
+    }
+
+    /// Sets the default exhaustion policy.
+    pub fn on_exhausted(self, exhaustion: Exhaustion) -> MockBuilder {
+        self.apply(|mock| mock.set_exhaustion(exhaustion))
+    }
+
+    /// Sets the usage policy.
+    pub fn usage(self, usage: UsagePolicy) -> MockBuilder {
+        self.apply(|mock| {
+            mock.set_usage(usage);
+            Ok(())
+        })
+    }
+
+    /// Sets the provider id.
+    pub fn provider_id(self, id: impl Into<String>) -> MockBuilder {
+        let id = id.into();
+        self.apply(|mock| {
+            mock.set_provider_id(id);
+            Ok(())
+        })
+    }
+
+    /// The mock, or the first scripting error.
+    pub fn build(self) -> Result<MockModel> {
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok(self.mock),
+        }
+    }
+}
+
+#[allow(dead_code)]
+fn assert_send_sync<T: Send + Sync>() {}
+const _: fn() = || assert_send_sync::<MockModel>();

@@ -1,0 +1,522 @@
+//! The provider-neutral data model: what a request to "the model" carries and what the model answers.
+//!
+//! Every wire protocol decodes into [`ChatRequest`] and encodes from [`ChatResponse`]; every binding converts
+//! these types. They are plain serde data and round-trip through JSON.
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Who wrote a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// Instructions from the application.
+    System,
+    /// Instructions from the developer (OpenAI's newer name for system).
+    Developer,
+    /// The user.
+    User,
+    /// The model.
+    Assistant,
+    /// The result of a tool call.
+    Tool,
+}
+
+impl Role {
+    /// The snake_case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::Developer => "developer",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        }
+    }
+}
+
+/// One part of a message's content.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ContentPart {
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image by URL or inline base64 data.
+    Image {
+        /// A URL (including `data:` URLs).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        url: Option<String>,
+        /// Base64 data, when not given by URL.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        data: Option<String>,
+        /// The media type of `data` (`image/png`, ...).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        media_type: Option<String>,
+        /// OpenAI's detail hint (`low`, `high`, `auto`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
+    },
+    /// Audio, inline.
+    Audio {
+        /// Base64 data.
+        data: String,
+        /// The format (`wav`, `mp3`, ...).
+        format: String,
+    },
+    /// A file or document, by id, URL or inline data.
+    File {
+        /// Provider file id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        file_id: Option<String>,
+        /// URL.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        url: Option<String>,
+        /// Base64 data.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        data: Option<String>,
+        /// Media type of the data.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        media_type: Option<String>,
+        /// File name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        filename: Option<String>,
+    },
+}
+
+/// A tool call made by the model.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolCall {
+    /// The call id (`call_1`, ...). Empty means "not yet assigned": the mock fills it.
+    #[serde(default)]
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments as raw JSON text, exactly as the model produced them (possibly invalid JSON).
+    pub arguments: String,
+}
+
+/// A message of a conversation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Message {
+    /// Who wrote it.
+    pub role: Role,
+    /// Its content parts. In JSON a plain string is accepted as one text part.
+    #[serde(default, deserialize_with = "content_from_string_or_parts", skip_serializing_if = "Vec::is_empty")]
+    pub content: Vec<ContentPart>,
+    /// Reasoning text of an assistant message replayed into the conversation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<String>,
+    /// Tool calls of an assistant message.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// For a tool message: the id of the call it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+    /// Optional author or tool name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+fn content_from_string_or_parts<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<ContentPart>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Content {
+        Text(String),
+        Parts(Vec<ContentPart>),
+        Null(()),
+    }
+    // Untagged enums lose the inner error, so say what is accepted.
+    match Content::deserialize(deserializer) {
+        Ok(Content::Text(text)) => Ok(vec![ContentPart::Text { text }]),
+        Ok(Content::Parts(parts)) => Ok(parts),
+        Ok(Content::Null(())) => Ok(Vec::new()),
+        Err(_) => Err(serde::de::Error::custom(
+            "expected a string or an array of content parts ({\"type\": \"text\"|\"image\"|\"audio\"|\"file\", ...})",
+        )),
+    }
+}
+
+impl Message {
+    fn with_text(role: Role, text: impl Into<String>) -> Message {
+        Message {
+            role,
+            content: vec![ContentPart::Text { text: text.into() }],
+            thinking: None,
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            name: None,
+        }
+    }
+
+    /// A system message.
+    pub fn system(text: impl Into<String>) -> Message {
+        Message::with_text(Role::System, text)
+    }
+
+    /// A user message.
+    pub fn user(text: impl Into<String>) -> Message {
+        Message::with_text(Role::User, text)
+    }
+
+    /// An assistant message with text.
+    pub fn assistant(text: impl Into<String>) -> Message {
+        Message::with_text(Role::Assistant, text)
+    }
+
+    /// An assistant message that calls tools.
+    pub fn assistant_tool_calls(tool_calls: Vec<ToolCall>) -> Message {
+        Message { tool_calls, ..Message::with_text(Role::Assistant, "") }.without_empty_text()
+    }
+
+    /// A tool result answering the call `tool_call_id`.
+    pub fn tool_result(tool_call_id: impl Into<String>, content: impl Into<String>) -> Message {
+        Message { tool_call_id: Some(tool_call_id.into()), ..Message::with_text(Role::Tool, content) }
+    }
+
+    fn without_empty_text(mut self) -> Message {
+        self.content.retain(|part| !matches!(part, ContentPart::Text { text } if text.is_empty()));
+        self
+    }
+
+    /// The text parts joined (no separator): what a text-only reader sees.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for part in &self.content {
+            if let ContentPart::Text { text } = part {
+                out.push_str(text);
+            }
+        }
+        out
+    }
+}
+
+/// A tool the request offers to the model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolDefinition {
+    /// The tool's name.
+    pub name: String,
+    /// What it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// JSON Schema of its arguments.
+    #[serde(default = "empty_object_schema")]
+    pub parameters: Value,
+}
+
+fn empty_object_schema() -> Value {
+    serde_json::json!({"type": "object", "properties": {}})
+}
+
+/// Whether and which tool the model must call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum ToolChoice {
+    /// The model decides.
+    Auto,
+    /// No tool calls.
+    None,
+    /// At least one tool call.
+    Required,
+    /// This tool.
+    Tool {
+        /// The tool's name.
+        name: String,
+    },
+}
+
+/// The shape the answer must have.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ResponseFormat {
+    /// Free text.
+    Text,
+    /// Any JSON object.
+    JsonObject,
+    /// JSON matching a schema.
+    JsonSchema {
+        /// The schema's name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+        /// The JSON Schema.
+        schema: Value,
+        /// Strict mode.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        strict: Option<bool>,
+    },
+}
+
+/// Facts about a request that are not part of the conversation: how to route it and where it came from.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequestMetadata {
+    /// The operation (method, use case) the code under test calls the model for; the main routing key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation: Option<String>,
+    /// The endpoint it arrived on (`chat_completions`, `responses`, `messages`), set by the wire server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    /// Anything else (user ids, tags), kept as given.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra: BTreeMap<String, Value>,
+}
+
+/// A request to the model, independent of any provider's wire format.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChatRequest {
+    /// The requested model name.
+    #[serde(default)]
+    pub model: String,
+    /// The conversation.
+    #[serde(default)]
+    pub messages: Vec<Message>,
+    /// Tools offered.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolDefinition>,
+    /// Tool choice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<ToolChoice>,
+    /// Required answer format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<ResponseFormat>,
+    /// Sampling temperature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// Nucleus sampling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f64>,
+    /// Maximum output tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+    /// Stop sequences.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stop: Vec<String>,
+    /// Sampling seed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<i64>,
+    /// Whether the caller asked for a stream.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stream: bool,
+    /// Routing and origin facts.
+    #[serde(default, skip_serializing_if = "metadata_is_empty")]
+    pub metadata: RequestMetadata,
+}
+
+fn metadata_is_empty(metadata: &RequestMetadata) -> bool {
+    metadata == &RequestMetadata::default()
+}
+
+impl ChatRequest {
+    /// A request for `model` with `messages`.
+    pub fn new(model: impl Into<String>, messages: Vec<Message>) -> ChatRequest {
+        ChatRequest { model: model.into(), messages, ..ChatRequest::default() }
+    }
+
+    /// A request with one user message.
+    pub fn user(model: impl Into<String>, text: impl Into<String>) -> ChatRequest {
+        ChatRequest::new(model, vec![Message::user(text)])
+    }
+
+    /// Sets the operation name (the routing key).
+    pub fn with_operation(mut self, operation: impl Into<String>) -> ChatRequest {
+        self.metadata.operation = Some(operation.into());
+        self
+    }
+
+    /// Adds an offered tool.
+    pub fn with_tool(mut self, tool: ToolDefinition) -> ChatRequest {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Parses a request from JSON, naming the path of the first offending field.
+    pub fn from_json(json: &str) -> crate::Result<ChatRequest> {
+        let de = &mut serde_json::Deserializer::from_str(json);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            crate::Error::new(
+                crate::ErrorKind::InvalidRequest,
+                format!("invalid request at {}: {}", if path == "." { "the top level" } else { &path }, e.inner()),
+            )
+        })
+    }
+
+    /// The operation name, if any.
+    pub fn operation(&self) -> Option<&str> {
+        self.metadata.operation.as_deref()
+    }
+
+    /// The last message written by the user, if any.
+    pub fn last_user_message(&self) -> Option<&Message> {
+        self.messages.iter().rev().find(|m| m.role == Role::User)
+    }
+
+    /// The system (or developer) messages' text, joined with newlines.
+    pub fn system_text(&self) -> Option<String> {
+        let texts: Vec<String> = self
+            .messages
+            .iter()
+            .filter(|m| matches!(m.role, Role::System | Role::Developer))
+            .map(Message::text)
+            .collect();
+        (!texts.is_empty()).then(|| texts.join("\n"))
+    }
+}
+
+/// Why the model stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    /// A natural end.
+    Stop,
+    /// The token limit was reached.
+    Length,
+    /// The answer calls tools.
+    ToolCalls,
+    /// The content filter stopped it.
+    ContentFilter,
+    /// Anything else.
+    Other,
+}
+
+impl FinishReason {
+    /// The snake_case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FinishReason::Stop => "stop",
+            FinishReason::Length => "length",
+            FinishReason::ToolCalls => "tool_calls",
+            FinishReason::ContentFilter => "content_filter",
+            FinishReason::Other => "other",
+        }
+    }
+}
+
+/// Token usage of one answer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Usage {
+    /// Tokens read.
+    pub input_tokens: u64,
+    /// Tokens written.
+    pub output_tokens: u64,
+    /// Their sum, unless given otherwise.
+    pub total_tokens: u64,
+    /// Input tokens served from a prompt cache, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_tokens: Option<u64>,
+}
+
+impl Usage {
+    /// Usage with `total = input + output`.
+    pub fn new(input_tokens: u64, output_tokens: u64) -> Usage {
+        Usage { input_tokens, output_tokens, total_tokens: input_tokens.saturating_add(output_tokens), cached_tokens: None }
+    }
+}
+
+/// What the model said: text, reasoning and tool calls.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AssistantMessage {
+    /// The text, or `None` when the model wrote no text (which is not the same as `""`).
+    #[serde(default)]
+    pub text: Option<String>,
+    /// The reasoning, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<String>,
+    /// Tool calls, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+}
+
+/// The whole answer to one request.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChatResponse {
+    /// Response id (`chatcmpl-1`, ...), from the mock's counter unless a scripted response gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The model that answered (the request's model unless a scripted response says otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Creation time in Unix seconds, from the mock's clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created: Option<u64>,
+    /// The message.
+    pub message: AssistantMessage,
+    /// Why it stopped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<FinishReason>,
+    /// Token usage, when the mock reports it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+}
+
+impl ChatResponse {
+    /// The text, or `""` when there is none.
+    pub fn text(&self) -> &str {
+        self.message.text.as_deref().unwrap_or("")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_request_round_trips_through_json() {
+        let json = serde_json::json!({
+            "model": "gpt-4o",
+            "messages": [
+                {"role": "system", "content": "Be brief."},
+                {"role": "user", "content": [
+                    {"type": "text", "text": "What is this?"},
+                    {"type": "image", "url": "https://example.com/cat.png", "detail": "low"}
+                ]},
+                {"role": "assistant", "tool_calls": [{"id": "call_1", "name": "look", "arguments": "{\"x\":1}"}]},
+                {"role": "tool", "tool_call_id": "call_1", "content": "a cat"}
+            ],
+            "tools": [{"name": "look", "description": "Look", "parameters": {"type": "object"}}],
+            "tool_choice": {"tool": {"name": "look"}},
+            "response_format": {"type": "json_schema", "name": "answer", "schema": {"type": "object"}, "strict": true},
+            "temperature": 0.5, "max_tokens": 100, "stop": ["\n\n"], "seed": 7, "stream": true,
+            "metadata": {"operation": "describe", "extra": {"user": "u1"}}
+        });
+        let request: ChatRequest = serde_json::from_value(json).unwrap();
+        assert_eq!(request.operation(), Some("describe"));
+        assert_eq!(request.messages[3].text(), "a cat");
+        assert_eq!(request.system_text().as_deref(), Some("Be brief."));
+        let again: ChatRequest = serde_json::from_value(serde_json::to_value(&request).unwrap()).unwrap();
+        assert_eq!(again, request);
+    }
+
+    #[test]
+    fn unknown_fields_are_rejected_with_their_path() {
+        let err = ChatRequest::from_json(r#"{"model":"m","messages":[{"role":"user","contnt":"hi"}]}"#).unwrap_err();
+        assert_eq!(err.code(), "invalid_request");
+        assert!(err.message().contains("messages[0]"), "{}", err.message());
+        assert!(err.message().contains("contnt"), "{}", err.message());
+    }
+
+    #[test]
+    fn a_response_round_trips_and_keeps_no_text_distinct_from_empty_text() {
+        let response = ChatResponse {
+            id: Some("chatcmpl-1".into()),
+            model: Some("m".into()),
+            created: Some(1),
+            message: AssistantMessage { text: None, thinking: None, tool_calls: vec![] },
+            finish_reason: Some(FinishReason::Stop),
+            usage: Some(Usage::new(3, 4)),
+        };
+        let json = serde_json::to_string(&response).unwrap();
+        assert!(json.contains("\"text\":null"));
+        assert_eq!(serde_json::from_str::<ChatResponse>(&json).unwrap(), response);
+    }
+}

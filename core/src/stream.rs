@@ -1,0 +1,227 @@
+//! Streaming: an answer as the ordered events a provider streams, each with its virtual delay.
+//!
+//! Order (architecture §3): thinking deltas, text deltas, then per tool call its argument deltas followed by the
+//! complete call, then the complete response. A step that fails after its tokens streams thinking and text and
+//! then the error: no tool calls, no complete response. A step that fails before anything streams only the error.
+
+use crate::failure::ProviderError;
+use crate::model::{ChatResponse, ToolCall};
+use crate::script::{Chunks, Timing};
+use serde::Serialize;
+
+/// One streamed event.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum StreamEvent {
+    /// A piece of reasoning.
+    ThinkingDelta {
+        /// The token.
+        text: String,
+    },
+    /// A piece of text.
+    TextDelta {
+        /// The token.
+        text: String,
+    },
+    /// A fragment of a tool call's arguments. `id` and `name` are repeated on every fragment; wire encoders
+    /// put them only where their protocol does (the first fragment).
+    ToolCallDelta {
+        /// Position of the call in the answer.
+        index: usize,
+        /// The call's id.
+        id: String,
+        /// The tool's name.
+        name: String,
+        /// This fragment of the arguments JSON text.
+        arguments: String,
+    },
+    /// A tool call, complete.
+    ToolCall {
+        /// Position of the call in the answer.
+        index: usize,
+        /// The call.
+        call: ToolCall,
+    },
+    /// The whole response; always the last event of a successful stream.
+    Complete {
+        /// The response.
+        response: ChatResponse,
+    },
+    /// The failure; always the last event of a failing stream.
+    Error {
+        /// The failure.
+        error: ProviderError,
+    },
+}
+
+/// An event with its virtual timing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TimedEvent {
+    /// How long to wait before this event, after the previous one (or after the request for the first).
+    pub delay_ms: u64,
+    /// Virtual time of the event, in milliseconds since the mock was created.
+    pub at_ms: u64,
+    /// The event.
+    #[serde(flatten)]
+    pub event: StreamEvent,
+}
+
+/// What a resolved step streams; built by the mock, expanded here.
+pub(crate) struct StreamPlan<'a> {
+    pub thinking: Option<&'a Chunks>,
+    pub text: Option<&'a Chunks>,
+    pub response: &'a ChatResponse,
+    pub fail_after: Option<&'a ProviderError>,
+    pub timing: Timing,
+    pub start_ms: u64,
+}
+
+/// Accumulates events and their delays: the first streamed event waits `delay + ttft`, every later delta waits
+/// the per-token delay, and the closing events (complete tool call, complete response, error) follow at once.
+struct Timeline {
+    events: Vec<TimedEvent>,
+    clock_ms: u64,
+    first_delay_ms: Option<u64>,
+    token_delay_ms: u64,
+}
+
+impl Timeline {
+    fn push_delta(&mut self, event: StreamEvent) {
+        let delay = self.first_delay_ms.take().unwrap_or(self.token_delay_ms);
+        self.push(delay, event);
+    }
+
+    fn push_closing(&mut self, event: StreamEvent) {
+        let delay = self.first_delay_ms.take().unwrap_or(0);
+        self.push(delay, event);
+    }
+
+    fn push(&mut self, delay_ms: u64, event: StreamEvent) {
+        self.clock_ms = self.clock_ms.saturating_add(delay_ms);
+        self.events.push(TimedEvent { delay_ms, at_ms: self.clock_ms, event });
+    }
+}
+
+/// The events of an answer.
+pub(crate) fn expand(plan: &StreamPlan<'_>) -> Vec<TimedEvent> {
+    let mut line = Timeline {
+        events: Vec::new(),
+        clock_ms: plan.start_ms,
+        first_delay_ms: Some(plan.timing.delay_ms.saturating_add(plan.timing.ttft_ms)),
+        token_delay_ms: plan.timing.token_delay_ms,
+    };
+    for token in plan.thinking.map(Chunks::tokens).unwrap_or_default() {
+        line.push_delta(StreamEvent::ThinkingDelta { text: token.to_string() });
+    }
+    for token in plan.text.map(Chunks::tokens).unwrap_or_default() {
+        line.push_delta(StreamEvent::TextDelta { text: token.to_string() });
+    }
+    if let Some(error) = plan.fail_after {
+        line.push_closing(StreamEvent::Error { error: error.clone() });
+        return line.events;
+    }
+    for (index, call) in plan.response.message.tool_calls.iter().enumerate() {
+        let fragments: Vec<&str> = crate::tokenize(&call.arguments).collect();
+        // A call with empty arguments still announces itself with one (empty) fragment.
+        let fragments = if fragments.is_empty() { vec![""] } else { fragments };
+        for fragment in fragments {
+            line.push_delta(StreamEvent::ToolCallDelta {
+                index,
+                id: call.id.clone(),
+                name: call.name.clone(),
+                arguments: fragment.to_string(),
+            });
+        }
+        line.push_closing(StreamEvent::ToolCall { index, call: call.clone() });
+    }
+    line.push_closing(StreamEvent::Complete { response: plan.response.clone() });
+    line.events
+}
+
+/// The single event of a step that fails before streaming anything.
+pub(crate) fn failure_before_stream(error: &ProviderError, timing: Timing, start_ms: u64) -> Vec<TimedEvent> {
+    let delay_ms = timing.delay_ms;
+    vec![TimedEvent { delay_ms, at_ms: start_ms.saturating_add(delay_ms), event: StreamEvent::Error { error: error.clone() } }]
+}
+
+/// Total virtual duration of a list of events.
+pub(crate) fn total_delay(events: &[TimedEvent]) -> u64 {
+    events.iter().fold(0u64, |sum, e| sum.saturating_add(e.delay_ms))
+}
+
+/// The events of one streamed answer, in order. Iterate it, or read [`EventStream::events`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EventStream {
+    events: Vec<TimedEvent>,
+}
+
+impl EventStream {
+    pub(crate) fn new(events: Vec<TimedEvent>) -> EventStream {
+        EventStream { events }
+    }
+
+    /// The events with their timing.
+    pub fn events(&self) -> &[TimedEvent] {
+        &self.events
+    }
+
+    /// The events without timing.
+    pub fn iter(&self) -> impl Iterator<Item = &StreamEvent> {
+        self.events.iter().map(|e| &e.event)
+    }
+
+    /// The concatenated text deltas.
+    pub fn text(&self) -> String {
+        self.iter()
+            .filter_map(|e| match e {
+                StreamEvent::TextDelta { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The text deltas, one per token.
+    pub fn text_tokens(&self) -> Vec<&str> {
+        self.iter()
+            .filter_map(|e| match e {
+                StreamEvent::TextDelta { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The complete response, if the stream completed.
+    pub fn response(&self) -> Option<&ChatResponse> {
+        self.iter().find_map(|e| match e {
+            StreamEvent::Complete { response } => Some(response),
+            _ => None,
+        })
+    }
+
+    /// The failure, if the stream failed.
+    pub fn error(&self) -> Option<&ProviderError> {
+        self.iter().find_map(|e| match e {
+            StreamEvent::Error { error } => Some(error),
+            _ => None,
+        })
+    }
+
+    /// Total virtual duration in milliseconds.
+    pub fn total_delay_ms(&self) -> u64 {
+        total_delay(&self.events)
+    }
+
+    /// Consumes the stream into its events.
+    pub fn into_events(self) -> Vec<TimedEvent> {
+        self.events
+    }
+}
+
+impl IntoIterator for EventStream {
+    type Item = TimedEvent;
+    type IntoIter = std::vec::IntoIter<TimedEvent>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.events.into_iter()
+    }
+}

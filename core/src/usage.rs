@@ -1,0 +1,73 @@
+//! Token usage policy: none (default), given, or estimated with the word-like token counter.
+//!
+//! The estimate rule, identical in every language:
+//! - input tokens: the sum, over every message of the request, of the word-like token counts of its text parts,
+//!   its thinking, and each tool call's name and arguments text (images, audio and files count 0);
+//! - output tokens: the same count over the answer (thinking, text, each tool call's name and arguments);
+//! - total = input + output; no per-message overhead is added, so the numbers are easy to predict in a test.
+
+use crate::model::{ChatRequest, ContentPart, Message, ToolCall, Usage};
+use crate::tokenize::count_tokens;
+use serde::{Deserialize, Serialize};
+
+/// How a mock reports token usage in its responses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UsagePolicy {
+    /// No usage (the default, as the seed systems do).
+    #[default]
+    None,
+    /// This usage in every response (LangChain4j's `withTokenUsage`), except where a step gives its own.
+    Given(Usage),
+    /// Estimated by the word-like token counter (see the module documentation for the rule).
+    Estimate,
+}
+
+fn count_tool_calls(calls: &[ToolCall]) -> u64 {
+    calls.iter().map(|c| (count_tokens(&c.name) + count_tokens(&c.arguments)) as u64).sum()
+}
+
+fn count_message(message: &Message) -> u64 {
+    let parts: u64 = message
+        .content
+        .iter()
+        .map(|part| match part {
+            ContentPart::Text { text } => count_tokens(text) as u64,
+            ContentPart::Image { .. } | ContentPart::Audio { .. } | ContentPart::File { .. } => 0,
+        })
+        .sum();
+    parts + message.thinking.as_deref().map_or(0, |t| count_tokens(t) as u64) + count_tool_calls(&message.tool_calls)
+}
+
+/// Estimated input tokens of a request.
+pub fn estimate_input_tokens(request: &ChatRequest) -> u64 {
+    request.messages.iter().map(count_message).sum()
+}
+
+/// Estimated output tokens of an answer.
+pub fn estimate_output_tokens(text: Option<&str>, thinking: Option<&str>, tool_calls: &[ToolCall]) -> u64 {
+    let text = text.map_or(0, |t| count_tokens(t) as u64);
+    let thinking = thinking.map_or(0, |t| count_tokens(t) as u64);
+    text + thinking + count_tool_calls(tool_calls)
+}
+
+/// Estimated usage of an answer to a request.
+pub fn estimate(request: &ChatRequest, text: Option<&str>, thinking: Option<&str>, tool_calls: &[ToolCall]) -> Usage {
+    Usage::new(estimate_input_tokens(request), estimate_output_tokens(text, thinking, tool_calls))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn estimate_counts_word_like_tokens_on_both_sides() {
+        let request = ChatRequest::new("m", vec![Message::system("Be brief."), Message::user("Hello, world!")]);
+        // "Be"," brief","." = 3; "Hello",","," world","!" = 4
+        assert_eq!(estimate_input_tokens(&request), 7);
+        let call = ToolCall { id: "call_1".into(), name: "get_weather".into(), arguments: "{\"city\":\"Paris\"}".into() };
+        // "Order"," ","123","45" = 4; "get","_weather" = 2; "{\"","city","\":\"","Paris","\"}" = 5
+        let usage = estimate(&request, Some("Order 12345"), None, &[call]);
+        assert_eq!(usage, Usage::new(7, 11));
+    }
+}
