@@ -4,7 +4,7 @@
 //! journal keeps counters for everything plus only the last N entries, so a mock can serve long runs with flat
 //! memory.
 
-use crate::failure::ProviderErrorKind;
+use crate::failure::{ProviderError, ProviderErrorKind};
 use crate::model::{ChatRequest, ChatResponse};
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -112,6 +112,9 @@ pub struct JournalEntry {
     /// The response, when there was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub response: Option<ChatResponse>,
+    /// The scripted failure, when the request failed as scripted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ProviderError>,
 }
 
 /// Counters kept for every request, also in bounded mode.
@@ -188,11 +191,12 @@ impl Journal {
     }
 
     /// Sets the outcome (and response) of entry `index` once a computed step finished.
-    pub(crate) fn settle(&mut self, index: u64, outcome: Outcome, response: Option<ChatResponse>) {
+    pub(crate) fn settle(&mut self, index: u64, outcome: Outcome, response: Option<ChatResponse>, error: Option<ProviderError>) {
         self.counts.add(&outcome, 1);
         if let Some(entry) = self.entry_mut(index) {
             entry.outcome = outcome;
             entry.response = response;
+            entry.error = error;
         }
     }
 
@@ -243,6 +247,7 @@ mod tests {
             outcome,
             at_ms: 0,
             response: None,
+            error: None,
         }
     }
 
@@ -265,9 +270,9 @@ mod tests {
         let mut journal = Journal::bounded(1);
         journal.push(entry(0, Outcome::Pending));
         journal.push(entry(1, Outcome::Answered));
-        journal.settle(0, Outcome::Answered, None);
+        journal.settle(0, Outcome::Answered, None, None);
         assert_eq!(journal.counts().answered, 2);
-        journal.settle(1, Outcome::Answered, None);
+        journal.settle(1, Outcome::Answered, None, None);
         assert_eq!(journal.entries().count(), 1);
     }
 }

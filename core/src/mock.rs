@@ -296,7 +296,8 @@ impl MockModel {
                 let delay_ms = stream::total_delay(&events);
                 let outcome = match resolved.step.fail_after.as_ref() {
                     Some(error) => {
-                        self.finish(entry_index, Outcome::FailedAfterTokens { kind: error.kind, status: error.status }, None, at_ms, delay_ms);
+                        let outcome = Outcome::FailedAfterTokens { kind: error.kind, status: error.status };
+                        self.finish_with(entry_index, outcome, None, Some(error.clone()), at_ms, delay_ms);
                         Err(CallError::Provider(error.clone()))
                     }
                     None => {
@@ -326,11 +327,11 @@ impl MockModel {
             Ok(resolved) => {
                 let events = plan_events(&resolved, at_ms);
                 let delay_ms = stream::total_delay(&events);
-                let (outcome, response) = match resolved.step.fail_after.as_ref() {
-                    Some(e) => (Outcome::FailedAfterTokens { kind: e.kind, status: e.status }, None),
-                    None => (Outcome::Answered, Some(resolved.response)),
+                let (outcome, response, error) = match resolved.step.fail_after.as_ref() {
+                    Some(e) => (Outcome::FailedAfterTokens { kind: e.kind, status: e.status }, None, Some(e.clone())),
+                    None => (Outcome::Answered, Some(resolved.response), None),
                 };
-                self.finish(entry_index, outcome, response, at_ms, delay_ms);
+                self.finish_with(entry_index, outcome, response, error, at_ms, delay_ms);
                 Ok(EventStream::new(events))
             }
             Err(Failure { error: CallError::Provider(error), .. }) => {
@@ -352,6 +353,7 @@ impl MockModel {
             outcome: Outcome::Rejected { reason: reason.into() },
             at_ms: state.clock_ms,
             response: None,
+            error: None,
         };
         state.journal.push(entry);
     }
@@ -371,6 +373,7 @@ impl MockModel {
             outcome: Outcome::Pending,
             at_ms,
             response: None,
+            error: None,
         };
         let Some(route_index) = state.routes.iter().position(|r| r.route.matcher.matches(request)) else {
             entry.outcome = Outcome::Unmatched;
@@ -456,7 +459,8 @@ impl MockModel {
         let resolved = match &step.body {
             StepBody::Fail(error) => {
                 let delay_ms = step.timing.delay_ms;
-                self.finish(entry_index, Outcome::Failed { kind: error.kind, status: error.status }, None, at_ms, delay_ms);
+                let outcome = Outcome::Failed { kind: error.kind, status: error.status };
+                self.finish_with(entry_index, outcome, None, Some(error.clone()), at_ms, delay_ms);
                 return Err(Failure { error: CallError::Provider(error.clone()), delay_ms });
             }
             StepBody::Compute(_) => {
@@ -496,8 +500,22 @@ impl MockModel {
 
     /// Settles the journal entry and advances the virtual clock past the answer.
     fn finish(&self, entry_index: u64, outcome: Outcome, response: Option<ChatResponse>, at_ms: u64, delay_ms: u64) {
+        let error = None;
+        self.finish_with(entry_index, outcome, response, error, at_ms, delay_ms);
+    }
+
+    /// Like `finish`, keeping the scripted failure in the journal.
+    fn finish_with(
+        &self,
+        entry_index: u64,
+        outcome: Outcome,
+        response: Option<ChatResponse>,
+        error: Option<crate::ProviderError>,
+        at_ms: u64,
+        delay_ms: u64,
+    ) {
         let mut state = self.lock();
-        state.journal.settle(entry_index, outcome, response);
+        state.journal.settle(entry_index, outcome, response, error);
         state.clock_ms = state.clock_ms.max(at_ms.saturating_add(delay_ms));
     }
 
@@ -613,7 +631,10 @@ impl MockModel {
                 *attempt += 1;
                 let mut record = CallRecord::new(context);
                 record.response = entry.response.clone();
-                record.failure = FailureInfo::from_outcome(&entry.outcome);
+                record.failure = match &entry.error {
+                    Some(error) => Some(FailureInfo::from_provider_error(error)),
+                    None => FailureInfo::from_outcome(&entry.outcome),
+                };
                 record.completed = !matches!(entry.outcome, Outcome::Pending);
                 record
             })

@@ -270,15 +270,14 @@ impl Scenario {
             if route_spec.steps.is_empty() {
                 issues.push(Issue { path: format!("{path}.steps"), message: "a route needs at least one step".into() });
             }
-            routes.push(route);
-        }
-        for (i, route) in routes.iter().enumerate().take(routes.len().saturating_sub(1)) {
-            if route.matcher.is_default() {
+            if route.matcher.is_default() && r + 1 < spec.routes.len() {
                 issues.push(Issue {
-                    path: format!("routes[{i}]"),
-                    message: "a route without a match takes every request, so the routes after it are never used; put it last".into(),
+                    path,
+                    message: "a route without a match takes every request, so the routes after it are never used; put it last"
+                        .into(),
                 });
             }
+            routes.push(route);
         }
         if !issues.is_empty() {
             return Err(Error::with_issues(ErrorKind::InvalidScenario, "invalid scenario", issues));

@@ -69,7 +69,7 @@ pub fn assert_that(mock: &MockModel) -> Verification<'_> {
 }
 
 /// Assertions over a mock, optionally with an observer's records.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct Verification<'a> {
     mock: &'a MockModel,
     observer: Option<&'a RecordingObserver>,

@@ -1,0 +1,203 @@
+//! Behaviour of the scripted provider beyond the shared vectors: concurrency, callbacks, scripting rules,
+//! journal snapshots, virtual time.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use cuecard::{
+    CallError, ChatRequest, Exhaustion, HostError, Message, MockModel, ProviderError, Route, RouteMatch, Step,
+    StreamEvent, UsagePolicy,
+};
+use serde_json::json;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+fn request(text: &str) -> ChatRequest {
+    ChatRequest::user("gpt-4o", text)
+}
+
+#[test]
+fn concurrent_callers_each_take_exactly_one_step_in_arrival_order() {
+    const THREADS: usize = 8;
+    const PER_THREAD: usize = 250;
+    let mock = Arc::new(MockModel::new());
+    for i in 0..THREADS * PER_THREAD {
+        mock.add_step(Step::text(format!("answer {i}")).unwrap()).unwrap();
+    }
+    let handles: Vec<_> = (0..THREADS)
+        .map(|t| {
+            let mock = Arc::clone(&mock);
+            std::thread::spawn(move || {
+                (0..PER_THREAD).map(|i| mock.chat(&request(&format!("{t}-{i}"))).unwrap().text().to_string()).collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let answers: Vec<String> = handles.into_iter().flat_map(|h| h.join().unwrap()).collect();
+    let distinct: HashSet<&String> = answers.iter().collect();
+    assert_eq!(distinct.len(), THREADS * PER_THREAD, "no step is taken twice");
+    // The journal's arrival order is the order steps were taken: entry k got step k.
+    for entry in mock.entries() {
+        assert_eq!(entry.step, Some(entry.index as usize));
+        assert_eq!(entry.response.unwrap().text(), format!("answer {}", entry.index));
+    }
+    assert_eq!(mock.request_count(), (THREADS * PER_THREAD) as u64);
+    assert!(mock.unused_steps().is_empty());
+    // One more request is unexpected, and journaled too.
+    assert_eq!(mock.chat(&request("extra")).unwrap_err().code(), "script_exhausted");
+    assert_eq!(mock.unexpected_count(), 1);
+}
+
+#[test]
+fn exhaustion_error_shows_the_request_the_route_and_the_script_length() {
+    let mock = MockModel::builder().route(RouteMatch::operation("classify")).responds("spam").responds("ham").build().unwrap();
+    let req = request("Is this spam?").with_operation("classify");
+    mock.chat(&req).unwrap();
+    mock.chat(&req).unwrap();
+    let err = mock.chat(&req).unwrap_err();
+    let message = err.to_string();
+    assert_eq!(err.code(), "script_exhausted");
+    assert!(message.contains("request #2 (operation \"classify\", model \"gpt-4o\")"), "{message}");
+    assert!(message.contains("route 0 (operation=\"classify\")"), "{message}");
+    assert!(message.contains("which has 2 steps and all were used"), "{message}");
+    assert!(message.contains("last user message: \"Is this spam?\""), "{message}");
+    assert!(message.contains("repeats()"), "{message}");
+}
+
+#[test]
+fn a_computed_answer_sees_the_request_and_its_host_error_passes_through_unchanged() {
+    #[derive(Debug, PartialEq)]
+    struct PythonException(&'static str);
+    let mock = MockModel::new();
+    mock.add_step(Step::compute(|req: &ChatRequest| Step::text(format!("echo: {}", req.messages[0].text())).map_err(CallError::from)))
+        .unwrap();
+    mock.add_step(Step::compute(|_: &ChatRequest| {
+        Err(CallError::Host(HostError::new("ValueError: boom", Arc::new(PythonException("boom")))))
+    }))
+    .unwrap();
+    mock.add_step(Step::compute(|_: &ChatRequest| Ok(Step::fail(ProviderError::overloaded())))).unwrap();
+    mock.add_step(Step::compute(|_: &ChatRequest| Ok(Step::compute(|_: &ChatRequest| Step::text("x").map_err(CallError::from)))))
+        .unwrap();
+    assert_eq!(mock.chat(&request("ping")).unwrap().text(), "echo: ping");
+    match mock.chat(&request("x")).unwrap_err() {
+        CallError::Host(host) => assert_eq!(host.payload().downcast_ref::<PythonException>(), Some(&PythonException("boom"))),
+        other => panic!("expected the host error, got {other:?}"),
+    }
+    assert_eq!(mock.chat(&request("x")).unwrap_err().provider().map(|e| e.status), Some(Some(529)));
+    assert_eq!(mock.chat(&request("x")).unwrap_err().code(), "callback_failed");
+    let outcomes: Vec<String> = mock.entries().iter().map(|e| e.outcome.describe()).collect();
+    assert_eq!(outcomes, ["answered", "callback failed", "failed overloaded 529", "callback failed"]);
+}
+
+#[test]
+fn a_computed_tool_call_may_repeat_but_a_fixed_one_may_not() {
+    let mock = MockModel::new();
+    mock.add_step(Step::tool_call("get_weather", &json!({}))).unwrap();
+    assert_eq!(mock.repeats().unwrap_err().code(), "invalid_state");
+    let mock = MockModel::new();
+    mock.add_step(Step::compute(|_: &ChatRequest| Ok(Step::tool_call("get_weather", &json!({}))))).unwrap();
+    mock.repeats().unwrap();
+    let ids: Vec<String> = (0..3).map(|_| mock.chat(&request("x")).unwrap().message.tool_calls[0].id.clone()).collect();
+    assert_eq!(ids, ["call_1", "call_2", "call_3"]);
+    assert_eq!(mock.add_step(Step::text("late").unwrap()).unwrap_err().code(), "invalid_state");
+}
+
+#[test]
+fn and_fails_is_refused_once_the_last_step_was_answered() {
+    let mock = MockModel::builder().responds("Hello there").build().unwrap();
+    mock.chat(&request("x")).unwrap();
+    let err = mock.and_fails(ProviderError::connection_reset()).unwrap_err();
+    assert_eq!(err.code(), "invalid_state");
+    assert!(err.message().contains("already answered"));
+    let mock = MockModel::builder().streams(["Hel", "lo"]).and_fails(ProviderError::connection_reset()).build().unwrap();
+    let stream = mock.chat_stream(&request("x")).unwrap();
+    let kinds: Vec<&str> = stream
+        .iter()
+        .map(|e| match e {
+            StreamEvent::TextDelta { .. } => "text",
+            StreamEvent::Error { .. } => "error",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(kinds, ["text", "text", "error"]);
+    assert!(stream.response().is_none());
+}
+
+#[test]
+fn the_journal_keeps_snapshots_and_answers_count_queries() {
+    let mock = MockModel::builder().responds("a").responds("b").build().unwrap();
+    assert!(mock.last_request().unwrap_err().message().contains("received none"));
+    let mut req = request("original");
+    mock.chat(&req).unwrap();
+    req.messages[0] = Message::user("mutated");
+    assert_eq!(mock.request().unwrap().messages[0].text(), "original");
+    mock.chat(&req).unwrap();
+    let err = mock.request().unwrap_err();
+    assert_eq!(err.code(), "request_count_mismatch");
+    assert!(err.message().contains("received 2"));
+    assert_eq!(mock.last_request().unwrap().messages[0].text(), "mutated");
+    assert_eq!(mock.requests_where(|r| r.messages[0].text() == "original").len(), 1);
+}
+
+#[test]
+fn bounded_journal_keeps_memory_flat_and_counts_everything() {
+    let mock = MockModel::builder().responds("ok").repeats().build().unwrap();
+    mock.set_journal_capacity(Some(16));
+    for i in 0..50_000 {
+        mock.chat(&request(&format!("{i}"))).unwrap();
+    }
+    assert_eq!(mock.request_count(), 50_000);
+    assert_eq!(mock.counts().answered, 50_000);
+    let entries = mock.entries();
+    assert_eq!(entries.len(), 16);
+    assert_eq!(entries[0].index, 50_000 - 16);
+}
+
+#[test]
+fn virtual_time_advances_by_the_answers_and_can_be_advanced_by_the_host() {
+    let mock = MockModel::new();
+    mock.add_step(Step::text("a b c").unwrap().with_delay_ms(100).with_token_delay_ms(5)).unwrap();
+    mock.add_step(Step::fail(ProviderError::rate_limited().with_retry_after_ms(1000)).with_delay_ms(20)).unwrap();
+    mock.add_step(Step::text("done").unwrap()).unwrap();
+    let timed = mock.chat_timed(&request("1"));
+    assert_eq!(timed.delay_ms, 110);
+    let failed = mock.chat_timed(&request("2"));
+    assert_eq!(failed.delay_ms, 20);
+    assert_eq!(failed.value.unwrap_err().provider().unwrap().retry_after_ms, Some(1000));
+    mock.advance_clock(1000); // the client waited out retry-after
+    mock.chat(&request("3")).unwrap();
+    let at: Vec<u64> = mock.entries().iter().map(|e| e.at_ms).collect();
+    assert_eq!(at, [0, 110, 1130]);
+}
+
+#[test]
+fn routes_with_predicates_and_their_own_policies() {
+    let mock = MockModel::new();
+    mock.add_route(
+        Route::new(RouteMatch::predicate(|r| r.messages.iter().any(|m| m.text().contains("urgent"))))
+            .step(Step::text("right away").unwrap())
+            .on_exhausted(Exhaustion::Cycle),
+    )
+    .unwrap();
+    mock.add_route(Route::new(RouteMatch::any()).step(Step::text("later").unwrap())).unwrap();
+    assert_eq!(mock.chat(&request("urgent: help")).unwrap().text(), "right away");
+    assert_eq!(mock.chat(&request("urgent again")).unwrap().text(), "right away");
+    assert_eq!(mock.chat(&request("whenever")).unwrap().text(), "later");
+    assert_eq!(mock.route_summaries(), [("predicate".to_string(), 1, 2), ("default".to_string(), 1, 1)]);
+}
+
+#[test]
+fn usage_policies() {
+    let mock = MockModel::builder().responds("Hello, world!").repeats().build().unwrap();
+    assert_eq!(mock.chat(&request("hi")).unwrap().usage, None);
+    mock.set_usage(UsagePolicy::Estimate);
+    let usage = mock.chat(&request("Hello there")).unwrap().usage.unwrap();
+    assert_eq!((usage.input_tokens, usage.output_tokens, usage.total_tokens), (2, 4, 6));
+}
+
+#[test]
+fn reset_rewinds_the_script_and_forgets_requests() {
+    let mock = MockModel::builder().responds("one").build().unwrap();
+    mock.chat(&request("x")).unwrap();
+    mock.reset();
+    assert_eq!(mock.request_count(), 0);
+    let again = mock.chat(&request("x")).unwrap();
+    assert_eq!((again.text(), again.id.as_deref()), ("one", Some("chatcmpl-1")));
+}
