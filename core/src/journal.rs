@@ -191,7 +191,13 @@ impl Journal {
     }
 
     /// Sets the outcome (and response) of entry `index` once a computed step finished.
-    pub(crate) fn settle(&mut self, index: u64, outcome: Outcome, response: Option<ChatResponse>, error: Option<ProviderError>) {
+    pub(crate) fn settle(
+        &mut self,
+        index: u64,
+        outcome: Outcome,
+        response: Option<ChatResponse>,
+        error: Option<ProviderError>,
+    ) {
         self.counts.add(&outcome, 1);
         if let Some(entry) = self.entry_mut(index) {
             entry.outcome = outcome;

@@ -169,11 +169,20 @@ impl MockMemory {
     }
 
     /// Creates a thread (id `thread_N` unless given) and resets its entries, even if it existed.
-    pub fn create_thread(&self, agent_id: &str, metadata: Option<Map<String, Value>>, thread_id: Option<&str>) -> Thread {
+    pub fn create_thread(
+        &self,
+        agent_id: &str,
+        metadata: Option<Map<String, Value>>,
+        thread_id: Option<&str>,
+    ) -> Thread {
         let mut store = self.lock();
         let now = store.record(
             "createThread",
-            vec![Value::from(agent_id), metadata.clone().map_or(Value::Null, Value::Object), thread_id.map_or(Value::Null, Value::from)],
+            vec![
+                Value::from(agent_id),
+                metadata.clone().map_or(Value::Null, Value::Object),
+                thread_id.map_or(Value::Null, Value::from),
+            ],
         );
         let id = match thread_id {
             Some(id) => id.to_string(),
@@ -182,7 +191,13 @@ impl MockMemory {
                 format!("thread_{}", store.next_thread)
             }
         };
-        let thread = Thread { id: id.clone(), agent_id: agent_id.to_string(), metadata: metadata.unwrap_or_default(), created_at_ms: now, updated_at_ms: now };
+        let thread = Thread {
+            id: id.clone(),
+            agent_id: agent_id.to_string(),
+            metadata: metadata.unwrap_or_default(),
+            created_at_ms: now,
+            updated_at_ms: now,
+        };
         store.threads.insert(id.clone(), thread.clone());
         store.entries.insert(id, Vec::new());
         thread
@@ -236,7 +251,9 @@ impl MockMemory {
     pub fn get_entries(&self, query: &EntryQuery) -> Vec<MemoryEntry> {
         let mut store = self.lock();
         store.record("getEntries", vec![to_value(query)]);
-        let Some(entries) = store.entries.get(&query.thread_id) else { return Vec::new() };
+        let Some(entries) = store.entries.get(&query.thread_id) else {
+            return Vec::new();
+        };
         let mut found: Vec<MemoryEntry> = entries
             .iter()
             .filter(|e| query.before_ms.is_none_or(|t| e.created_at_ms < t))
@@ -321,7 +338,8 @@ mod tests {
                 ..NewEntry::default()
             });
         }
-        let last_two = memory.get_entries(&EntryQuery { thread_id: "thread_1".into(), limit: Some(2), ..EntryQuery::default() });
+        let last_two =
+            memory.get_entries(&EntryQuery { thread_id: "thread_1".into(), limit: Some(2), ..EntryQuery::default() });
         assert_eq!(last_two.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(), ["entry_4", "entry_5"]);
         assert!(last_two[0].tool_calls.is_none(), "tool calls are stripped unless asked for");
         let third = memory.get_entry("entry_3").unwrap();

@@ -158,7 +158,9 @@ impl MockModel {
         let current = state.current_route;
         let route = state.routes.get_mut(current).ok_or_else(|| invalid_state("no current route"))?;
         if route.sealed {
-            return Err(invalid_state("the script already ends with repeats(): it must be the last call of the script"));
+            return Err(invalid_state(
+                "the script already ends with repeats(): it must be the last call of the script",
+            ));
         }
         route.route.steps.push(Arc::new(step));
         Ok(())
@@ -173,7 +175,12 @@ impl MockModel {
         if route.sealed {
             return Err(invalid_state("the script already ends with repeats()"));
         }
-        let last_index = route.route.steps.len().checked_sub(1).ok_or_else(|| invalid_state("there is no step to fail: add a step first"))?;
+        let last_index = route
+            .route
+            .steps
+            .len()
+            .checked_sub(1)
+            .ok_or_else(|| invalid_state("there is no step to fail: add a step first"))?;
         if route.cursor > last_index {
             return Err(invalid_state("the mock already answered the last step"));
         }
@@ -562,18 +569,18 @@ impl MockModel {
         let count = state.journal.len();
         let only = if count == 1 { state.journal.entries().next().map(|e| e.request.clone()) } else { None };
         only.ok_or_else(|| {
-            Error::new(ErrorKind::RequestCountMismatch, format!("expected exactly 1 request, but the mock received {count}"))
+            Error::new(
+                ErrorKind::RequestCountMismatch,
+                format!("expected exactly 1 request, but the mock received {count}"),
+            )
         })
     }
 
     /// The last request received; an error when there is none.
     pub fn last_request(&self) -> Result<ChatRequest> {
-        self.lock()
-            .journal
-            .entries()
-            .last()
-            .map(|e| e.request.clone())
-            .ok_or_else(|| Error::new(ErrorKind::RequestCountMismatch, "expected a request, but the mock received none"))
+        self.lock().journal.entries().last().map(|e| e.request.clone()).ok_or_else(|| {
+            Error::new(ErrorKind::RequestCountMismatch, "expected a request, but the mock received none")
+        })
     }
 
     /// Steps no request took, over all routes (a repeating or cycling route counts its steps as used once taken).
@@ -687,11 +694,8 @@ fn answer_response(
         .collect();
     let text = answer.text.as_ref().map(Chunks::text);
     let thinking = answer.thinking.as_ref().map(Chunks::text);
-    let finish_reason = step.finish_reason.unwrap_or(if tool_calls.is_empty() {
-        FinishReason::Stop
-    } else {
-        FinishReason::ToolCalls
-    });
+    let finish_reason =
+        step.finish_reason.unwrap_or(if tool_calls.is_empty() { FinishReason::Stop } else { FinishReason::ToolCalls });
     let usage = step.usage.or(match usage {
         UsagePolicy::None => None,
         UsagePolicy::Given(u) => Some(u),
@@ -724,7 +728,13 @@ fn describe_request(index: u64, request: &ChatRequest) -> String {
     out
 }
 
-fn exhausted_error(index: u64, request: &ChatRequest, route_index: usize, route: &RouteState, policy: Exhaustion) -> Error {
+fn exhausted_error(
+    index: u64,
+    request: &ChatRequest,
+    route_index: usize,
+    route: &RouteState,
+    policy: Exhaustion,
+) -> Error {
     let steps = route.route.steps.len();
     let position = if steps == 0 {
         "which has no steps".to_string()
@@ -749,7 +759,8 @@ fn exhausted_error(index: u64, request: &ChatRequest, route_index: usize, route:
 }
 
 fn unmatched_error(index: u64, request: &ChatRequest, routes: &[RouteState]) -> Error {
-    let listed: Vec<String> = routes.iter().enumerate().map(|(i, r)| format!("{i}: {}", r.route.matcher.describe())).collect();
+    let listed: Vec<String> =
+        routes.iter().enumerate().map(|(i, r)| format!("{i}: {}", r.route.matcher.describe())).collect();
     Error::new(
         ErrorKind::NoRouteMatched,
         format!(

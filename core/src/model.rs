@@ -417,7 +417,12 @@ pub struct Usage {
 impl Usage {
     /// Usage with `total = input + output`.
     pub fn new(input_tokens: u64, output_tokens: u64) -> Usage {
-        Usage { input_tokens, output_tokens, total_tokens: input_tokens.saturating_add(output_tokens), cached_tokens: None }
+        Usage {
+            input_tokens,
+            output_tokens,
+            total_tokens: input_tokens.saturating_add(output_tokens),
+            cached_tokens: None,
+        }
     }
 }
 

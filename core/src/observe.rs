@@ -71,9 +71,12 @@ impl FailureInfo {
                 retryable: false,
                 message: message.clone(),
             }),
-            Outcome::Rejected { reason } => {
-                Some(FailureInfo { kind: "rejected".into(), status: Some(400), retryable: false, message: reason.clone() })
-            }
+            Outcome::Rejected { reason } => Some(FailureInfo {
+                kind: "rejected".into(),
+                status: Some(400),
+                retryable: false,
+                message: reason.clone(),
+            }),
             Outcome::Pending | Outcome::Answered => None,
         }
     }
@@ -246,7 +249,8 @@ mod tests {
     #[test]
     fn records_follow_the_callbacks_of_each_call() {
         let observer = RecordingObserver::new();
-        let context = CallContext { operation: Some("classify".into()), provider_id: "mock".into(), ..CallContext::default() };
+        let context =
+            CallContext { operation: Some("classify".into()), provider_id: "mock".into(), ..CallContext::default() };
         let mut first = observer.on_call_started(context.clone());
         first.on_provider_failure(&FailureInfo::from_provider_error(&ProviderError::rate_limited()));
         first.on_engine_event("tramai.retry.scheduled", &BTreeMap::from([("delay_millis".into(), Value::from(50))]));

@@ -174,7 +174,11 @@ pub struct Scenario {
 }
 
 fn invalid(path: &str, message: impl Into<String>) -> Error {
-    Error::with_issues(ErrorKind::InvalidScenario, "invalid scenario", vec![Issue { path: path.to_string(), message: message.into() }])
+    Error::with_issues(
+        ErrorKind::InvalidScenario,
+        "invalid scenario",
+        vec![Issue { path: path.to_string(), message: message.into() }],
+    )
 }
 
 fn serde_issue(path: String, message: String) -> Error {
@@ -186,32 +190,41 @@ impl Scenario {
     /// Parses and validates a JSON scenario.
     pub fn from_json(text: &str) -> Result<Scenario> {
         let de = &mut serde_json::Deserializer::from_str(text);
-        let spec: ScenarioSpec = serde_path_to_error::deserialize(de).map_err(|e| serde_issue(e.path().to_string(), e.inner().to_string()))?;
+        let spec: ScenarioSpec = serde_path_to_error::deserialize(de)
+            .map_err(|e| serde_issue(e.path().to_string(), e.inner().to_string()))?;
         Scenario::from_spec(spec)
     }
 
     /// Parses and validates a YAML scenario.
     pub fn from_yaml(text: &str) -> Result<Scenario> {
         let de = serde_yaml_ng::Deserializer::from_str(text);
-        let spec: ScenarioSpec = serde_path_to_error::deserialize(de).map_err(|e| serde_issue(e.path().to_string(), e.inner().to_string()))?;
+        let spec: ScenarioSpec = serde_path_to_error::deserialize(de)
+            .map_err(|e| serde_issue(e.path().to_string(), e.inner().to_string()))?;
         Scenario::from_spec(spec)
     }
 
     /// Parses and validates a scenario given as a JSON value (a Python dict, a JS object).
     pub fn from_value(value: Value) -> Result<Scenario> {
-        let spec: ScenarioSpec =
-            serde_path_to_error::deserialize(value).map_err(|e| serde_issue(e.path().to_string(), e.inner().to_string()))?;
+        let spec: ScenarioSpec = serde_path_to_error::deserialize(value)
+            .map_err(|e| serde_issue(e.path().to_string(), e.inner().to_string()))?;
         Scenario::from_spec(spec)
     }
 
     /// Reads a scenario file: YAML for `.yaml`/`.yml`, JSON otherwise. Invalid UTF-8 is an error.
     pub fn from_path(path: impl AsRef<Path>) -> Result<Scenario> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| Error::new(ErrorKind::Io, format!("cannot read {}: {e}", path.display())))?;
+        let bytes = std::fs::read(path)
+            .map_err(|e| Error::new(ErrorKind::Io, format!("cannot read {}: {e}", path.display())))?;
         let text = String::from_utf8(bytes).map_err(|e| {
-            Error::new(ErrorKind::InvalidUtf8, format!("{} is not valid UTF-8 (byte {})", path.display(), e.utf8_error().valid_up_to()))
+            Error::new(
+                ErrorKind::InvalidUtf8,
+                format!("{} is not valid UTF-8 (byte {})", path.display(), e.utf8_error().valid_up_to()),
+            )
         })?;
-        let is_yaml = path.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"));
+        let is_yaml = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"));
         if is_yaml {
             Scenario::from_yaml(&text)
         } else {
@@ -222,7 +235,10 @@ impl Scenario {
     fn from_spec(spec: ScenarioSpec) -> Result<Scenario> {
         let mut issues = Vec::new();
         if spec.cuecard != FORMAT_VERSION {
-            issues.push(Issue { path: "cuecard".into(), message: format!("unsupported format version {} (this build reads {FORMAT_VERSION})", spec.cuecard) });
+            issues.push(Issue {
+                path: "cuecard".into(),
+                message: format!("unsupported format version {} (this build reads {FORMAT_VERSION})", spec.cuecard),
+            });
         }
         let usage = match &spec.usage {
             None => UsagePolicy::None,
@@ -238,7 +254,9 @@ impl Scenario {
             Some(other) => {
                 issues.push(Issue {
                     path: "usage".into(),
-                    message: format!("expected \"none\", \"estimate\" or {{\"input_tokens\", \"output_tokens\"}}, found {other}"),
+                    message: format!(
+                        "expected \"none\", \"estimate\" or {{\"input_tokens\", \"output_tokens\"}}, found {other}"
+                    ),
                 });
                 UsagePolicy::None
             }
@@ -261,11 +279,15 @@ impl Scenario {
             for (s, step_spec) in route_spec.steps.iter().enumerate() {
                 match build_step(step_spec) {
                     Ok(step) => route = route.step(step),
-                    Err(problem) => issues.push(Issue { path: format!("{path}.steps[{s}]{}", problem.path), message: problem.message }),
+                    Err(problem) => issues
+                        .push(Issue { path: format!("{path}.steps[{s}]{}", problem.path), message: problem.message }),
                 }
             }
             if let Err(e) = route.check_policy(route_spec.on_exhausted.unwrap_or(exhaustion)) {
-                issues.push(Issue { path: format!("{path}.steps[{}]", route_spec.steps.len().saturating_sub(1)), message: e.message().to_string() });
+                issues.push(Issue {
+                    path: format!("{path}.steps[{}]", route_spec.steps.len().saturating_sub(1)),
+                    message: e.message().to_string(),
+                });
             }
             if route_spec.steps.is_empty() {
                 issues.push(Issue { path: format!("{path}.steps"), message: "a route needs at least one step".into() });
@@ -334,20 +356,27 @@ fn problem(path: &str, message: impl Into<String>) -> StepProblem {
 }
 
 fn build_step(spec: &StepSpec) -> std::result::Result<Step, StepProblem> {
-    let has_answer = spec.text.is_some() || spec.tokens.is_some() || spec.thinking.is_some() || spec.tool_calls.is_some();
+    let has_answer =
+        spec.text.is_some() || spec.tokens.is_some() || spec.thinking.is_some() || spec.tool_calls.is_some();
     let kinds = [has_answer, spec.response.is_some(), spec.fail.is_some()].iter().filter(|b| **b).count();
     if kinds == 0 {
         return Err(problem("", "a step needs one of text, tokens, thinking, tool_calls, response or fail"));
     }
     if kinds > 1 {
-        return Err(problem("", "a step is either an answer (text, tokens, thinking, tool_calls), a response, or a fail, not several"));
+        return Err(problem(
+            "",
+            "a step is either an answer (text, tokens, thinking, tool_calls), a response, or a fail, not several",
+        ));
     }
     if spec.text.is_some() && spec.tokens.is_some() {
         return Err(problem("", "text and tokens are two ways to give the same text: use one"));
     }
     let mut step = if let Some(fail) = &spec.fail {
         if spec.fail_after.is_some() || spec.finish_reason.is_some() || spec.usage.is_some() {
-            return Err(problem(".fail", "a step that fails before streaming cannot also have fail_after, finish_reason or usage"));
+            return Err(problem(
+                ".fail",
+                "a step that fails before streaming cannot also have fail_after, finish_reason or usage",
+            ));
         }
         Step::fail(fail.to_error())
     } else if let Some(response) = &spec.response {
@@ -397,7 +426,9 @@ fn answer_from(spec: &StepSpec) -> std::result::Result<Answer, StepProblem> {
             return Err(problem(&format!("{path}.name"), "the tool name cannot be empty"));
         }
         let arguments = match (&call.arguments, &call.arguments_json) {
-            (Some(_), Some(_)) => return Err(problem(&path, "give arguments (a JSON value) or arguments_json (raw text), not both")),
+            (Some(_), Some(_)) => {
+                return Err(problem(&path, "give arguments (a JSON value) or arguments_json (raw text), not both"))
+            }
             (Some(value), None) => value.to_string(),
             (None, Some(raw)) => raw.clone(),
             (None, None) => "{}".to_string(),
@@ -405,7 +436,10 @@ fn answer_from(spec: &StepSpec) -> std::result::Result<Answer, StepProblem> {
         tool_calls.push(ScriptedToolCall { id: call.id.clone(), name: call.name.clone(), arguments });
     }
     if spec.tool_calls.as_ref().is_some_and(Vec::is_empty) {
-        return Err(problem(".tool_calls", "tool_calls cannot be empty: leave it out for an answer without tool calls"));
+        return Err(problem(
+            ".tool_calls",
+            "tool_calls cannot be empty: leave it out for an answer without tool calls",
+        ));
     }
     Ok(Answer { thinking, text, tool_calls })
 }
@@ -460,7 +494,9 @@ mod tests {
 
     #[test]
     fn a_repeating_tool_call_is_refused() {
-        let msg = issues(r#"{"cuecard":1,"on_exhausted":"repeat_last","routes":[{"steps":[{"tool_calls":[{"name":"f"}]}]}]}"#);
+        let msg = issues(
+            r#"{"cuecard":1,"on_exhausted":"repeat_last","routes":[{"steps":[{"tool_calls":[{"name":"f"}]}]}]}"#,
+        );
         assert!(msg[0].contains("cannot repeat"), "{msg:?}");
     }
 

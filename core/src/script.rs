@@ -168,7 +168,9 @@ impl Step {
     {
         let tokens: Vec<String> = tokens.into_iter().map(Into::into).collect();
         if let Some(i) = tokens.iter().position(String::is_empty) {
-            return Err(invalid_argument(format!("token {i} is empty: every streamed token needs at least one character")));
+            return Err(invalid_argument(format!(
+                "token {i} is empty: every streamed token needs at least one character"
+            )));
         }
         let text = (!tokens.is_empty()).then_some(Chunks::Exact(tokens));
         Ok(Step::answer(Answer { text, ..Answer::default() }))

@@ -141,7 +141,11 @@ pub(crate) fn expand(plan: &StreamPlan<'_>) -> Vec<TimedEvent> {
 /// The single event of a step that fails before streaming anything.
 pub(crate) fn failure_before_stream(error: &ProviderError, timing: Timing, start_ms: u64) -> Vec<TimedEvent> {
     let delay_ms = timing.delay_ms;
-    vec![TimedEvent { delay_ms, at_ms: start_ms.saturating_add(delay_ms), event: StreamEvent::Error { error: error.clone() } }]
+    vec![TimedEvent {
+        delay_ms,
+        at_ms: start_ms.saturating_add(delay_ms),
+        event: StreamEvent::Error { error: error.clone() },
+    }]
 }
 
 /// Total virtual duration of a list of events.

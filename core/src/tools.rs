@@ -68,8 +68,19 @@ pub struct MockTool {
 
 impl MockTool {
     /// A tool answering with `responder`.
-    pub fn new(name: impl Into<String>, description: impl Into<String>, parameters: Value, responder: ToolResponder) -> MockTool {
-        MockTool { name: name.into(), description: description.into(), parameters, responder, invocations: Mutex::new(Vec::new()) }
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        parameters: Value,
+        responder: ToolResponder,
+    ) -> MockTool {
+        MockTool {
+            name: name.into(),
+            description: description.into(),
+            parameters,
+            responder,
+            invocations: Mutex::new(Vec::new()),
+        }
     }
 
     /// A tool that always answers `result` (Tramai's `MockTool.fixed`).
@@ -108,7 +119,11 @@ impl MockTool {
 
     /// The definition to offer in a request.
     pub fn definition(&self) -> ToolDefinition {
-        ToolDefinition { name: self.name.clone(), description: Some(self.description.clone()), parameters: self.parameters.clone() }
+        ToolDefinition {
+            name: self.name.clone(),
+            description: Some(self.description.clone()),
+            parameters: self.parameters.clone(),
+        }
     }
 
     /// Calls the tool: records the arguments first, then answers. A failing tool gives `tool_failed`.
@@ -169,7 +184,9 @@ fn answer(responder: &ToolResponder, arguments: &Value, waited_ms: u64) -> (Resu
     match responder {
         ToolResponder::Fixed(value) => (Ok(value.clone()), waited_ms),
         ToolResponder::Computed(f) => (f(arguments), waited_ms),
-        ToolResponder::Failing(message) => (Err(CallError::Cuecard(Error::new(ErrorKind::ToolFailed, message.clone()))), waited_ms),
+        ToolResponder::Failing(message) => {
+            (Err(CallError::Cuecard(Error::new(ErrorKind::ToolFailed, message.clone()))), waited_ms)
+        }
         ToolResponder::Slow { delay_ms, then } => answer(then, arguments, waited_ms.saturating_add(*delay_ms)),
     }
 }
@@ -197,8 +214,12 @@ pub mod fixtures {
 
     fn calculate(expression: Option<&Value>) -> Value {
         let invalid = || json!({"error": "Invalid expression"});
-        let Some(text) = expression.and_then(Value::as_str) else { return invalid() };
-        let Some((a, op, b)) = parse_binary(text) else { return invalid() };
+        let Some(text) = expression.and_then(Value::as_str) else {
+            return invalid();
+        };
+        let Some((a, op, b)) = parse_binary(text) else {
+            return invalid();
+        };
         let result = match op {
             '+' => a + b,
             '-' => a - b,

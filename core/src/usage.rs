@@ -65,7 +65,8 @@ mod tests {
         let request = ChatRequest::new("m", vec![Message::system("Be brief."), Message::user("Hello, world!")]);
         // "Be"," brief","." = 3; "Hello",","," world","!" = 4
         assert_eq!(estimate_input_tokens(&request), 7);
-        let call = ToolCall { id: "call_1".into(), name: "get_weather".into(), arguments: "{\"city\":\"Paris\"}".into() };
+        let call =
+            ToolCall { id: "call_1".into(), name: "get_weather".into(), arguments: "{\"city\":\"Paris\"}".into() };
         // "Order"," ","123","45" = 4; "get","_weather" = 2; "{\"","city","\":\"","Paris","\"}" = 5
         let usage = estimate(&request, Some("Order 12345"), None, &[call]);
         assert_eq!(usage, Usage::new(7, 11));

@@ -182,7 +182,12 @@ impl MethodCheck {
     pub fn history(&self) -> String {
         let mut out = format!("requests for {:?} ({}):\n", self.operation, self.requests.len());
         out.push_str(&journal_table(&self.requests));
-        out.push_str(&format!("\ncall records for {:?} from the {} ({}):\n", self.operation, self.source, self.records.len()));
+        out.push_str(&format!(
+            "\ncall records for {:?} from the {} ({}):\n",
+            self.operation,
+            self.source,
+            self.records.len()
+        ));
         out.push_str(&records_table(&self.records));
         out
     }
@@ -193,7 +198,11 @@ impl MethodCheck {
         if actual == n {
             return Ok(self);
         }
-        Err(self.fail(format!("was_called_times({n})"), format!("{n} request{}", plural(n)), format!("{actual} request{}", plural(actual))))
+        Err(self.fail(
+            format!("was_called_times({n})"),
+            format!("{n} request{}", plural(n)),
+            format!("{actual} request{}", plural(actual)),
+        ))
     }
 
     /// There were `n` retries: the number of call records minus one. Like Tramai, this counts every provider
@@ -219,7 +228,9 @@ impl MethodCheck {
                 "the last call record to have parsed successfully".into(),
                 format!("parse_success = {}", describe_parse(record.parse_success)),
             )),
-            None => Err(self.fail("and_parsed_successfully()".into(), "a call record".into(), "no call records".into())),
+            None => {
+                Err(self.fail("and_parsed_successfully()".into(), "a call record".into(), "no call records".into()))
+            }
         }
     }
 
@@ -344,7 +355,12 @@ impl RequestCheck {
 
     fn fail(&self, check: String, expected: String, actual: String) -> AssertionFailure {
         let json = serde_json::to_string_pretty(&self.request).unwrap_or_default();
-        AssertionFailure { check: format!("{}.{check}", self.label), expected, actual, history: format!("request:\n{json}") }
+        AssertionFailure {
+            check: format!("{}.{check}", self.label),
+            expected,
+            actual,
+            history: format!("request:\n{json}"),
+        }
     }
 
     /// The request checked.
@@ -384,7 +400,11 @@ impl RequestCheck {
             return Ok(self);
         }
         let names: Vec<&str> = self.request.tools.iter().map(|t| t.name.as_str()).collect();
-        Err(self.fail(format!("offers_tool({name:?})"), format!("tool {name:?} offered"), format!("tools offered: [{}]", names.join(", "))))
+        Err(self.fail(
+            format!("offers_tool({name:?})"),
+            format!("tool {name:?} offered"),
+            format!("tools offered: [{}]", names.join(", ")),
+        ))
     }
 
     /// The request offers exactly these tools (in any order).
@@ -406,7 +426,9 @@ impl RequestCheck {
     /// The request asks for a JSON-schema response format (optionally with this schema name).
     pub fn has_json_schema_response_format(&self, name: Option<&str>) -> Check<&Self> {
         match &self.request.response_format {
-            Some(ResponseFormat::JsonSchema { name: actual, .. }) if name.is_none() || actual.as_deref() == name => Ok(self),
+            Some(ResponseFormat::JsonSchema { name: actual, .. }) if name.is_none() || actual.as_deref() == name => {
+                Ok(self)
+            }
             other => Err(self.fail(
                 format!("has_json_schema_response_format({name:?})"),
                 match name {
@@ -423,7 +445,11 @@ impl RequestCheck {
         if self.request.model == model {
             return Ok(self);
         }
-        Err(self.fail(format!("has_model({model:?})"), format!("model {model:?}"), format!("model {:?}", self.request.model)))
+        Err(self.fail(
+            format!("has_model({model:?})"),
+            format!("model {model:?}"),
+            format!("model {:?}", self.request.model),
+        ))
     }
 }
 
@@ -432,7 +458,9 @@ fn describe_format(format: Option<&ResponseFormat>) -> String {
         None => "no response format".into(),
         Some(ResponseFormat::Text) => "response format text".into(),
         Some(ResponseFormat::JsonObject) => "response format json_object".into(),
-        Some(ResponseFormat::JsonSchema { name, .. }) => format!("response format json_schema named {name:?}"),
+        Some(ResponseFormat::JsonSchema { name, .. }) => {
+            format!("response format json_schema named {name:?}")
+        }
     }
 }
 

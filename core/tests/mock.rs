@@ -26,7 +26,9 @@ fn concurrent_callers_each_take_exactly_one_step_in_arrival_order() {
         .map(|t| {
             let mock = Arc::clone(&mock);
             std::thread::spawn(move || {
-                (0..PER_THREAD).map(|i| mock.chat(&request(&format!("{t}-{i}"))).unwrap().text().to_string()).collect::<Vec<_>>()
+                (0..PER_THREAD)
+                    .map(|i| mock.chat(&request(&format!("{t}-{i}"))).unwrap().text().to_string())
+                    .collect::<Vec<_>>()
             })
         })
         .collect();
@@ -47,7 +49,8 @@ fn concurrent_callers_each_take_exactly_one_step_in_arrival_order() {
 
 #[test]
 fn exhaustion_error_shows_the_request_the_route_and_the_script_length() {
-    let mock = MockModel::builder().route(RouteMatch::operation("classify")).responds("spam").responds("ham").build().unwrap();
+    let mock =
+        MockModel::builder().route(RouteMatch::operation("classify")).responds("spam").responds("ham").build().unwrap();
     let req = request("Is this spam?").with_operation("classify");
     mock.chat(&req).unwrap();
     mock.chat(&req).unwrap();
@@ -66,18 +69,24 @@ fn a_computed_answer_sees_the_request_and_its_host_error_passes_through_unchange
     #[derive(Debug, PartialEq)]
     struct PythonException(&'static str);
     let mock = MockModel::new();
-    mock.add_step(Step::compute(|req: &ChatRequest| Step::text(format!("echo: {}", req.messages[0].text())).map_err(CallError::from)))
-        .unwrap();
+    mock.add_step(Step::compute(|req: &ChatRequest| {
+        Step::text(format!("echo: {}", req.messages[0].text())).map_err(CallError::from)
+    }))
+    .unwrap();
     mock.add_step(Step::compute(|_: &ChatRequest| {
         Err(CallError::Host(HostError::new("ValueError: boom", Arc::new(PythonException("boom")))))
     }))
     .unwrap();
     mock.add_step(Step::compute(|_: &ChatRequest| Ok(Step::fail(ProviderError::overloaded())))).unwrap();
-    mock.add_step(Step::compute(|_: &ChatRequest| Ok(Step::compute(|_: &ChatRequest| Step::text("x").map_err(CallError::from)))))
-        .unwrap();
+    mock.add_step(Step::compute(|_: &ChatRequest| {
+        Ok(Step::compute(|_: &ChatRequest| Step::text("x").map_err(CallError::from)))
+    }))
+    .unwrap();
     assert_eq!(mock.chat(&request("ping")).unwrap().text(), "echo: ping");
     match mock.chat(&request("x")).unwrap_err() {
-        CallError::Host(host) => assert_eq!(host.payload().downcast_ref::<PythonException>(), Some(&PythonException("boom"))),
+        CallError::Host(host) => {
+            assert_eq!(host.payload().downcast_ref::<PythonException>(), Some(&PythonException("boom")))
+        }
         other => panic!("expected the host error, got {other:?}"),
     }
     assert_eq!(mock.chat(&request("x")).unwrap_err().provider().map(|e| e.status), Some(Some(529)));
@@ -106,7 +115,8 @@ fn and_fails_is_refused_once_the_last_step_was_answered() {
     let err = mock.and_fails(ProviderError::connection_reset()).unwrap_err();
     assert_eq!(err.code(), "invalid_state");
     assert!(err.message().contains("already answered"));
-    let mock = MockModel::builder().streams(["Hel", "lo"]).and_fails(ProviderError::connection_reset()).build().unwrap();
+    let mock =
+        MockModel::builder().streams(["Hel", "lo"]).and_fails(ProviderError::connection_reset()).build().unwrap();
     let stream = mock.chat_stream(&request("x")).unwrap();
     let kinds: Vec<&str> = stream
         .iter()

@@ -3,15 +3,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use cuecard::verify::{assert_that, expect_that};
-use cuecard::{
-    CallContext, ChatRequest, FailureInfo, Message, MockModel, ProviderError, RecordingObserver,
-    Observer,
-};
+use cuecard::{CallContext, ChatRequest, FailureInfo, Message, MockModel, Observer, ProviderError, RecordingObserver};
 use serde_json::json;
 
 /// A miniature engine: up to 4 provider attempts per call, up to 3 parse attempts for structured operations,
 /// and a tool loop that replays the assistant's tool calls and their results into the next request.
-fn run_engine(mock: &MockModel, observer: &RecordingObserver, operation: &str, structured: bool) -> Result<String, String> {
+fn run_engine(
+    mock: &MockModel,
+    observer: &RecordingObserver,
+    operation: &str,
+    structured: bool,
+) -> Result<String, String> {
     let mut messages = vec![Message::user("Analyze the invoice")];
     for _parse_attempt in 0..3 {
         let mut attempt = 0;
@@ -75,7 +77,11 @@ fn run_engine(mock: &MockModel, observer: &RecordingObserver, operation: &str, s
 
 #[test]
 fn retryable_failure_then_success() {
-    let mock = MockModel::builder().fails(ProviderError::retryable_failure("busy", Some(429))).responds("{\"total\": 3}").build().unwrap();
+    let mock = MockModel::builder()
+        .fails(ProviderError::retryable_failure("busy", Some(429)))
+        .responds("{\"total\": 3}")
+        .build()
+        .unwrap();
     let observer = RecordingObserver::new();
     run_engine(&mock, &observer, "analyze", true).unwrap();
     expect_that(&mock)
@@ -86,7 +92,11 @@ fn retryable_failure_then_success() {
         .and_observed_failure("rate_limited")
         .and_parsed_successfully()
         .emitted_provider("mock");
-    assert!(assert_that(&mock).with_observer(&observer).when_called("analyze").and_failed_with("rate_limited").is_err());
+    assert!(assert_that(&mock)
+        .with_observer(&observer)
+        .when_called("analyze")
+        .and_failed_with("rate_limited")
+        .is_err());
 }
 
 #[test]
@@ -95,7 +105,12 @@ fn non_retryable_failure_is_not_retried() {
     let observer = RecordingObserver::new();
     let err = run_engine(&mock, &observer, "analyze", true).unwrap_err();
     assert!(err.contains("status 401"), "{err}");
-    expect_that(&mock).with_observer(&observer).when_called("analyze").was_called_times(1).and_retried(0).and_failed_with("unauthorized");
+    expect_that(&mock)
+        .with_observer(&observer)
+        .when_called("analyze")
+        .was_called_times(1)
+        .and_retried(0)
+        .and_failed_with("unauthorized");
 }
 
 #[test]
@@ -138,7 +153,12 @@ fn without_an_observer_the_mock_provides_its_own_call_records() {
     let req = ChatRequest::user("m", "hi").with_operation("greet");
     let _ = mock.chat(&req);
     mock.chat(&req).unwrap();
-    expect_that(&mock).when_called("greet").was_called_times(2).and_retried(1).and_observed_failure("server_error").emitted_provider("mock");
+    expect_that(&mock)
+        .when_called("greet")
+        .was_called_times(2)
+        .and_retried(1)
+        .and_observed_failure("server_error")
+        .emitted_provider("mock");
     let records = mock.call_records();
     assert_eq!(records.iter().map(|r| r.context.attempt).collect::<Vec<_>>(), [0, 1]);
 }
@@ -169,8 +189,9 @@ call records for \"greet\" from the mock (2):
 #[test]
 fn script_and_request_checks() {
     let mock = MockModel::builder().responds("a").responds("b").build().unwrap();
-    let request = ChatRequest::new("gpt-4o", vec![Message::system("You are terse."), Message::user("Cancel booking MS-777")])
-        .with_tool(cuecard::ToolDefinition { name: "cancel".into(), description: None, parameters: json!({}) });
+    let request =
+        ChatRequest::new("gpt-4o", vec![Message::system("You are terse."), Message::user("Cancel booking MS-777")])
+            .with_tool(cuecard::ToolDefinition { name: "cancel".into(), description: None, parameters: json!({}) });
     mock.chat(&request).unwrap();
     let unused = assert_that(&mock).all_steps_used().unwrap_err();
     assert!(unused.to_string().contains("route 0 (default) step 1: text \"b\""), "{unused}");

@@ -1,0 +1,79 @@
+//! The `cuecard` binary as a user runs it.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn cuecard(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cuecard"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn repo_file(path: &str) -> String {
+    format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn tokenize_prints_one_json_array() {
+    let out = cuecard(&["tokenize"], "Hello, world! Order 12345 你好".as_bytes());
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "[\"Hello\",\",\",\" world\",\"!\",\" Order\",\" \",\"123\",\"45\",\" \",\"你\",\"好\"]\n"
+    );
+}
+
+#[test]
+fn tokenize_count() {
+    let out = cuecard(&["tokenize", "--count"], b"Hello, world!");
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "4\n");
+    let out = cuecard(&["tokenize", "--count"], b"");
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "0\n");
+}
+
+#[test]
+fn invalid_utf8_is_a_clear_error_with_exit_code_2() {
+    let out = cuecard(&["tokenize"], b"ok \xff\xfe");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(String::from_utf8(out.stderr).unwrap(), "cuecard: stdin is not valid UTF-8: invalid byte at offset 3\n");
+}
+
+#[test]
+fn validate_accepts_good_files_and_prints_each_problem_with_its_path() {
+    let out = cuecard(&["validate", &repo_file("tests/scenarios/default.json")], b"");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8(out.stdout).unwrap().ends_with(": ok (3 routes, 7 steps)\n"));
+
+    let dir = std::env::temp_dir().join(format!("cuecard-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, r#"{"cuecard": 1, "routes": [{"steps": [{"text": ""}, {"tokens": ["a", ""]}]}]}"#).unwrap();
+    let out = cuecard(&["validate", bad.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0].ends_with(
+        "bad.json: routes[0].steps[0].text: the text cannot be empty: use \"tokens\": [] for an answer without text"
+    ));
+    assert!(lines[1].ends_with("bad.json: routes[0].steps[1].tokens[1]: a token cannot be empty"));
+
+    let missing = dir.join("missing.json");
+    let out = cuecard(&["validate", missing.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stdout).unwrap().contains("cannot read"));
+    let binary = dir.join("binary.json");
+    std::fs::write(&binary, b"{\xff}").unwrap();
+    let out = cuecard(&["validate", binary.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stdout).unwrap().contains("not valid UTF-8 (byte 1) (invalid_utf8)"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

