@@ -14,10 +14,10 @@ step() { printf '\n=== %s ===\n' "$*"; }
 
 step "rust: format and lints"
 cargo fmt --all -- --check
-cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 
 step "rust: tests (core, vectors, CLI, doc tests)"
-cargo test --workspace --locked
+cargo test --workspace --all-features --locked
 
 step "rust: README quickstart"
 cargo run -q --locked -p cuecard --example quickstart

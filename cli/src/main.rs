@@ -1,4 +1,5 @@
-//! The `cuecard` command: split text into word-like tokens, validate scenario files.
+//! The `cuecard` command: serve a scenario on the OpenAI and Anthropic wire protocols, split text into word-like
+//! tokens, validate scenario files.
 //!
 //! Exit codes: 0 success; 1 a scenario is invalid; 2 bad input or usage (invalid UTF-8, unreadable file).
 
@@ -14,8 +15,26 @@ struct Cli {
     command: Command,
 }
 
+/// The scenario `cuecard serve` answers with when no file is given (documented in the README).
+const DEFAULT_SCENARIO: &str = include_str!("../../tests/scenarios/default.json");
+
 #[derive(Subcommand)]
 enum Command {
+    /// Serve a scenario on 127.0.0.1 for OpenAI and Anthropic clients; stop with Ctrl-C or SIGTERM.
+    Serve {
+        /// The scenario file (JSON, or YAML for .yaml/.yml); without it, an embedded tour of cuecard.
+        #[arg(long)]
+        scenario: Option<PathBuf>,
+        /// The address to bind.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: std::net::IpAddr,
+        /// The port; 0 picks a free one.
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// Skip scripted delays (virtual times are still recorded in the journal).
+        #[arg(long)]
+        instant: bool,
+    },
     /// Read UTF-8 text from stdin and print its word-like tokens as one JSON array.
     Tokenize {
         /// Print only the number of tokens.
@@ -33,6 +52,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Serve { scenario, host, port, instant } => serve(scenario, host, port, instant),
         Command::Tokenize { count } => tokenize(count),
         Command::Validate { files } => validate(&files),
     };
@@ -43,6 +63,63 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+fn serve(scenario: Option<PathBuf>, host: std::net::IpAddr, port: u16, instant: bool) -> Result<ExitCode, String> {
+    let scenario = match &scenario {
+        Some(path) => cuecard::Scenario::from_path(path),
+        None => cuecard::Scenario::from_json(DEFAULT_SCENARIO),
+    };
+    let scenario = match scenario {
+        Ok(s) => s,
+        Err(error) => {
+            let mut err = std::io::stderr().lock();
+            for issue in error.issues() {
+                let _ = writeln!(err, "cuecard: {issue}");
+            }
+            return Err(error.to_string());
+        }
+    };
+    let mock = std::sync::Arc::new(scenario.to_mock().map_err(|e| e.to_string())?);
+    let options = cuecard::ServerOptions { host, port, instant };
+    let mut server = cuecard::Server::start_with(mock, options).map_err(|e| e.to_string())?;
+    {
+        let mut out = std::io::stdout().lock();
+        let lines = [
+            format!("OpenAI base URL:    {}", server.openai_base_url()),
+            format!("Anthropic base URL: {}", server.anthropic_base_url()),
+            format!("admin:              {}/_cuecard/journal", server.base_url()),
+            format!("scenario:           {}", scenario.description().unwrap_or("(no description)")),
+        ];
+        for line in lines {
+            writeln!(out, "{line}").map_err(|e| format!("cannot write stdout: {e}"))?;
+        }
+        out.flush().map_err(|e| format!("cannot write stdout: {e}"))?;
+    }
+    wait_for_signal()?;
+    server.stop();
+    let _ = writeln!(std::io::stderr(), "cuecard: stopped");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Blocks until Ctrl-C (SIGINT) or SIGTERM.
+fn wait_for_signal() -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
+    runtime.block_on(async {
+        #[cfg(unix)]
+        {
+            let mut term =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).map_err(|e| e.to_string())?;
+            tokio::select! {
+                r = tokio::signal::ctrl_c() => r.map_err(|e| e.to_string()),
+                _ = term.recv() => Ok(()),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            tokio::signal::ctrl_c().await.map_err(|e| e.to_string())
+        }
+    })
 }
 
 fn tokenize(count: bool) -> Result<ExitCode, String> {

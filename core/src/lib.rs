@@ -34,11 +34,14 @@ pub mod model;
 pub mod observe;
 pub mod scenario;
 mod script;
+#[cfg(feature = "server")]
+pub mod server;
 pub mod stream;
 pub mod tokenize;
 pub mod tools;
 pub mod usage;
 pub mod verify;
+pub mod wire;
 
 pub use error::{Error, ErrorKind, Issue, Result};
 pub use failure::{ProviderError, ProviderErrorKind};
@@ -53,8 +56,10 @@ pub use observe::{CallContext, CallRecord, FailureInfo, Observation, Observer, R
 pub use scenario::Scenario;
 pub use script::{
     Answer, CallError, Chunks, Exhaustion, HostError, RequestPredicate, Responder, Route, RouteMatch, ScriptedToolCall,
-    Step, StepBody, Timing,
+    Step, StepBody, StreamBreak, Timing,
 };
+#[cfg(feature = "server")]
+pub use server::{Server, ServerOptions};
 pub use stream::{EventStream, StreamEvent, TimedEvent};
 pub use tokenize::{count_tokens, tokenize};
 pub use tools::MockTool;

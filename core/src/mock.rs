@@ -330,6 +330,7 @@ impl MockModel {
         let entry_index = taken.entry_index;
         let at_ms = taken.at_ms;
         let timing = taken.step.timing;
+        let wrap = |events| EventStream::new(events, crate::StreamBreak::ErrorEvent, timing.stall_ms, entry_index);
         match self.resolve(request, taken) {
             Ok(resolved) => {
                 let events = plan_events(&resolved, at_ms);
@@ -339,10 +340,11 @@ impl MockModel {
                     None => (Outcome::Answered, Some(resolved.response), None),
                 };
                 self.finish_with(entry_index, outcome, response, error, at_ms, delay_ms);
-                Ok(EventStream::new(events))
+                let step = &resolved.step;
+                Ok(EventStream::new(events, step.stream_break(), step.timing.stall_ms, entry_index))
             }
             Err(Failure { error: CallError::Provider(error), .. }) => {
-                Ok(EventStream::new(stream::failure_before_stream(&error, timing, at_ms)))
+                Ok(wrap(stream::failure_before_stream(&error, timing, at_ms)))
             }
             Err(Failure { error, .. }) => Err(error),
         }
@@ -363,6 +365,39 @@ impl MockModel {
             error: None,
         };
         state.journal.push(entry);
+    }
+
+    /// Journals a request served outside the script (models, embeddings), as answered.
+    pub fn record_served(&self, request: ChatRequest, raw: Option<RawRequest>) {
+        let mut state = self.lock();
+        let entry = JournalEntry {
+            index: state.journal.len(),
+            request,
+            raw,
+            route: None,
+            step: None,
+            outcome: Outcome::Answered,
+            at_ms: state.clock_ms,
+            response: None,
+            error: None,
+        };
+        state.journal.push(entry);
+    }
+
+    /// The models routes match on, in route order (for `GET /v1/models`).
+    pub fn route_models(&self) -> Vec<String> {
+        self.lock().routes.iter().filter_map(|r| r.route.matcher.model.clone()).collect()
+    }
+
+    /// Replaces the whole script (routes and policies) with the scenario's and forgets every request.
+    pub fn load_scenario(&self, scenario: &crate::Scenario) -> Result<()> {
+        let fresh = scenario.to_mock()?;
+        let fresh_state = fresh.state.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut state = self.lock();
+        let capacity = state.journal.capacity();
+        *state = fresh_state;
+        state.journal = capacity.map_or_else(Journal::unbounded, Journal::bounded);
+        Ok(())
     }
 
     /// Takes the next step for `request` under the lock and journals the request (as pending).

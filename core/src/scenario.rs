@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorKind, Issue, Result};
 use crate::failure::{ProviderError, ProviderErrorKind};
 use crate::mock::MockModel;
 use crate::model::{ChatResponse, FinishReason, Usage};
-use crate::script::{Answer, Chunks, Exhaustion, Route, RouteMatch, ScriptedToolCall, Step, Timing};
+use crate::script::{Answer, Chunks, Exhaustion, Route, RouteMatch, ScriptedToolCall, Step, StreamBreak, Timing};
 use crate::usage::UsagePolicy;
 use serde::Deserialize;
 use serde_json::Value;
@@ -86,6 +86,10 @@ struct StepSpec {
     ttft_ms: Option<u64>,
     #[serde(default)]
     token_delay_ms: Option<u64>,
+    #[serde(default)]
+    stall_ms: Option<u64>,
+    #[serde(default)]
+    fail_after_as: Option<StreamBreak>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -388,6 +392,7 @@ fn build_step(spec: &StepSpec) -> std::result::Result<Step, StepProblem> {
         delay_ms: spec.delay_ms.unwrap_or(0),
         ttft_ms: spec.ttft_ms.unwrap_or(0),
         token_delay_ms: spec.token_delay_ms.unwrap_or(0),
+        stall_ms: spec.stall_ms.unwrap_or(0),
     };
     if let Some(reason) = spec.finish_reason {
         step = step.with_finish_reason(reason);
@@ -397,6 +402,15 @@ fn build_step(spec: &StepSpec) -> std::result::Result<Step, StepProblem> {
     }
     if let Some(fail_after) = &spec.fail_after {
         step = step.failing_after(fail_after.to_error()).map_err(|e| problem(".fail_after", e.message()))?;
+    }
+    if let Some(form) = spec.fail_after_as {
+        if spec.fail_after.is_none() {
+            return Err(problem(
+                ".fail_after_as",
+                "fail_after_as says how fail_after looks on the wire: add fail_after",
+            ));
+        }
+        step = step.with_fail_after_as(form);
     }
     Ok(step)
 }

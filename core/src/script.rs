@@ -130,6 +130,23 @@ pub struct Timing {
     pub ttft_ms: u64,
     /// Before each further streamed token.
     pub token_delay_ms: u64,
+    /// On the wire: hold the response this long without sending anything (after the headers of a stream,
+    /// before the body of a whole answer), to provoke a client's read timeout.
+    #[serde(default)]
+    pub stall_ms: u64,
+}
+
+/// How a failure after the tokens looks on the wire.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamBreak {
+    /// The provider's own error event, then the body ends (the default, except for `connection_reset`).
+    #[default]
+    ErrorEvent,
+    /// The connection is cut: the body ends without its terminating chunk.
+    ConnectionCut,
+    /// The body ends cleanly, without the protocol's terminator (`[DONE]`, `message_stop`, ...).
+    CleanEnd,
 }
 
 /// One answer to one request.
@@ -140,11 +157,41 @@ pub struct Step {
     pub(crate) usage: Option<Usage>,
     pub(crate) timing: Timing,
     pub(crate) fail_after: Option<ProviderError>,
+    pub(crate) fail_after_as: Option<StreamBreak>,
 }
 
 impl Step {
     fn from_body(body: StepBody) -> Step {
-        Step { body, finish_reason: None, usage: None, timing: Timing::default(), fail_after: None }
+        Step {
+            body,
+            finish_reason: None,
+            usage: None,
+            timing: Timing::default(),
+            fail_after: None,
+            fail_after_as: None,
+        }
+    }
+
+    /// How the failure after the tokens shows on the wire (default: the provider's error event, or a cut
+    /// connection for `connection_reset`).
+    pub fn with_fail_after_as(mut self, form: StreamBreak) -> Step {
+        self.fail_after_as = Some(form);
+        self
+    }
+
+    /// The wire form of the failure after the tokens.
+    pub fn stream_break(&self) -> StreamBreak {
+        match (&self.fail_after_as, &self.fail_after) {
+            (Some(form), _) => *form,
+            (None, Some(e)) if e.kind == crate::ProviderErrorKind::ConnectionReset => StreamBreak::ConnectionCut,
+            _ => StreamBreak::ErrorEvent,
+        }
+    }
+
+    /// Holds the wire response `ms` without sending anything.
+    pub fn with_stall_ms(mut self, ms: u64) -> Step {
+        self.timing.stall_ms = ms;
+        self
     }
 
     /// Streams `text` in word-like tokens. Empty text is refused: a provider that streams no text completes

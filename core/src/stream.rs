@@ -6,7 +6,7 @@
 
 use crate::failure::ProviderError;
 use crate::model::{ChatResponse, ToolCall};
-use crate::script::{Chunks, Timing};
+use crate::script::{Chunks, StreamBreak, Timing};
 use serde::Serialize;
 
 /// One streamed event.
@@ -157,11 +157,37 @@ pub(crate) fn total_delay(events: &[TimedEvent]) -> u64 {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct EventStream {
     events: Vec<TimedEvent>,
+    #[serde(skip)]
+    stream_break: StreamBreak,
+    #[serde(skip)]
+    stall_ms: u64,
+    #[serde(skip)]
+    request_index: u64,
 }
 
 impl EventStream {
-    pub(crate) fn new(events: Vec<TimedEvent>) -> EventStream {
-        EventStream { events }
+    pub(crate) fn new(
+        events: Vec<TimedEvent>,
+        stream_break: StreamBreak,
+        stall_ms: u64,
+        request_index: u64,
+    ) -> EventStream {
+        EventStream { events, stream_break, stall_ms, request_index }
+    }
+
+    /// How a failure at the end of this stream looks on the wire.
+    pub fn stream_break(&self) -> StreamBreak {
+        self.stream_break
+    }
+
+    /// How long the wire server holds the response before the first event.
+    pub fn stall_ms(&self) -> u64 {
+        self.stall_ms
+    }
+
+    /// The journal index of the request this stream answers.
+    pub fn request_index(&self) -> u64 {
+        self.request_index
     }
 
     /// The events with their timing.

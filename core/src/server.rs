@@ -1,0 +1,323 @@
+//! The loopback HTTP server (feature `server`): the wire protocols of [`crate::wire`] over tokio + hyper.
+//!
+//! `Server::start(mock)` binds 127.0.0.1 on a free port and serves on its own thread and runtime, so it works
+//! the same from a plain `#[test]`, a `#[tokio::test]` or a binding's host language. Delays are waited out in
+//! real time by default; [`ServerOptions::instant`] skips them while the mock still records virtual times.
+//! Stopping is graceful and idempotent; a server left running never keeps its process alive at exit.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::mock::MockModel;
+use crate::wire::{self, Frame, HttpReply, HttpRequest, StreamEnd, MAX_BODY_BYTES};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::{Body, Frame as BodyFrame, Incoming};
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use std::collections::VecDeque;
+use std::future::Future;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+/// How to run a server.
+#[derive(Clone, Copy, Debug)]
+pub struct ServerOptions {
+    /// The address to bind; 127.0.0.1 unless asked otherwise.
+    pub host: IpAddr,
+    /// The port; 0 picks a free one.
+    pub port: u16,
+    /// Skip scripted delays (virtual time is still recorded).
+    pub instant: bool,
+}
+
+impl Default for ServerOptions {
+    fn default() -> ServerOptions {
+        ServerOptions { host: IpAddr::V4(Ipv4Addr::LOCALHOST), port: 0, instant: false }
+    }
+}
+
+/// A running server. Dropping it stops it.
+#[derive(Debug)]
+pub struct Server {
+    addr: SocketAddr,
+    shutdown: Option<oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Server {
+    /// Serves `mock` on 127.0.0.1 and a free port, waiting out delays in real time.
+    pub fn start(mock: Arc<MockModel>) -> Result<Server> {
+        Server::start_with(mock, ServerOptions::default())
+    }
+
+    /// Serves `mock` with `options`.
+    pub fn start_with(mock: Arc<MockModel>, options: ServerOptions) -> Result<Server> {
+        let io = |e: std::io::Error| {
+            Error::new(ErrorKind::Io, format!("cannot serve on {}:{}: {e}", options.host, options.port))
+        };
+        let listener = std::net::TcpListener::bind((options.host, options.port)).map_err(io)?;
+        listener.set_nonblocking(true).map_err(io)?;
+        let addr = listener.local_addr().map_err(io)?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("cuecard-server")
+            .enable_all()
+            .build()
+            .map_err(io)?;
+        let (shutdown, stop) = oneshot::channel();
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("cuecard-server".into())
+            .spawn(move || {
+                runtime.block_on(async move {
+                    match tokio::net::TcpListener::from_std(listener) {
+                        Ok(listener) => {
+                            let _ = ready_tx.send(Ok(()));
+                            serve(listener, mock, options.instant, stop).await;
+                        }
+                        Err(e) => {
+                            let _ = ready_tx.send(Err(e));
+                        }
+                    }
+                });
+                // Connections still open after the graceful period are dropped here, without waiting.
+                runtime.shutdown_background();
+            })
+            .map_err(io)?;
+        match ready_rx.recv() {
+            Ok(Ok(())) => Ok(Server { addr, shutdown: Some(shutdown), thread: Some(thread) }),
+            Ok(Err(e)) => Err(io(e)),
+            Err(_) => Err(Error::new(ErrorKind::Internal, "the server thread ended before it was ready")),
+        }
+    }
+
+    /// The bound address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The base URL an OpenAI client needs (`…/v1`).
+    pub fn openai_base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// The base URL an Anthropic client needs (no `/v1`: the SDK adds it).
+    pub fn anthropic_base_url(&self) -> String {
+        self.base_url()
+    }
+
+    /// Stops accepting, lets requests in flight finish (up to a second), and waits for the server thread.
+    /// Calling it again does nothing.
+    pub fn stop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+async fn serve(
+    listener: tokio::net::TcpListener,
+    mock: Arc<MockModel>,
+    instant: bool,
+    mut stop: oneshot::Receiver<()>,
+) {
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else { continue };
+                let _ = stream.set_nodelay(true);
+                let mock = Arc::clone(&mock);
+                let service = service_fn(move |request| answer(Arc::clone(&mock), request, instant));
+                // No Date header: nothing time-dependent leaks into replies.
+                let connection = hyper::server::conn::http1::Builder::new()
+                    .keep_alive(true)
+                    .auto_date_header(false)
+                    .serve_connection(TokioIo::new(stream), service);
+                let connection = graceful.watch(connection);
+                tokio::spawn(async move {
+                    let _ = connection.await;
+                });
+            }
+            _ = &mut stop => break,
+        }
+    }
+    drop(listener);
+    let _ = tokio::time::timeout(Duration::from_secs(1), graceful.shutdown()).await;
+}
+
+/// Why a connection is closed without a (complete) response; hyper then drops the connection.
+#[derive(Debug)]
+struct Cut(&'static str);
+
+impl std::fmt::Display for Cut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl std::error::Error for Cut {}
+
+async fn answer(
+    mock: Arc<MockModel>,
+    request: hyper::Request<Incoming>,
+    instant: bool,
+) -> std::result::Result<hyper::Response<ReplyBody>, Cut> {
+    let (parts, body) = request.into_parts();
+    let headers: Vec<(String, String)> = parts
+        .headers
+        .iter()
+        .map(|(name, value)| (name.as_str().to_string(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+        .collect();
+    // Read one byte past the limit, so an oversized body is seen as such and answered with 413.
+    let body = match Limited::new(body, MAX_BODY_BYTES + 1).collect().await {
+        Ok(collected) => collected.to_bytes().to_vec(),
+        Err(_) => vec![0; MAX_BODY_BYTES + 1],
+    };
+    let http = HttpRequest {
+        method: parts.method.as_str().to_string(),
+        path: parts.uri.path().to_string(),
+        query: parts.uri.query().unwrap_or_default().to_string(),
+        headers,
+        body,
+    };
+    let wait = |ms: u64| async move {
+        if !instant && ms > 0 {
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+        }
+    };
+    match wire::handle(&mock, &http) {
+        HttpReply::Full { delay_ms, status, headers, body } => {
+            wait(delay_ms).await;
+            Ok(response(status, &headers, ReplyBody::full(body)))
+        }
+        HttpReply::Stream { stall_ms, status, headers, frames, end } => {
+            Ok(response(status, &headers, ReplyBody::stream(frames, end, stall_ms, instant)))
+        }
+        HttpReply::Abort { delay_ms } => {
+            wait(delay_ms).await;
+            Err(Cut("connection reset as scripted"))
+        }
+    }
+}
+
+fn response(status: u16, headers: &[(String, String)], body: ReplyBody) -> hyper::Response<ReplyBody> {
+    let mut builder = hyper::Response::builder().status(status);
+    for (name, value) in headers {
+        builder = builder.header(name.as_str(), value.as_str());
+    }
+    // Only invalid header names or values fail here, and the wire layer writes none; answer 500 rather than panic.
+    builder.body(body).unwrap_or_else(|_| {
+        let mut fallback = hyper::Response::new(ReplyBody::full(b"invalid reply".to_vec()));
+        *fallback.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;
+        fallback
+    })
+}
+
+/// A reply body: whole, or SSE frames released one by one after their delays, ending normally or cut.
+struct ReplyBody {
+    whole: Option<Full<Bytes>>,
+    frames: VecDeque<Frame>,
+    end: StreamEnd,
+    instant: bool,
+    sleep: Option<Pin<Box<tokio::time::Sleep>>>,
+    stall_ms: u64,
+    flushed_before_cut: bool,
+}
+
+impl ReplyBody {
+    fn full(body: Vec<u8>) -> ReplyBody {
+        ReplyBody {
+            whole: Some(Full::new(Bytes::from(body))),
+            frames: VecDeque::new(),
+            end: StreamEnd::Close,
+            instant: true,
+            sleep: None,
+            stall_ms: 0,
+            flushed_before_cut: false,
+        }
+    }
+
+    fn stream(frames: Vec<Frame>, end: StreamEnd, stall_ms: u64, instant: bool) -> ReplyBody {
+        ReplyBody { whole: None, frames: frames.into(), end, instant, sleep: None, stall_ms, flushed_before_cut: false }
+    }
+}
+
+impl Body for ReplyBody {
+    type Data = Bytes;
+    type Error = Cut;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<std::result::Result<BodyFrame<Bytes>, Cut>>> {
+        let this = &mut *self;
+        if let Some(whole) = this.whole.as_mut() {
+            return Pin::new(whole).poll_frame(cx).map_err(|never| match never {});
+        }
+        loop {
+            if let Some(sleep) = this.sleep.as_mut() {
+                match sleep.as_mut().poll(cx) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(()) => this.sleep = None,
+                }
+            }
+            // A stall comes first, then each frame's own delay; each is waited once.
+            let mut delay = std::mem::take(&mut this.stall_ms);
+            if let Some(front) = this.frames.front_mut() {
+                delay += std::mem::take(&mut front.delay_ms);
+            }
+            if delay > 0 && !this.instant {
+                this.sleep = Some(Box::pin(tokio::time::sleep(Duration::from_millis(delay))));
+                continue;
+            }
+            return match this.frames.pop_front() {
+                Some(frame) => Poll::Ready(Some(Ok(BodyFrame::data(Bytes::from(frame.bytes))))),
+                None => match this.end {
+                    StreamEnd::Close => Poll::Ready(None),
+                    StreamEnd::Cut if !this.flushed_before_cut => {
+                        // Pause once so hyper writes the frames out before the connection is dropped.
+                        this.flushed_before_cut = true;
+                        this.sleep = Some(Box::pin(tokio::time::sleep(Duration::from_millis(10))));
+                        continue;
+                    }
+                    StreamEnd::Cut => {
+                        this.end = StreamEnd::Close;
+                        Poll::Ready(Some(Err(Cut("connection cut mid-stream as scripted"))))
+                    }
+                },
+            };
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match &self.whole {
+            Some(whole) => whole.is_end_stream(),
+            None => false,
+        }
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        match &self.whole {
+            Some(whole) => whole.size_hint(),
+            None => hyper::body::SizeHint::default(),
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! Anthropic Messages, `POST /v1/messages` (`spec/wire-protocols.md` §4).
+//!
+//! Streams use named events with the same `type` in the data: `message_start` (content `[]`, usage),
+//! per block `content_block_start` / `content_block_delta` (`thinking_delta` + `signature_delta`,
+//! `text_delta`, `input_json_delta`) / `content_block_stop`, then `message_delta` with the cumulative
+//! `usage.output_tokens`, then `message_stop`. A failure mid-stream is `event: error`.
+
+use super::errors::{error_object, Dialect};
+use super::json::{self, Object};
+use super::{id_suffix, json_reply, sse_event, sse_headers, ChatProtocol, DecodedRequest, Frame, HttpReply, StreamEnd};
+use crate::model::{ChatRequest, ChatResponse, ContentPart, FinishReason, Message, Role, ToolCall, ToolDefinition};
+use crate::script::StreamBreak;
+use crate::stream::{EventStream, StreamEvent};
+use crate::tokenize::count_tokens;
+use serde_json::{json, Value};
+
+pub(crate) struct AnthropicMessages;
+
+/// A deterministic signature for thinking blocks (the SDKs only carry it along).
+const THINKING_SIGNATURE: &str = "Y3VlY2FyZC1kZXRlcm1pbmlzdGlj";
+
+impl ChatProtocol for AnthropicMessages {
+    const DIALECT: Dialect = Dialect::Anthropic;
+    const ENDPOINT: &'static str = "messages";
+
+    fn decode(body: &Value) -> Result<DecodedRequest, String> {
+        let top = json::object(body, "the request")?;
+        let model = json::required_str(top, "model", "request")?.to_string();
+        let mut messages = Vec::new();
+        match top.get("system") {
+            None | Some(Value::Null) => {}
+            Some(system) => messages.push(Message::system(json::flatten_text(system))),
+        }
+        for (i, message) in json::required_array(top, "messages", "request")?.iter().enumerate() {
+            decode_message(message, &format!("messages[{i}]"), &mut messages)?;
+        }
+        let mut tools = Vec::new();
+        for (i, tool) in json::optional_array(top, "tools", "request")?.iter().enumerate() {
+            let what = format!("tools[{i}]");
+            let object = json::object(tool, &what)?;
+            tools.push(ToolDefinition {
+                name: json::required_str(object, "name", &what)?.to_string(),
+                description: json::optional_str(object, "description", &what)?,
+                parameters: object.get("input_schema").cloned().unwrap_or_else(|| json!({"type": "object"})),
+            });
+        }
+        let request = ChatRequest {
+            model,
+            messages,
+            tools,
+            tool_choice: super::openai_chat::decode_tool_choice(top.get("tool_choice")),
+            response_format: None,
+            temperature: json::optional_f64(top, "temperature", "request")?,
+            top_p: json::optional_f64(top, "top_p", "request")?,
+            max_tokens: json::optional_u64(top, "max_tokens", "request")?,
+            stop: json::string_or_strings(top, "stop_sequences", "request")?,
+            seed: None,
+            stream: json::optional_bool(top, "stream", "request")?,
+            metadata: crate::RequestMetadata::default(),
+        };
+        Ok(DecodedRequest { request, include_usage: false })
+    }
+
+    fn encode_response(response: &ChatResponse, request: &DecodedRequest, request_id: &str) -> HttpReply {
+        let mut content = Vec::new();
+        if let Some(thinking) = &response.message.thinking {
+            content.push(json!({"type": "thinking", "thinking": thinking, "signature": THINKING_SIGNATURE}));
+        }
+        if let Some(text) = &response.message.text {
+            content.push(json!({"type": "text", "text": text}));
+        }
+        for call in &response.message.tool_calls {
+            content.push(
+                json!({"type": "tool_use", "id": call.id, "name": call.name, "input": tool_input(&call.arguments)}),
+            );
+        }
+        let mut body = message_envelope(response, request);
+        body["content"] = Value::Array(content);
+        body["stop_reason"] = json!(stop_reason(response.finish_reason));
+        json_reply(200, vec![("request-id".into(), request_id.into())], &body)
+    }
+
+    fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
+        let base = stream.response().cloned().unwrap_or_else(|| ChatResponse {
+            id: Some(format!("chatcmpl-{}", stream.request_index() + 1)),
+            model: Some(request.request.model.clone()),
+            ..ChatResponse::default()
+        });
+        let event = |name: &str, data: Value| sse_event(Some(name), &data.to_string());
+        let mut start = message_envelope(&base, request);
+        start["content"] = json!([]);
+        start["stop_reason"] = Value::Null;
+        start["usage"]["output_tokens"] = json!(0);
+        let mut frames = vec![Frame {
+            delay_ms: 0,
+            bytes: event("message_start", json!({"type": "message_start", "message": start})),
+        }];
+        let mut pending_delay = 0u64;
+        let mut block: Option<(usize, &'static str)> = None; // (index, kind) of the open content block
+        let mut next_index = 0usize;
+        let mut output_tokens = 0usize;
+        let push = |frames: &mut Vec<Frame>, delay: &mut u64, bytes: Vec<u8>| {
+            frames.push(Frame { delay_ms: std::mem::take(delay), bytes });
+        };
+        let close = |block: &mut Option<(usize, &'static str)>| -> Vec<u8> {
+            let mut out = Vec::new();
+            if let Some((index, kind)) = block.take() {
+                if kind == "thinking" {
+                    let delta = json!({"type": "content_block_delta", "index": index,
+                        "delta": {"type": "signature_delta", "signature": THINKING_SIGNATURE}});
+                    out.extend(event("content_block_delta", delta));
+                }
+                out.extend(event("content_block_stop", json!({"type": "content_block_stop", "index": index})));
+            }
+            out
+        };
+        for timed in stream.events() {
+            pending_delay += timed.delay_ms;
+            let mut bytes = Vec::new();
+            let (kind, start_block, delta) = match &timed.event {
+                StreamEvent::ThinkingDelta { text } => {
+                    output_tokens += count_tokens(text);
+                    (
+                        "thinking",
+                        json!({"type": "thinking", "thinking": "", "signature": ""}),
+                        json!({"type": "thinking_delta", "thinking": text}),
+                    )
+                }
+                StreamEvent::TextDelta { text } => {
+                    output_tokens += count_tokens(text);
+                    ("text", json!({"type": "text", "text": ""}), json!({"type": "text_delta", "text": text}))
+                }
+                StreamEvent::ToolCallDelta { id, name, arguments, .. } => {
+                    output_tokens += count_tokens(arguments);
+                    (
+                        "tool_use",
+                        json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
+                        json!({"type": "input_json_delta", "partial_json": arguments}),
+                    )
+                }
+                StreamEvent::ToolCall { .. } => {
+                    bytes.extend(close(&mut block));
+                    if !bytes.is_empty() {
+                        push(&mut frames, &mut pending_delay, bytes);
+                    }
+                    continue;
+                }
+                StreamEvent::Complete { response } => {
+                    bytes.extend(close(&mut block));
+                    let usage = response.usage.map_or(output_tokens as u64, |u| u.output_tokens);
+                    let delta = json!({"type": "message_delta",
+                        "delta": {"stop_reason": stop_reason(response.finish_reason), "stop_sequence": null},
+                        "usage": {"output_tokens": usage}});
+                    bytes.extend(event("message_delta", delta));
+                    bytes.extend(event("message_stop", json!({"type": "message_stop"})));
+                    push(&mut frames, &mut pending_delay, bytes);
+                    continue;
+                }
+                StreamEvent::Error { error } => {
+                    if stream.stream_break() == StreamBreak::ErrorEvent {
+                        let data = json!({"type": "error", "error": error_object(Dialect::Anthropic, error)});
+                        push(&mut frames, &mut pending_delay, event("error", data));
+                    }
+                    continue;
+                }
+            };
+            let same_block = matches!(block, Some((_, open)) if open == kind) && kind != "tool_use";
+            if !same_block {
+                bytes.extend(close(&mut block));
+                let index = next_index;
+                next_index += 1;
+                block = Some((index, kind));
+                bytes.extend(event(
+                    "content_block_start",
+                    json!({"type": "content_block_start", "index": index, "content_block": start_block}),
+                ));
+            }
+            let index = block.map_or(0, |(i, _)| i);
+            bytes.extend(event(
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": index, "delta": delta}),
+            ));
+            push(&mut frames, &mut pending_delay, bytes);
+        }
+        let end = if stream.error().is_some() && stream.stream_break() == StreamBreak::ConnectionCut {
+            StreamEnd::Cut
+        } else {
+            StreamEnd::Close
+        };
+        HttpReply::Stream {
+            stall_ms: stream.stall_ms(),
+            status: 200,
+            headers: sse_headers(vec![("request-id".into(), request_id.into())]),
+            frames,
+            end,
+        }
+    }
+}
+
+fn message_envelope(response: &ChatResponse, request: &DecodedRequest) -> Value {
+    let usage = response.usage.unwrap_or_default();
+    json!({
+        "id": format!("msg_{}", id_suffix(response.id.as_deref())),
+        "type": "message",
+        "role": "assistant",
+        "model": response.model.clone().unwrap_or_else(|| request.request.model.clone()),
+        "content": [],
+        "stop_reason": null,
+        "stop_sequence": null,
+        "usage": {
+            "input_tokens": usage.input_tokens,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": usage.cached_tokens.unwrap_or(0),
+            "output_tokens": usage.output_tokens,
+        },
+    })
+}
+
+/// Tool input must be a JSON object on this protocol; arguments that are not (invalid JSON on purpose) are sent
+/// as `{"_raw": "<text>"}` so the SDK still parses the message.
+fn tool_input(arguments: &str) -> Value {
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(Value::Object(o)) => Value::Object(o),
+        Ok(_) | Err(_) if arguments.trim().is_empty() => json!({}),
+        _ => json!({ "_raw": arguments }),
+    }
+}
+
+fn stop_reason(reason: Option<FinishReason>) -> &'static str {
+    match reason.unwrap_or(FinishReason::Stop) {
+        FinishReason::Stop | FinishReason::Other => "end_turn",
+        FinishReason::Length => "max_tokens",
+        FinishReason::ToolCalls => "tool_use",
+        FinishReason::ContentFilter => "refusal",
+    }
+}
+
+fn decode_message(value: &Value, what: &str, out: &mut Vec<Message>) -> Result<(), String> {
+    let object: &Object = json::object(value, what)?;
+    let role = match json::required_str(object, "role", what)? {
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        other => return Err(format!("{what}.role {other:?} is not user or assistant")),
+    };
+    let blocks = match object.get("content") {
+        Some(Value::String(text)) => {
+            out.push(Message { role, ..Message::user(text.clone()) });
+            return Ok(());
+        }
+        Some(Value::Array(blocks)) => blocks,
+        Some(other) => {
+            return Err(format!("{what}.content must be a string or an array of blocks, found {}", json::kind(other)))
+        }
+        None => return Err(format!("{what}.content is required")),
+    };
+    let mut message =
+        Message { role, content: Vec::new(), thinking: None, tool_calls: Vec::new(), tool_call_id: None, name: None };
+    let mut tool_results = Vec::new();
+    for (i, block) in blocks.iter().enumerate() {
+        let block_what = format!("{what}.content[{i}]");
+        let block = json::object(block, &block_what)?;
+        match json::required_str(block, "type", &block_what)? {
+            "text" => message.content.push(json::text_part(json::required_str(block, "text", &block_what)?)),
+            "image" | "document" => {
+                let source = block.get("source");
+                let get = |k: &str| source.and_then(|s| s.get(k)).and_then(Value::as_str).map(str::to_string);
+                message.content.push(ContentPart::Image {
+                    url: get("url"),
+                    data: get("data"),
+                    media_type: get("media_type"),
+                    detail: None,
+                });
+            }
+            "tool_use" => message.tool_calls.push(ToolCall {
+                id: json::optional_str(block, "id", &block_what)?.unwrap_or_default(),
+                name: json::required_str(block, "name", &block_what)?.to_string(),
+                arguments: block.get("input").map_or_else(|| "{}".to_string(), Value::to_string),
+            }),
+            "tool_result" => tool_results.push(Message::tool_result(
+                json::required_str(block, "tool_use_id", &block_what)?,
+                json::flatten_text(block.get("content").unwrap_or(&Value::Null)),
+            )),
+            "thinking" => message.thinking = json::optional_str(block, "thinking", &block_what)?,
+            "redacted_thinking" | "server_tool_use" | "web_search_tool_result" => {}
+            other => return Err(format!("{block_what}.type {other:?} is not a known content block")),
+        }
+    }
+    // Tool results become tool messages of their own; any remaining content stays a user message.
+    out.extend(tool_results);
+    if !message.content.is_empty() || !message.tool_calls.is_empty() || message.thinking.is_some() {
+        out.push(message);
+    }
+    Ok(())
+}

@@ -1,0 +1,157 @@
+//! `GET /v1/models`, `POST /v1/embeddings` and the admin surface under `/_cuecard/`.
+
+use super::errors::{cuecard_reply, Dialect};
+use super::{json_reply, next_request_id, raw, HttpReply, HttpRequest};
+use crate::mock::MockModel;
+use crate::model::{ChatRequest, Message};
+use crate::scenario::Scenario;
+use base64::Engine;
+use serde_json::{json, Value};
+
+/// The model list: every model a route matches on, plus `cuecard-mock`.
+pub(crate) fn models(mock: &MockModel, request: &HttpRequest) -> HttpReply {
+    let served = ChatRequest { metadata: metadata("models"), ..ChatRequest::default() };
+    mock.record_served(served, Some(raw(request)));
+    let mut ids = mock.route_models();
+    ids.push("cuecard-mock".to_string());
+    ids.dedup();
+    let data: Vec<Value> = ids
+        .iter()
+        .map(|id| json!({"id": id, "object": "model", "created": crate::CLOCK_EPOCH_SECONDS, "owned_by": "cuecard"}))
+        .collect();
+    json_reply(200, vec![("x-request-id".into(), next_request_id(mock))], &json!({"object": "list", "data": data}))
+}
+
+fn metadata(endpoint: &str) -> crate::RequestMetadata {
+    crate::RequestMetadata { endpoint: Some(endpoint.into()), ..crate::RequestMetadata::default() }
+}
+
+/// Deterministic embeddings: each input's vector is derived from its text, the model and the mock's seed, and
+/// L2-normalised. `encoding_format: "base64"` (what the OpenAI SDKs send by default) gives little-endian f32.
+pub(crate) fn embeddings(mock: &MockModel, request: &HttpRequest) -> HttpReply {
+    let parsed: Result<Value, String> =
+        serde_json::from_slice(&request.body).map_err(|e| format!("the request body is not valid JSON: {e}"));
+    let decoded = parsed.and_then(|body| {
+        let model = body.get("model").and_then(Value::as_str).ok_or("request.model is required")?.to_string();
+        let inputs: Vec<String> = match body.get("input") {
+            Some(Value::String(s)) => vec![s.clone()],
+            Some(Value::Array(items)) if items.iter().all(Value::is_string) => {
+                items.iter().filter_map(Value::as_str).map(str::to_string).collect()
+            }
+            Some(Value::Array(items)) => items.iter().map(Value::to_string).collect(),
+            _ => return Err("request.input must be a string or an array".to_string()),
+        };
+        let dimensions = match body.get("dimensions") {
+            None | Some(Value::Null) => 1536,
+            Some(v) => {
+                v.as_u64().filter(|d| (1..=8192).contains(d)).ok_or("request.dimensions must be 1 to 8192")? as usize
+            }
+        };
+        let base64 = body.get("encoding_format").and_then(Value::as_str) == Some("base64");
+        Ok((model, inputs, dimensions, base64))
+    });
+    let (model, inputs, dimensions, base64) = match decoded {
+        Ok(d) => d,
+        Err(message) => {
+            mock.reject(
+                ChatRequest { metadata: metadata("embeddings"), ..ChatRequest::default() },
+                Some(raw(request)),
+                message.clone(),
+            );
+            return cuecard_reply(Dialect::OpenAi, 400, "invalid_request", &message, &next_request_id(mock));
+        }
+    };
+    let served = ChatRequest {
+        model: model.clone(),
+        messages: inputs.iter().map(|i| Message::user(i.clone())).collect(),
+        metadata: metadata("embeddings"),
+        ..ChatRequest::default()
+    };
+    mock.record_served(served, Some(raw(request)));
+    let seed = mock.seed();
+    let mut tokens = 0usize;
+    let data: Vec<Value> = inputs
+        .iter()
+        .enumerate()
+        .map(|(index, input)| {
+            tokens += crate::count_tokens(input);
+            let vector = embedding(seed, &model, input, dimensions);
+            let embedding = if base64 {
+                let bytes: Vec<u8> = vector.iter().flat_map(|v| v.to_le_bytes()).collect();
+                Value::from(base64::engine::general_purpose::STANDARD.encode(bytes))
+            } else {
+                Value::from(vector.iter().map(|v| f64::from(*v)).collect::<Vec<f64>>())
+            };
+            json!({"object": "embedding", "index": index, "embedding": embedding})
+        })
+        .collect();
+    let body = json!({"object": "list", "data": data, "model": model,
+        "usage": {"prompt_tokens": tokens, "total_tokens": tokens}});
+    json_reply(200, vec![("x-request-id".into(), next_request_id(mock))], &body)
+}
+
+/// A unit vector derived from the text: FNV-1a of (seed, model, text) seeds a xorshift generator.
+pub fn embedding(seed: u64, model: &str, text: &str, dimensions: usize) -> Vec<f32> {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;
+    for byte in model.bytes().chain([0]).chain(text.bytes()) {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    let mut state = hash | 1;
+    let mut values: Vec<f32> = (0..dimensions)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            ((state >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        })
+        .collect();
+    let norm = values.iter().map(|v| v * v).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        for v in &mut values {
+            *v /= norm;
+        }
+    }
+    values
+}
+
+/// `PUT /_cuecard/scenario` loads a scenario (JSON, or YAML when the content type says so), `GET
+/// /_cuecard/journal` reads the journal, `POST /_cuecard/reset` forgets requests and rewinds the script.
+/// Admin requests are not journaled.
+pub(crate) fn admin(mock: &MockModel, request: &HttpRequest) -> HttpReply {
+    let path = request.path.trim_end_matches('/');
+    match (request.method.as_str(), path) {
+        ("PUT" | "POST", "/_cuecard/scenario") => {
+            let text = match std::str::from_utf8(&request.body) {
+                Ok(text) => text,
+                Err(e) => return admin_error(400, "invalid_utf8", &format!("the scenario is not valid UTF-8 (byte {})", e.valid_up_to()), &[]),
+            };
+            let yaml = request.header("content-type").is_some_and(|c| c.contains("yaml"));
+            let parsed = if yaml { Scenario::from_yaml(text) } else { Scenario::from_json(text) };
+            match parsed.and_then(|s| mock.load_scenario(&s).map(|()| s)) {
+                Ok(s) => json_reply(200, vec![], &json!({"ok": true, "routes": s.routes().len(), "steps": s.step_count()})),
+                Err(e) => admin_error(400, e.code(), e.message(), e.issues()),
+            }
+        }
+        ("GET", "/_cuecard/journal") => {
+            let body = json!({"count": mock.request_count(), "counts": mock.counts(), "unused_steps": mock.unused_steps(),
+                "entries": mock.entries()});
+            json_reply(200, vec![], &body)
+        }
+        ("POST", "/_cuecard/reset") => {
+            mock.reset();
+            json_reply(200, vec![], &json!({"ok": true}))
+        }
+        ("GET", "/_cuecard/health") => json_reply(200, vec![], &json!({"ok": true, "version": crate::VERSION})),
+        (method, _) => admin_error(
+            404,
+            "not_found",
+            &format!("unknown admin endpoint {method} {path} (PUT /_cuecard/scenario, GET /_cuecard/journal, POST /_cuecard/reset, GET /_cuecard/health)"),
+            &[],
+        ),
+    }
+}
+
+fn admin_error(status: u16, code: &str, message: &str, issues: &[crate::Issue]) -> HttpReply {
+    json_reply(status, vec![], &json!({"error": {"code": code, "message": message, "issues": issues}}))
+}

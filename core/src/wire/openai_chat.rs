@@ -1,0 +1,330 @@
+//! OpenAI Chat Completions, `POST /v1/chat/completions` (`spec/wire-protocols.md` §2).
+//!
+//! Streams are data-only SSE (no `event:` lines): the first delta carries the role, each tool call's id, type
+//! and name appear only in its first delta, every tool-call delta carries `index` and `function`, a final empty
+//! delta carries `finish_reason`, the usage chunk (with `choices: []`) comes last when
+//! `stream_options.include_usage` is set, then `data: [DONE]`.
+
+use super::errors::{error_object, Dialect};
+use super::json::{self, Object};
+use super::{json_reply, sse_event, sse_headers, ChatProtocol, DecodedRequest, Frame, HttpReply, StreamEnd};
+use crate::model::{
+    ChatRequest, ChatResponse, ContentPart, FinishReason, Message, ResponseFormat, Role, ToolCall, ToolChoice,
+    ToolDefinition, Usage,
+};
+use crate::script::StreamBreak;
+use crate::stream::{EventStream, StreamEvent};
+use serde_json::{json, Value};
+
+pub(crate) struct OpenAiChat;
+
+impl ChatProtocol for OpenAiChat {
+    const DIALECT: Dialect = Dialect::OpenAi;
+    const ENDPOINT: &'static str = "chat_completions";
+
+    fn decode(body: &Value) -> Result<DecodedRequest, String> {
+        let top = json::object(body, "the request")?;
+        let model = json::required_str(top, "model", "request")?.to_string();
+        let mut messages = Vec::new();
+        for (i, message) in json::required_array(top, "messages", "request")?.iter().enumerate() {
+            messages.push(decode_message(message, &format!("messages[{i}]"))?);
+        }
+        let mut tools = Vec::new();
+        for (i, tool) in json::optional_array(top, "tools", "request")?.iter().enumerate() {
+            tools.push(decode_tool(tool, &format!("tools[{i}]"))?);
+        }
+        let include_usage =
+            top.get("stream_options").and_then(|o| o.get("include_usage")).and_then(Value::as_bool).unwrap_or(false);
+        let request = ChatRequest {
+            model,
+            messages,
+            tools,
+            tool_choice: decode_tool_choice(top.get("tool_choice")),
+            response_format: decode_response_format(top.get("response_format"))?,
+            temperature: json::optional_f64(top, "temperature", "request")?,
+            top_p: json::optional_f64(top, "top_p", "request")?,
+            max_tokens: match json::optional_u64(top, "max_completion_tokens", "request")? {
+                Some(n) => Some(n),
+                None => json::optional_u64(top, "max_tokens", "request")?,
+            },
+            stop: json::string_or_strings(top, "stop", "request")?,
+            seed: json::optional_i64(top, "seed", "request")?,
+            stream: json::optional_bool(top, "stream", "request")?,
+            metadata: crate::RequestMetadata::default(),
+        };
+        Ok(DecodedRequest { request, include_usage })
+    }
+
+    fn encode_response(response: &ChatResponse, _request: &DecodedRequest, request_id: &str) -> HttpReply {
+        let mut message = json!({
+            "role": "assistant",
+            "content": response.message.text,
+            "refusal": null,
+            "annotations": [],
+        });
+        if !response.message.tool_calls.is_empty() {
+            message["tool_calls"] = Value::Array(response.message.tool_calls.iter().map(tool_call_json).collect());
+        }
+        let mut body = envelope(response, "chat.completion");
+        body["choices"] = json!([{
+            "index": 0,
+            "message": message,
+            "logprobs": null,
+            "finish_reason": finish_reason(response.finish_reason),
+        }]);
+        body["usage"] = response.usage.map_or(Value::Null, |u| usage_json(&u));
+        json_reply(200, vec![("x-request-id".into(), request_id.into())], &body)
+    }
+
+    fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
+        let mut frames = Vec::new();
+        let mut pending_delay = 0u64;
+        // The envelope (id, created, model) of every chunk comes from the complete response when there is one.
+        let base = stream.response().cloned().unwrap_or_else(|| ChatResponse {
+            id: Some(format!("chatcmpl-{}", stream.request_index() + 1)),
+            model: Some(request.request.model.clone()),
+            created: Some(crate::CLOCK_EPOCH_SECONDS),
+            ..ChatResponse::default()
+        });
+        let usage_field = if request.include_usage { Some(Value::Null) } else { None };
+        let chunk = |delta: Value, finish: Option<&str>| -> Vec<u8> {
+            let mut c = envelope(&base, "chat.completion.chunk");
+            c["choices"] = json!([{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]);
+            if let Some(u) = &usage_field {
+                c["usage"] = u.clone();
+            }
+            sse_event(None, &c.to_string())
+        };
+        let has_text = stream.iter().any(|e| matches!(e, StreamEvent::TextDelta { .. }));
+        let role_delta =
+            json!({"role": "assistant", "content": if has_text { json!("") } else { Value::Null }, "refusal": null});
+        frames.push(Frame { delay_ms: 0, bytes: chunk(role_delta, None) });
+        let mut announced = std::collections::HashSet::new();
+        for timed in stream.events() {
+            pending_delay += timed.delay_ms;
+            let bytes = match &timed.event {
+                // Chat Completions has no reasoning stream: thinking is not sent (its time still passes).
+                StreamEvent::ThinkingDelta { .. } | StreamEvent::ToolCall { .. } => continue,
+                StreamEvent::TextDelta { text } => chunk(json!({"content": text}), None),
+                StreamEvent::ToolCallDelta { index, id, name, arguments } => {
+                    let mut out = Vec::new();
+                    if announced.insert(*index) {
+                        let head = json!({"tool_calls": [{"index": index, "id": id, "type": "function",
+                            "function": {"name": name, "arguments": ""}}]});
+                        out.extend(chunk(head, None));
+                    }
+                    if !arguments.is_empty() {
+                        let delta = json!({"tool_calls": [{"index": index, "function": {"arguments": arguments}}]});
+                        out.extend(chunk(delta, None));
+                    }
+                    out
+                }
+                StreamEvent::Complete { response } => {
+                    let mut out = chunk(json!({}), Some(finish_reason(response.finish_reason)));
+                    if request.include_usage {
+                        if let Some(usage) = &response.usage {
+                            let mut last = envelope(&base, "chat.completion.chunk");
+                            last["choices"] = json!([]);
+                            last["usage"] = usage_json(usage);
+                            out.extend(sse_event(None, &last.to_string()));
+                        }
+                    }
+                    out.extend(sse_event(None, "[DONE]"));
+                    out
+                }
+                StreamEvent::Error { error } => match stream.stream_break() {
+                    StreamBreak::ErrorEvent => {
+                        sse_event(None, &json!({"error": error_object(Dialect::OpenAi, error)}).to_string())
+                    }
+                    StreamBreak::ConnectionCut | StreamBreak::CleanEnd => Vec::new(),
+                },
+            };
+            if !bytes.is_empty() {
+                frames.push(Frame { delay_ms: std::mem::take(&mut pending_delay), bytes });
+            }
+        }
+        let end = if stream.error().is_some() && stream.stream_break() == StreamBreak::ConnectionCut {
+            StreamEnd::Cut
+        } else {
+            StreamEnd::Close
+        };
+        HttpReply::Stream {
+            stall_ms: stream.stall_ms(),
+            status: 200,
+            headers: sse_headers(vec![("x-request-id".into(), request_id.into())]),
+            frames,
+            end,
+        }
+    }
+}
+
+fn envelope(response: &ChatResponse, object: &str) -> Value {
+    json!({
+        "id": response.id.clone().unwrap_or_else(|| "chatcmpl-0".into()),
+        "object": object,
+        "created": response.created.unwrap_or(crate::CLOCK_EPOCH_SECONDS),
+        "model": response.model.clone().unwrap_or_default(),
+        "system_fingerprint": "fp_cuecard",
+    })
+}
+
+fn tool_call_json(call: &ToolCall) -> Value {
+    json!({"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}})
+}
+
+pub(crate) fn finish_reason(reason: Option<FinishReason>) -> &'static str {
+    match reason.unwrap_or(FinishReason::Stop) {
+        FinishReason::Stop | FinishReason::Other => "stop",
+        FinishReason::Length => "length",
+        FinishReason::ToolCalls => "tool_calls",
+        FinishReason::ContentFilter => "content_filter",
+    }
+}
+
+fn usage_json(usage: &Usage) -> Value {
+    json!({
+        "prompt_tokens": usage.input_tokens,
+        "completion_tokens": usage.output_tokens,
+        "total_tokens": usage.total_tokens,
+        "prompt_tokens_details": {"cached_tokens": usage.cached_tokens.unwrap_or(0), "audio_tokens": 0},
+        "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
+            "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
+    })
+}
+
+fn decode_role(role: &str, what: &str) -> Result<Role, String> {
+    match role {
+        "system" => Ok(Role::System),
+        "developer" => Ok(Role::Developer),
+        "user" => Ok(Role::User),
+        "assistant" => Ok(Role::Assistant),
+        "tool" | "function" => Ok(Role::Tool),
+        other => Err(format!("{what}.role {other:?} is not one of system, developer, user, assistant, tool")),
+    }
+}
+
+fn decode_message(value: &Value, what: &str) -> Result<Message, String> {
+    let object = json::object(value, what)?;
+    let role = decode_role(json::required_str(object, "role", what)?, what)?;
+    let content = decode_content(object.get("content"), what)?;
+    let mut tool_calls = Vec::new();
+    for (i, call) in json::optional_array(object, "tool_calls", what)?.iter().enumerate() {
+        let call_what = format!("{what}.tool_calls[{i}]");
+        let call = json::object(call, &call_what)?;
+        let function = call
+            .get("function")
+            .and_then(Value::as_object)
+            .ok_or_else(|| format!("{call_what}.function is required"))?;
+        tool_calls.push(ToolCall {
+            id: json::optional_str(call, "id", &call_what)?.unwrap_or_default(),
+            name: json::required_str(function, "name", &format!("{call_what}.function"))?.to_string(),
+            arguments: json::optional_str(function, "arguments", &format!("{call_what}.function"))?.unwrap_or_default(),
+        });
+    }
+    Ok(Message {
+        role,
+        content,
+        thinking: None,
+        tool_calls,
+        tool_call_id: json::optional_str(object, "tool_call_id", what)?,
+        name: json::optional_str(object, "name", what)?,
+    })
+}
+
+fn decode_content(value: Option<&Value>, what: &str) -> Result<Vec<ContentPart>, String> {
+    let parts = match value {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::String(text)) => return Ok(vec![json::text_part(text)]),
+        Some(Value::Array(parts)) => parts,
+        Some(other) => {
+            return Err(format!("{what}.content must be a string or an array of parts, found {}", json::kind(other)))
+        }
+    };
+    let mut out = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        let part_what = format!("{what}.content[{i}]");
+        let object = json::object(part, &part_what)?;
+        let kind = json::required_str(object, "type", &part_what)?;
+        out.push(match kind {
+            "text" | "input_text" | "output_text" => json::text_part(json::required_str(object, "text", &part_what)?),
+            "refusal" => json::text_part(json::required_str(object, "refusal", &part_what)?),
+            "image_url" => {
+                let image = object.get("image_url");
+                let url = image.and_then(|i| i.get("url").or(Some(i))).and_then(Value::as_str).map(str::to_string);
+                let detail = image.and_then(|i| i.get("detail")).and_then(Value::as_str).map(str::to_string);
+                ContentPart::Image { url, data: None, media_type: None, detail }
+            }
+            "input_audio" => {
+                let audio = object.get("input_audio");
+                ContentPart::Audio {
+                    data: audio.and_then(|a| a.get("data")).and_then(Value::as_str).unwrap_or_default().to_string(),
+                    format: audio.and_then(|a| a.get("format")).and_then(Value::as_str).unwrap_or_default().to_string(),
+                }
+            }
+            "file" => {
+                let file = object.get("file");
+                let get = |k: &str| file.and_then(|f| f.get(k)).and_then(Value::as_str).map(str::to_string);
+                ContentPart::File {
+                    file_id: get("file_id"),
+                    url: None,
+                    data: get("file_data"),
+                    media_type: None,
+                    filename: get("filename"),
+                }
+            }
+            other => return Err(format!("{part_what}.type {other:?} is not a known content part")),
+        });
+    }
+    Ok(out)
+}
+
+fn decode_tool(value: &Value, what: &str) -> Result<ToolDefinition, String> {
+    let object = json::object(value, what)?;
+    // Chat tools nest the definition under `function`; accept the flat form too.
+    let function = object.get("function").and_then(Value::as_object).unwrap_or(object);
+    Ok(ToolDefinition {
+        name: json::required_str(function, "name", what)?.to_string(),
+        description: json::optional_str(function, "description", what)?,
+        parameters: function.get("parameters").cloned().unwrap_or_else(|| json!({"type": "object", "properties": {}})),
+    })
+}
+
+pub(crate) fn decode_tool_choice(value: Option<&Value>) -> Option<ToolChoice> {
+    match value? {
+        Value::String(s) => match s.as_str() {
+            "auto" => Some(ToolChoice::Auto),
+            "none" => Some(ToolChoice::None),
+            "required" | "any" => Some(ToolChoice::Required),
+            _ => None,
+        },
+        Value::Object(o) => {
+            let name = o.get("function").and_then(|f| f.get("name")).or_else(|| o.get("name")).and_then(Value::as_str);
+            match (o.get("type").and_then(Value::as_str), name) {
+                (_, Some(name)) => Some(ToolChoice::Tool { name: name.to_string() }),
+                (Some("auto"), None) => Some(ToolChoice::Auto),
+                (Some("any"), None) => Some(ToolChoice::Required),
+                (Some("none"), None) => Some(ToolChoice::None),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn decode_response_format(value: Option<&Value>) -> Result<Option<ResponseFormat>, String> {
+    let Some(value) = value.filter(|v| !v.is_null()) else { return Ok(None) };
+    let object: &Object = json::object(value, "request.response_format")?;
+    Ok(match json::required_str(object, "type", "request.response_format")? {
+        "text" => Some(ResponseFormat::Text),
+        "json_object" => Some(ResponseFormat::JsonObject),
+        "json_schema" => {
+            let schema = object.get("json_schema").unwrap_or(&Value::Null);
+            Some(ResponseFormat::JsonSchema {
+                name: schema.get("name").and_then(Value::as_str).map(str::to_string),
+                schema: schema.get("schema").cloned().unwrap_or(Value::Null),
+                strict: schema.get("strict").and_then(Value::as_bool),
+            })
+        }
+        other => return Err(format!("request.response_format.type {other:?} is not text, json_object or json_schema")),
+    })
+}

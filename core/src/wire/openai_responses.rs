@@ -1,0 +1,371 @@
+//! OpenAI Responses, `POST /v1/responses` (`spec/wire-protocols.md` §3).
+//!
+//! Streams send `event: <type>` with the same `type` in the data and a `sequence_number` counting from 0:
+//! `response.created`, `response.in_progress`, per output item `response.output_item.added`, its deltas and
+//! `…done` events, `response.output_item.done`, then `response.completed` carrying the whole response. A
+//! failure mid-stream is an `error` event. Thinking is not sent on this protocol (its time still passes).
+
+use super::errors::{error_object, Dialect};
+use super::json::{self, Object};
+use super::{id_suffix, json_reply, sse_event, sse_headers, ChatProtocol, DecodedRequest, Frame, HttpReply, StreamEnd};
+use crate::model::{
+    ChatRequest, ChatResponse, ContentPart, FinishReason, Message, ResponseFormat, Role, ToolCall, ToolDefinition,
+};
+use crate::script::StreamBreak;
+use crate::stream::{EventStream, StreamEvent};
+use serde_json::{json, Value};
+
+pub(crate) struct OpenAiResponses;
+
+impl ChatProtocol for OpenAiResponses {
+    const DIALECT: Dialect = Dialect::OpenAi;
+    const ENDPOINT: &'static str = "responses";
+
+    fn decode(body: &Value) -> Result<DecodedRequest, String> {
+        let top = json::object(body, "the request")?;
+        let model = json::required_str(top, "model", "request")?.to_string();
+        let mut messages = Vec::new();
+        if let Some(instructions) = json::optional_str(top, "instructions", "request")? {
+            messages.push(Message::system(instructions));
+        }
+        match top.get("input") {
+            Some(Value::String(text)) => messages.push(Message::user(text.clone())),
+            Some(Value::Array(items)) => {
+                for (i, item) in items.iter().enumerate() {
+                    decode_item(item, &format!("input[{i}]"), &mut messages)?;
+                }
+            }
+            None | Some(Value::Null) => {}
+            Some(other) => {
+                return Err(format!("request.input must be a string or an array of items, found {}", json::kind(other)))
+            }
+        }
+        let mut tools = Vec::new();
+        for (i, tool) in json::optional_array(top, "tools", "request")?.iter().enumerate() {
+            let what = format!("tools[{i}]");
+            let object = json::object(tool, &what)?;
+            if object.get("type").and_then(Value::as_str).is_some_and(|t| t != "function") {
+                continue; // built-in tools (web search, file search) are not scripted here
+            }
+            tools.push(ToolDefinition {
+                name: json::required_str(object, "name", &what)?.to_string(),
+                description: json::optional_str(object, "description", &what)?,
+                parameters: object.get("parameters").cloned().unwrap_or_else(|| json!({"type": "object"})),
+            });
+        }
+        let format = top.get("text").and_then(|t| t.get("format"));
+        let response_format = match format.and_then(|f| f.get("type")).and_then(Value::as_str) {
+            Some("json_schema") => Some(ResponseFormat::JsonSchema {
+                name: format.and_then(|f| f.get("name")).and_then(Value::as_str).map(str::to_string),
+                schema: format.and_then(|f| f.get("schema")).cloned().unwrap_or(Value::Null),
+                strict: format.and_then(|f| f.get("strict")).and_then(Value::as_bool),
+            }),
+            Some("json_object") => Some(ResponseFormat::JsonObject),
+            Some("text") => Some(ResponseFormat::Text),
+            _ => None,
+        };
+        let request = ChatRequest {
+            model,
+            messages,
+            tools,
+            tool_choice: super::openai_chat::decode_tool_choice(top.get("tool_choice")),
+            response_format,
+            temperature: json::optional_f64(top, "temperature", "request")?,
+            top_p: json::optional_f64(top, "top_p", "request")?,
+            max_tokens: json::optional_u64(top, "max_output_tokens", "request")?,
+            stop: Vec::new(),
+            seed: None,
+            stream: json::optional_bool(top, "stream", "request")?,
+            metadata: crate::RequestMetadata::default(),
+        };
+        Ok(DecodedRequest { request, include_usage: false })
+    }
+
+    fn encode_response(response: &ChatResponse, request: &DecodedRequest, request_id: &str) -> HttpReply {
+        let body = response_object(response, request, output_items(response, "completed"), status_of(response));
+        json_reply(200, vec![("x-request-id".into(), request_id.into())], &body)
+    }
+
+    fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
+        let base = stream.response().cloned().unwrap_or_else(|| ChatResponse {
+            id: Some(format!("chatcmpl-{}", stream.request_index() + 1)),
+            model: Some(request.request.model.clone()),
+            created: Some(crate::CLOCK_EPOCH_SECONDS),
+            ..ChatResponse::default()
+        });
+        let suffix = id_suffix(base.id.as_deref());
+        let message_id = format!("msg_{suffix}");
+        let mut sequence = 0u64;
+        let mut event = |kind: &str, mut data: Value| -> Vec<u8> {
+            data["type"] = json!(kind);
+            data["sequence_number"] = json!(sequence);
+            sequence += 1;
+            sse_event(Some(kind), &data.to_string())
+        };
+        let in_progress = response_object(&base, request, Vec::new(), "in_progress");
+        let mut frames = vec![Frame {
+            delay_ms: 0,
+            bytes: [
+                event("response.created", json!({"response": in_progress.clone()})),
+                event("response.in_progress", json!({"response": in_progress})),
+            ]
+            .concat(),
+        }];
+        let mut pending_delay = 0u64;
+        let mut output_index = 0usize;
+        let mut text_open = false;
+        let mut text = String::new();
+        let mut open_call: Option<(String, String, String, String)> = None; // item id, call id, name, arguments
+        for timed in stream.events() {
+            pending_delay += timed.delay_ms;
+            let mut bytes = Vec::new();
+            match &timed.event {
+                StreamEvent::ThinkingDelta { .. } => continue,
+                StreamEvent::TextDelta { text: token } => {
+                    if !text_open {
+                        text_open = true;
+                        bytes.extend(event("response.output_item.added", json!({"output_index": output_index,
+                            "item": {"id": message_id, "type": "message", "status": "in_progress", "role": "assistant", "content": []}})));
+                        bytes.extend(event(
+                            "response.content_part.added",
+                            json!({"item_id": message_id, "output_index": output_index,
+                            "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}}),
+                        ));
+                    }
+                    text.push_str(token);
+                    bytes.extend(event(
+                        "response.output_text.delta",
+                        json!({"item_id": message_id, "output_index": output_index,
+                        "content_index": 0, "delta": token, "logprobs": []}),
+                    ));
+                }
+                StreamEvent::ToolCallDelta { index, id, name, arguments } => {
+                    if text_open {
+                        bytes.extend(close_text(&mut event, &message_id, output_index, &text));
+                        text_open = false;
+                        output_index += 1;
+                    }
+                    if open_call.is_none() {
+                        let item_id = format!("fc_{suffix}_{index}");
+                        bytes.extend(event("response.output_item.added", json!({"output_index": output_index,
+                            "item": {"id": item_id, "type": "function_call", "status": "in_progress", "call_id": id, "name": name, "arguments": ""}})));
+                        open_call = Some((item_id, id.clone(), name.clone(), String::new()));
+                    }
+                    if let Some((item_id, _, _, so_far)) = open_call.as_mut() {
+                        if !arguments.is_empty() {
+                            so_far.push_str(arguments);
+                            bytes.extend(event(
+                                "response.function_call_arguments.delta",
+                                json!({"item_id": item_id,
+                                "output_index": output_index, "delta": arguments}),
+                            ));
+                        }
+                    }
+                }
+                StreamEvent::ToolCall { call, .. } => {
+                    if let Some((item_id, call_id, name, _)) = open_call.take() {
+                        bytes.extend(event(
+                            "response.function_call_arguments.done",
+                            json!({"item_id": item_id,
+                            "output_index": output_index, "name": name, "arguments": call.arguments}),
+                        ));
+                        bytes.extend(event(
+                            "response.output_item.done",
+                            json!({"output_index": output_index,
+                            "item": {"id": item_id, "type": "function_call", "status": "completed", "call_id": call_id,
+                                     "name": name, "arguments": call.arguments}}),
+                        ));
+                        output_index += 1;
+                    }
+                }
+                StreamEvent::Complete { response } => {
+                    if text_open {
+                        bytes.extend(close_text(&mut event, &message_id, output_index, &text));
+                        text_open = false;
+                    }
+                    let status = status_of(response);
+                    let done = response_object(response, request, output_items(response, "completed"), status);
+                    let kind = if status == "incomplete" { "response.incomplete" } else { "response.completed" };
+                    bytes.extend(event(kind, json!({"response": done})));
+                }
+                StreamEvent::Error { error } => {
+                    if stream.stream_break() == StreamBreak::ErrorEvent {
+                        let inner = error_object(Dialect::OpenAi, error);
+                        bytes.extend(event("error", json!({"code": inner["code"].clone().as_str().map_or_else(|| inner["type"].clone(), |c| json!(c)),
+                            "message": error.message, "param": null})));
+                    }
+                }
+            }
+            if !bytes.is_empty() {
+                frames.push(Frame { delay_ms: std::mem::take(&mut pending_delay), bytes });
+            }
+        }
+        let end = if stream.error().is_some() && stream.stream_break() == StreamBreak::ConnectionCut {
+            StreamEnd::Cut
+        } else {
+            StreamEnd::Close
+        };
+        HttpReply::Stream {
+            stall_ms: stream.stall_ms(),
+            status: 200,
+            headers: sse_headers(vec![("x-request-id".into(), request_id.into())]),
+            frames,
+            end,
+        }
+    }
+}
+
+fn close_text(
+    event: &mut impl FnMut(&str, Value) -> Vec<u8>,
+    message_id: &str,
+    output_index: usize,
+    text: &str,
+) -> Vec<u8> {
+    let part = json!({"type": "output_text", "text": text, "annotations": []});
+    [
+        event("response.output_text.done", json!({"item_id": message_id, "output_index": output_index, "content_index": 0, "text": text, "logprobs": []})),
+        event("response.content_part.done", json!({"item_id": message_id, "output_index": output_index, "content_index": 0, "part": part.clone()})),
+        event("response.output_item.done", json!({"output_index": output_index,
+            "item": {"id": message_id, "type": "message", "status": "completed", "role": "assistant", "content": [part]}})),
+    ]
+    .concat()
+}
+
+fn status_of(response: &ChatResponse) -> &'static str {
+    match response.finish_reason {
+        Some(FinishReason::Length | FinishReason::ContentFilter) => "incomplete",
+        _ => "completed",
+    }
+}
+
+fn output_items(response: &ChatResponse, status: &str) -> Vec<Value> {
+    let suffix = id_suffix(response.id.as_deref());
+    let mut items = Vec::new();
+    if let Some(text) = &response.message.text {
+        items.push(json!({"id": format!("msg_{suffix}"), "type": "message", "status": status, "role": "assistant",
+            "content": [{"type": "output_text", "text": text, "annotations": []}]}));
+    }
+    for (i, call) in response.message.tool_calls.iter().enumerate() {
+        items.push(json!({"id": format!("fc_{suffix}_{i}"), "type": "function_call", "status": status,
+            "call_id": call.id, "name": call.name, "arguments": call.arguments}));
+    }
+    items
+}
+
+fn response_object(response: &ChatResponse, request: &DecodedRequest, output: Vec<Value>, status: &str) -> Value {
+    let usage = if status == "in_progress" {
+        Value::Null
+    } else {
+        response.usage.map_or(Value::Null, |u| {
+            json!({
+                "input_tokens": u.input_tokens,
+                "input_tokens_details": {"cached_tokens": u.cached_tokens.unwrap_or(0)},
+                "output_tokens": u.output_tokens,
+                "output_tokens_details": {"reasoning_tokens": 0},
+                "total_tokens": u.total_tokens,
+            })
+        })
+    };
+    let incomplete = match (status, response.finish_reason) {
+        ("incomplete", Some(FinishReason::ContentFilter)) => json!({"reason": "content_filter"}),
+        ("incomplete", _) => json!({"reason": "max_output_tokens"}),
+        _ => Value::Null,
+    };
+    json!({
+        "id": format!("resp_{}", id_suffix(response.id.as_deref())),
+        "object": "response",
+        "created_at": response.created.unwrap_or(crate::CLOCK_EPOCH_SECONDS),
+        "status": status,
+        "error": null,
+        "incomplete_details": incomplete,
+        "instructions": null,
+        "max_output_tokens": request.request.max_tokens,
+        "model": response.model.clone().unwrap_or_else(|| request.request.model.clone()),
+        "output": output,
+        "parallel_tool_calls": true,
+        "previous_response_id": null,
+        "reasoning": {"effort": null, "summary": null},
+        "store": false,
+        "temperature": request.request.temperature.unwrap_or(1.0),
+        "text": {"format": {"type": "text"}},
+        "tool_choice": "auto",
+        "tools": [],
+        "top_p": request.request.top_p.unwrap_or(1.0),
+        "truncation": "disabled",
+        "usage": usage,
+        "user": null,
+        "metadata": {},
+    })
+}
+
+fn decode_item(value: &Value, what: &str, out: &mut Vec<Message>) -> Result<(), String> {
+    let object: &Object = json::object(value, what)?;
+    match object.get("type").and_then(Value::as_str).unwrap_or("message") {
+        "message" => {
+            let role = match json::required_str(object, "role", what)? {
+                "system" => Role::System,
+                "developer" => Role::Developer,
+                "user" => Role::User,
+                "assistant" => Role::Assistant,
+                other => return Err(format!("{what}.role {other:?} is not system, developer, user or assistant")),
+            };
+            let content = match object.get("content") {
+                Some(Value::String(text)) => vec![json::text_part(text)],
+                Some(Value::Array(parts)) => {
+                    let mut content = Vec::new();
+                    for (i, part) in parts.iter().enumerate() {
+                        let part_what = format!("{what}.content[{i}]");
+                        let part = json::object(part, &part_what)?;
+                        match json::required_str(part, "type", &part_what)? {
+                            "input_text" | "output_text" | "text" => {
+                                content.push(json::text_part(json::required_str(part, "text", &part_what)?))
+                            }
+                            "input_image" => content.push(ContentPart::Image {
+                                url: json::optional_str(part, "image_url", &part_what)?,
+                                data: None,
+                                media_type: None,
+                                detail: json::optional_str(part, "detail", &part_what)?,
+                            }),
+                            "input_file" => content.push(ContentPart::File {
+                                file_id: json::optional_str(part, "file_id", &part_what)?,
+                                url: json::optional_str(part, "file_url", &part_what)?,
+                                data: json::optional_str(part, "file_data", &part_what)?,
+                                media_type: None,
+                                filename: json::optional_str(part, "filename", &part_what)?,
+                            }),
+                            "refusal" => {}
+                            other => return Err(format!("{part_what}.type {other:?} is not a known content part")),
+                        }
+                    }
+                    content
+                }
+                other => {
+                    return Err(format!(
+                        "{what}.content must be a string or an array, found {}",
+                        other.map_or("nothing", json::kind)
+                    ))
+                }
+            };
+            out.push(Message { role, content, thinking: None, tool_calls: Vec::new(), tool_call_id: None, name: None });
+        }
+        "function_call" => {
+            let call = ToolCall {
+                id: json::required_str(object, "call_id", what)?.to_string(),
+                name: json::required_str(object, "name", what)?.to_string(),
+                arguments: json::optional_str(object, "arguments", what)?.unwrap_or_default(),
+            };
+            // Consecutive calls belong to one assistant turn.
+            match out.last_mut() {
+                Some(last) if last.role == Role::Assistant && !last.tool_calls.is_empty() => last.tool_calls.push(call),
+                _ => out.push(Message::assistant_tool_calls(vec![call])),
+            }
+        }
+        "function_call_output" => {
+            let output = object.get("output").map(json::flatten_text).unwrap_or_default();
+            out.push(Message::tool_result(json::required_str(object, "call_id", what)?, output));
+        }
+        "reasoning" | "item_reference" => {}
+        other => return Err(format!("{what}.type {other:?} is not a known input item")),
+    }
+    Ok(())
+}

@@ -1,0 +1,221 @@
+//! Wire encoders as bytes: the shapes the official SDKs depend on (`spec/wire-protocols.md` §8).
+
+use super::*;
+use crate::{MockModel, ProviderError, Step};
+use serde_json::{json, Value};
+
+fn body_json(reply: &HttpReply) -> Value {
+    serde_json::from_slice(&reply.body_bytes()).unwrap()
+}
+
+/// The `data:` payloads of an SSE body, with their event names.
+fn sse(reply: &HttpReply) -> Vec<(Option<String>, String)> {
+    let text = String::from_utf8(reply.body_bytes()).unwrap();
+    assert!(text.ends_with("\n\n") || text.is_empty(), "every event ends with a blank line");
+    text.split("\n\n")
+        .filter(|e| !e.is_empty())
+        .map(|e| {
+            let mut name = None;
+            let mut data = String::new();
+            for line in e.lines() {
+                if let Some(n) = line.strip_prefix("event: ") {
+                    name = Some(n.to_string());
+                } else if let Some(d) = line.strip_prefix("data: ") {
+                    data = d.to_string();
+                }
+            }
+            (name, data)
+        })
+        .collect()
+}
+
+fn mock(steps: Vec<Step>) -> MockModel {
+    let mock = MockModel::new();
+    for step in steps {
+        mock.add_step(step).unwrap();
+    }
+    mock
+}
+
+#[test]
+fn chat_completion_whole_and_streamed() {
+    let m = mock(vec![Step::text("Hello, world!").unwrap(), Step::tool_call("get_weather", &json!({"city": "Paris"}))]);
+    let reply = handle(
+        &m,
+        &HttpRequest::post_json(
+            "/v1/chat/completions",
+            r#"{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}"#,
+        ),
+    );
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    let body = body_json(&reply);
+    assert_eq!(body["object"], "chat.completion");
+    assert_eq!(body["choices"][0]["message"]["content"], "Hello, world!");
+    assert_eq!(body["choices"][0]["finish_reason"], "stop");
+    let reply = handle(
+        &m,
+        &HttpRequest::post_json(
+            "/v1/chat/completions",
+            r#"{"model":"gpt-4o","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}]}"#,
+        ),
+    );
+    let events = sse(&reply);
+    assert!(events.iter().all(|(name, _)| name.is_none()), "no event: lines on Chat Completions");
+    assert_eq!(events.last().unwrap().1, "[DONE]");
+    let chunks: Vec<Value> = events[..events.len() - 1].iter().map(|(_, d)| serde_json::from_str(d).unwrap()).collect();
+    assert_eq!(chunks[0]["choices"][0]["delta"]["role"], "assistant");
+    let heads: Vec<&Value> =
+        chunks.iter().filter(|c| c["choices"][0]["delta"]["tool_calls"][0]["id"].is_string()).collect();
+    assert_eq!(heads.len(), 1, "id and name only in the first tool-call delta");
+    let args: String = chunks
+        .iter()
+        .filter_map(|c| c["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"].as_str())
+        .collect();
+    assert_eq!(args, r#"{"city":"Paris"}"#);
+    assert!(chunks.iter().flat_map(|c| c["choices"].as_array().unwrap()).all(|c| c.get("index").is_some()));
+    assert_eq!(
+        chunks.iter().rev().find(|c| !c["choices"].as_array().unwrap().is_empty()).unwrap()["choices"][0]
+            ["finish_reason"],
+        "tool_calls"
+    );
+}
+
+#[test]
+fn anthropic_stream_has_named_events_in_order() {
+    let m = mock(vec![Step::thinking_and_text("Let me think.", "Hi there").unwrap()]);
+    let reply = handle(
+        &m,
+        &HttpRequest::post_json(
+            "/v1/messages",
+            r#"{"model":"claude","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"hi"}]}"#,
+        ),
+    );
+    let names: Vec<String> = sse(&reply)
+        .into_iter()
+        .map(|(n, d)| {
+            let data: Value = serde_json::from_str(&d).unwrap();
+            assert_eq!(data["type"].as_str(), n.as_deref(), "the data carries the event's type");
+            n.unwrap()
+        })
+        .collect();
+    assert_eq!(names.first().map(String::as_str), Some("message_start"));
+    assert_eq!(names.last().map(String::as_str), Some("message_stop"));
+    assert_eq!(names.iter().filter(|n| *n == "content_block_start").count(), 2);
+    assert!(names.contains(&"message_delta".to_string()));
+}
+
+#[test]
+fn responses_stream_numbers_every_event_and_completes_with_the_whole_response() {
+    let m = mock(vec![Step::text("Hi there!").unwrap()]);
+    let reply =
+        handle(&m, &HttpRequest::post_json("/v1/responses", r#"{"model":"gpt-4.1","input":"hi","stream":true}"#));
+    let events: Vec<Value> = sse(&reply).into_iter().map(|(_, d)| serde_json::from_str(&d).unwrap()).collect();
+    for (i, e) in events.iter().enumerate() {
+        assert_eq!(e["sequence_number"], i);
+    }
+    assert_eq!(events[0]["type"], "response.created");
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "response.completed");
+    assert_eq!(last["response"]["output"][0]["content"][0]["text"], "Hi there!");
+}
+
+#[test]
+fn failures_carry_status_headers_and_the_provider_body() {
+    let m = mock(vec![
+        Step::fail(ProviderError::rate_limited().with_retry_after_ms(1500)),
+        Step::fail(ProviderError::overloaded()),
+        Step::fail(ProviderError::connection_reset()),
+    ]);
+    let chat = r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#;
+    let reply = handle(&m, &HttpRequest::post_json("/v1/chat/completions", chat));
+    assert_eq!(reply.status(), 429);
+    assert_eq!(reply.header("retry-after-ms"), Some("1500"));
+    assert_eq!(reply.header("retry-after"), Some("2"));
+    assert_eq!(reply.header("x-should-retry"), Some("true"));
+    assert_eq!(reply.header("x-request-id"), Some("req_1"));
+    assert_eq!(body_json(&reply)["error"]["code"], "rate_limit_exceeded");
+    let reply = handle(
+        &m,
+        &HttpRequest::post_json(
+            "/v1/messages",
+            r#"{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}"#,
+        ),
+    );
+    assert_eq!(reply.status(), 529);
+    assert_eq!(body_json(&reply)["error"]["type"], "overloaded_error");
+    assert_eq!(reply.header("request-id"), Some("req_2"));
+    assert_eq!(handle(&m, &HttpRequest::post_json("/v1/chat/completions", chat)), HttpReply::Abort { delay_ms: 0 });
+}
+
+#[test]
+fn bad_requests_unknown_paths_and_exhaustion_are_journaled_provider_errors() {
+    let m = mock(vec![]);
+    let reply = handle(&m, &HttpRequest::post_json("/v1/chat/completions", "{not json"));
+    assert_eq!(reply.status(), 400);
+    assert!(body_json(&reply)["error"]["message"].as_str().unwrap().contains("not valid JSON"));
+    let reply = handle(&m, &HttpRequest::post_json("/v1/chat/completions", r#"{"messages":[]}"#));
+    assert_eq!(body_json(&reply)["error"]["message"], "request.model is required");
+    let reply = handle(&m, &HttpRequest::post_json("/v1/nope", "{}"));
+    assert_eq!(reply.status(), 404);
+    let reply = handle(
+        &m,
+        &HttpRequest::post_json("/v1/chat/completions", r#"{"model":"m","messages":[{"role":"user","content":"x"}]}"#),
+    );
+    assert_eq!(reply.status(), 500);
+    assert_eq!(reply.header("x-should-retry"), Some("false"));
+    assert_eq!(body_json(&reply)["error"]["code"], "script_exhausted");
+    let outcomes: Vec<String> = m.entries().iter().map(|e| e.outcome.describe()).collect();
+    assert_eq!(outcomes.len(), 4);
+    assert!(outcomes[0].starts_with("rejected: the request body is not valid JSON"));
+    assert_eq!(outcomes[3], "exhausted");
+}
+
+#[test]
+fn admin_loads_a_scenario_and_reads_the_journal() {
+    let m = MockModel::new();
+    let mut put =
+        HttpRequest::post_json("/_cuecard/scenario", r#"{"cuecard":1,"routes":[{"steps":[{"text":"loaded"}]}]}"#);
+    put.method = "PUT".into();
+    assert_eq!(handle(&m, &put).status(), 200);
+    let reply = handle(
+        &m,
+        &HttpRequest::post_json("/chat/completions", r#"{"model":"m","messages":[{"role":"user","content":"x"}]}"#)
+            .with_header("x-cuecard-operation", "op"),
+    );
+    assert_eq!(body_json(&reply)["choices"][0]["message"]["content"], "loaded");
+    let journal =
+        handle(&m, &HttpRequest { method: "GET".into(), path: "/_cuecard/journal".into(), ..HttpRequest::default() });
+    let journal = body_json(&journal);
+    assert_eq!(journal["count"], 1);
+    assert_eq!(journal["entries"][0]["request"]["metadata"]["operation"], "op");
+    assert_eq!(journal["entries"][0]["request"]["metadata"]["endpoint"], "chat_completions");
+    let mut bad = put.clone();
+    bad.body = br#"{"cuecard":1,"routes":[{"steps":[{"txt":"a"}]}]}"#.to_vec();
+    let reply = handle(&m, &bad);
+    assert_eq!(reply.status(), 400);
+    assert_eq!(body_json(&reply)["error"]["issues"][0]["path"], "routes[0].steps[0].txt");
+}
+
+#[test]
+fn embeddings_are_deterministic_unit_vectors_in_both_encodings() {
+    let m = MockModel::new();
+    let req = |fmt: &str| {
+        HttpRequest::post_json(
+            "/v1/embeddings",
+            &format!(r#"{{"model":"e","input":["a","b"],"dimensions":4,"encoding_format":"{fmt}"}}"#),
+        )
+    };
+    let floats = body_json(&handle(&m, &req("float")));
+    let v: Vec<f64> = floats["data"][0]["embedding"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+    assert_eq!(v.len(), 4);
+    assert!((v.iter().map(|x| x * x).sum::<f64>() - 1.0).abs() < 1e-5);
+    let b64 = body_json(&handle(&m, &req("base64")));
+    let bytes = base64::Engine::decode(
+        &base64::engine::general_purpose::STANDARD,
+        b64["data"][0]["embedding"].as_str().unwrap(),
+    )
+    .unwrap();
+    let decoded: Vec<f64> = bytes.chunks(4).map(|c| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]]))).collect();
+    assert_eq!(decoded, v);
+    assert_ne!(floats["data"][0]["embedding"], floats["data"][1]["embedding"]);
+}

@@ -1,0 +1,128 @@
+//! The loopback server over real sockets: start/stop, concurrency, streaming, cut connections, delays.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use cuecard::{MockModel, ProviderError, Scenario, Server, ServerOptions, Step};
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Sends one HTTP/1.1 request and reads until the server closes the connection (`Connection: close`).
+fn send(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut stream = TcpStream::connect(addr)?;
+    stream.set_read_timeout(Some(Duration::from_secs(20)))?;
+    let mut head =
+        format!("{method} {path} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\ncontent-length: {}\r\n", body.len());
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(body)?;
+    let mut out = Vec::new();
+    stream.read_to_end(&mut out)?;
+    Ok(out)
+}
+
+fn chat(addr: SocketAddr, stream: bool) -> String {
+    let body = format!(r#"{{"model":"gpt-4o","stream":{stream},"messages":[{{"role":"user","content":"hi"}}]}}"#);
+    String::from_utf8(
+        send(addr, "POST", "/v1/chat/completions", &[("content-type", "application/json")], body.as_bytes()).unwrap(),
+    )
+    .unwrap()
+}
+
+fn status(reply: &str) -> u16 {
+    reply.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
+}
+
+#[test]
+fn starts_on_loopback_serves_and_stops_twice() {
+    let mock = Arc::new(MockModel::builder().responds("Hello!").build().unwrap());
+    let mut server = Server::start(Arc::clone(&mock)).unwrap();
+    assert!(server.addr().ip().is_loopback());
+    assert_eq!(server.openai_base_url(), format!("http://{}/v1", server.addr()));
+    let reply = chat(server.addr(), false);
+    assert_eq!(status(&reply), 200);
+    assert!(reply.contains("\"content\":\"Hello!\""), "{reply}");
+    assert!(!reply.to_ascii_lowercase().contains("\r\ndate:"), "no Date header");
+    server.stop();
+    server.stop();
+    assert!(TcpStream::connect(server.addr()).is_err(), "nothing listens after stop");
+    assert_eq!(mock.request_count(), 1);
+}
+
+#[test]
+fn concurrent_requests_each_take_one_step() {
+    let mock = Arc::new(MockModel::new());
+    for i in 0..64 {
+        mock.add_step(Step::text(format!("answer-{i}")).unwrap()).unwrap();
+    }
+    let server = Server::start(Arc::clone(&mock)).unwrap();
+    let addr = server.addr();
+    let handles: Vec<_> =
+        (0..8).map(|_| std::thread::spawn(move || (0..8).map(|_| chat(addr, false)).collect::<Vec<_>>())).collect();
+    let mut answers: Vec<String> = handles
+        .into_iter()
+        .flat_map(|h| h.join().unwrap())
+        .map(|reply| reply.split("\"content\":\"").nth(1).unwrap().split('"').next().unwrap().to_string())
+        .collect();
+    answers.sort();
+    answers.dedup();
+    assert_eq!(answers.len(), 64);
+    assert!(mock.unused_steps().is_empty());
+}
+
+#[test]
+fn streams_sse_and_cuts_the_connection_when_scripted() {
+    let mock = Arc::new(MockModel::new());
+    mock.add_step(Step::text("one two").unwrap()).unwrap();
+    mock.add_step(Step::text("partial answer").unwrap().failing_after(ProviderError::connection_reset()).unwrap())
+        .unwrap();
+    mock.add_step(Step::fail(ProviderError::connection_reset())).unwrap();
+    let server = Server::start(Arc::clone(&mock)).unwrap();
+    let reply = chat(server.addr(), true);
+    assert!(reply.contains("content-type: text/event-stream"), "{reply}");
+    assert!(reply.contains("transfer-encoding: chunked"));
+    assert!(reply.contains("data: [DONE]\n\n"));
+    assert!(reply.ends_with("0\r\n\r\n"), "a complete chunked body");
+    let cut = chat(server.addr(), true);
+    assert!(cut.contains("\" answer\""), "the tokens arrive before the cut: {cut}");
+    assert!(!cut.contains("[DONE]"));
+    assert!(!cut.ends_with("0\r\n\r\n"), "the body ends without its final chunk");
+    let aborted = send(server.addr(), "POST", "/v1/chat/completions", &[], br#"{"model":"m","messages":[]}"#);
+    assert!(aborted.map(|bytes| bytes.is_empty()).unwrap_or(true), "no response at all");
+    assert_eq!(mock.request_count(), 3);
+}
+
+#[test]
+fn delays_are_real_by_default_and_skipped_in_instant_mode() {
+    let scenario = Scenario::from_json(
+        r#"{"cuecard":1,"on_exhausted":"repeat_last","routes":[{"steps":[{"text":"slow","delay_ms":300}]}]}"#,
+    )
+    .unwrap();
+    let server = Server::start(Arc::new(scenario.to_mock().unwrap())).unwrap();
+    let started = Instant::now();
+    chat(server.addr(), false);
+    assert!(started.elapsed() >= Duration::from_millis(300), "the delay is waited out");
+    let mock = Arc::new(scenario.to_mock().unwrap());
+    let instant =
+        Server::start_with(Arc::clone(&mock), ServerOptions { instant: true, ..ServerOptions::default() }).unwrap();
+    chat(instant.addr(), false);
+    chat(instant.addr(), true);
+    let at: Vec<u64> = mock.entries().iter().map(|e| e.at_ms).collect();
+    assert_eq!(at, [0, 300], "virtual time is still recorded");
+}
+
+#[test]
+fn oversized_and_unknown_requests_get_provider_errors_and_are_journaled() {
+    let mock = Arc::new(MockModel::new());
+    let server = Server::start(Arc::clone(&mock)).unwrap();
+    let big = vec![b' '; cuecard::wire::MAX_BODY_BYTES + 10];
+    let reply = String::from_utf8(send(server.addr(), "POST", "/v1/chat/completions", &[], &big).unwrap()).unwrap();
+    assert_eq!(status(&reply), 413);
+    let reply = String::from_utf8(send(server.addr(), "GET", "/v2/whatever", &[], b"").unwrap()).unwrap();
+    assert_eq!(status(&reply), 404);
+    assert!(reply.contains("unknown path"));
+    assert_eq!(mock.counts().rejected, 2);
+}
