@@ -22,18 +22,28 @@ cargo test --workspace --all-features --locked
 step "rust: README quickstart"
 cargo run -q --locked -p cuecard --example quickstart
 
-step "generated files are up to date"
+step "python: tools and SDKs (venv)"
 PY_VENV="$CARGO_TARGET_DIR/ci-venv"
 if [ ! -x "$PY_VENV/bin/python" ]; then
   python3 -m venv "$PY_VENV"
 fi
-"$PY_VENV/bin/pip" install --quiet --disable-pip-version-check regex==2026.5.9 jsonschema==4.26.0
+"$PY_VENV/bin/pip" install --quiet --disable-pip-version-check regex==2026.5.9 jsonschema==4.26.0 \
+  -r tests/sdk/python/requirements.txt
+
+step "generated files are up to date"
 "$PY_VENV/bin/python" core/tools/gen_unicode_tables.py > "$CARGO_TARGET_DIR/tables.rs"
 diff -u core/src/tokenize/tables.rs "$CARGO_TARGET_DIR/tables.rs"
 "$PY_VENV/bin/python" tests/tools/gen_reference_tokens.py 1500 > "$CARGO_TARGET_DIR/tokenizer-reference.json"
 diff -q tests/vectors/tokenizer-reference.json "$CARGO_TARGET_DIR/tokenizer-reference.json"
 "$PY_VENV/bin/python" tests/tools/check_scenario_schema.py
 echo "generated files: 3 passed, 0 failed"
+
+step "wire: the official Python SDKs (openai, anthropic) against cuecard serve"
+cargo build -q --locked -p cuecard-cli
+(cd tests/sdk/python && "$PY_VENV/bin/python" -m pytest -q -p no:cacheprovider)
+
+step "wire: the official Node SDKs (openai, @anthropic-ai/sdk) against cuecard serve"
+(cd tests/sdk/node && npm ci --no-audit --no-fund --silent && node --test)
 
 step "rust: benchmarks (quick mode)"
 cargo bench --locked -p cuecard -- --quick --noplot 2>&1 | grep -E '^[a-z_]+/|time:|thrpt:' || true

@@ -96,15 +96,16 @@ impl ChatProtocol for AnthropicMessages {
             bytes: event("message_start", json!({"type": "message_start", "message": start})),
         }];
         let mut pending_delay = 0u64;
-        let mut block: Option<(usize, &'static str)> = None; // (index, kind) of the open content block
+        // The open content block: its index, kind, and for tool_use the tool call's position in the answer.
+        let mut block: Option<(usize, &'static str, Option<usize>)> = None;
         let mut next_index = 0usize;
         let mut output_tokens = 0usize;
         let push = |frames: &mut Vec<Frame>, delay: &mut u64, bytes: Vec<u8>| {
             frames.push(Frame { delay_ms: std::mem::take(delay), bytes });
         };
-        let close = |block: &mut Option<(usize, &'static str)>| -> Vec<u8> {
+        let close = |block: &mut Option<(usize, &'static str, Option<usize>)>| -> Vec<u8> {
             let mut out = Vec::new();
-            if let Some((index, kind)) = block.take() {
+            if let Some((index, kind, _)) = block.take() {
                 if kind == "thinking" {
                     let delta = json!({"type": "content_block_delta", "index": index,
                         "delta": {"type": "signature_delta", "signature": THINKING_SIGNATURE}});
@@ -117,6 +118,7 @@ impl ChatProtocol for AnthropicMessages {
         for timed in stream.events() {
             pending_delay += timed.delay_ms;
             let mut bytes = Vec::new();
+            let mut tool_index = None;
             let (kind, start_block, delta) = match &timed.event {
                 StreamEvent::ThinkingDelta { text } => {
                     output_tokens += count_tokens(text);
@@ -130,8 +132,9 @@ impl ChatProtocol for AnthropicMessages {
                     output_tokens += count_tokens(text);
                     ("text", json!({"type": "text", "text": ""}), json!({"type": "text_delta", "text": text}))
                 }
-                StreamEvent::ToolCallDelta { id, name, arguments, .. } => {
+                StreamEvent::ToolCallDelta { index, id, name, arguments } => {
                     output_tokens += count_tokens(arguments);
+                    tool_index = Some(*index);
                     (
                         "tool_use",
                         json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
@@ -164,18 +167,18 @@ impl ChatProtocol for AnthropicMessages {
                     continue;
                 }
             };
-            let same_block = matches!(block, Some((_, open)) if open == kind) && kind != "tool_use";
+            let same_block = matches!(block, Some((_, open, open_tool)) if open == kind && open_tool == tool_index);
             if !same_block {
                 bytes.extend(close(&mut block));
                 let index = next_index;
                 next_index += 1;
-                block = Some((index, kind));
+                block = Some((index, kind, tool_index));
                 bytes.extend(event(
                     "content_block_start",
                     json!({"type": "content_block_start", "index": index, "content_block": start_block}),
                 ));
             }
-            let index = block.map_or(0, |(i, _)| i);
+            let index = block.map_or(0, |(i, _, _)| i);
             bytes.extend(event(
                 "content_block_delta",
                 json!({"type": "content_block_delta", "index": index, "delta": delta}),

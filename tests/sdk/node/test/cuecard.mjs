@@ -1,0 +1,39 @@
+// Starts the real `cuecard serve` binary and loads a fresh script per test through the admin endpoints.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+const binary = process.env.CUECARD_BIN ?? path.join(process.env.CARGO_TARGET_DIR ?? path.join(root, 'target'), 'debug', 'cuecard');
+
+export async function startServer() {
+  const child = spawn(binary, ['serve', '--port', '0', '--instant'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
+  const urls = [];
+  for await (const line of lines) {
+    urls.push(line.trim().split(/\s+/).pop());
+    if (urls.length === 2) break;
+  }
+  const [openaiURL, anthropicURL] = urls;
+  const admin = async (method, route, body) => {
+    const response = await fetch(anthropicURL + route, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await response.json();
+    if (!response.ok) throw new Error(`${method} ${route}: ${JSON.stringify(json)}`);
+    return json;
+  };
+  return {
+    openaiURL,
+    anthropicURL,
+    load: (scenario) => admin('PUT', '/_cuecard/scenario', scenario),
+    entries: async () => (await admin('GET', '/_cuecard/journal')).entries,
+    outcomes: async () => (await admin('GET', '/_cuecard/journal')).entries.map((e) => e.outcome),
+    stop: () => new Promise((resolve) => { child.once('exit', resolve); child.kill('SIGTERM'); }),
+  };
+}
+
+export const scenario = (...steps) => ({ cuecard: 1, routes: [{ steps }] });

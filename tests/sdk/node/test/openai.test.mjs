@@ -1,0 +1,103 @@
+// The official `openai` Node SDK, unmodified, against `cuecard serve`.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import OpenAI from 'openai';
+import { startServer, scenario } from './cuecard.mjs';
+
+let server;
+before(async () => { server = await startServer(); });
+after(async () => { await server.stop(); });
+
+const client = (options = {}) => new OpenAI({ baseURL: server.openaiURL, apiKey: 'test-key', ...options });
+const ask = (text = 'Say hello') => [{ role: 'user', content: text }];
+
+test('text, whole, with estimated usage', async () => {
+  await server.load({ ...scenario({ text: 'Hello, world!' }), usage: 'estimate' });
+  const completion = await client().chat.completions.create({ model: 'gpt-4o', messages: ask() });
+  assert.equal(completion.choices[0].message.content, 'Hello, world!');
+  assert.equal(completion.choices[0].finish_reason, 'stop');
+  assert.deepEqual([completion.usage.prompt_tokens, completion.usage.completion_tokens], [2, 4]);
+  assert.equal(completion._request_id, 'req_1');
+});
+
+test('streamed chunks are exactly the word-like tokens', async () => {
+  await server.load(scenario({ text: 'Hello, world! Order 12345' }));
+  const stream = await client().chat.completions.create({ model: 'gpt-4o', messages: ask(), stream: true });
+  const pieces = [];
+  for await (const chunk of stream) {
+    const content = chunk.choices[0]?.delta?.content;
+    if (content) pieces.push(content);
+  }
+  assert.deepEqual(pieces, ['Hello', ',', ' world', '!', ' Order', ' ', '123', '45']);
+});
+
+test('tool calls through the stream helper, with the usage chunk last', async () => {
+  const call = { name: 'get_weather', arguments: { city: 'Paris' } };
+  await server.load(scenario({ tool_calls: [call, { name: 'get_time' }], usage: { input_tokens: 3, output_tokens: 9 } }));
+  const stream = client().chat.completions.stream({
+    model: 'gpt-4o', messages: ask('Weather?'), stream_options: { include_usage: true },
+    tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }],
+  });
+  const final = await stream.finalChatCompletion();
+  const calls = final.choices[0].message.tool_calls.map((c) => [c.id, c.function.name, JSON.parse(c.function.arguments)]);
+  assert.deepEqual(calls, [['call_1', 'get_weather', { city: 'Paris' }], ['call_2', 'get_time', {}]]);
+  assert.equal(final.choices[0].finish_reason, 'tool_calls');
+  assert.equal(final.usage.total_tokens, 12);
+});
+
+test('429 with retry-after-ms is retried by the SDK', async () => {
+  await server.load(scenario({ fail: { kind: 'rate_limited', retry_after_ms: 1 } }, { text: 'Recovered.' }));
+  const completion = await client({ maxRetries: 2 }).chat.completions.create({ model: 'gpt-4o', messages: ask() });
+  assert.equal(completion.choices[0].message.content, 'Recovered.');
+  assert.deepEqual(await server.outcomes(), ['failed', 'answered']);
+});
+
+test('401 is an AuthenticationError after one attempt', async () => {
+  await server.load(scenario({ fail: { kind: 'unauthorized' } }));
+  await assert.rejects(client({ maxRetries: 2 }).chat.completions.create({ model: 'gpt-4o', messages: ask() }), (error) => {
+    assert.ok(error instanceof OpenAI.AuthenticationError);
+    assert.equal(error.status, 401);
+    return true;
+  });
+  assert.deepEqual(await server.outcomes(), ['failed']);
+});
+
+test('500 twice then success', async () => {
+  const fail = { fail: { kind: 'server_error', retry_after_ms: 1 } };
+  await server.load(scenario(fail, fail, { text: 'Third time lucky.' }));
+  const completion = await client({ maxRetries: 2 }).chat.completions.create({ model: 'gpt-4o', messages: ask() });
+  assert.equal(completion.choices[0].message.content, 'Third time lucky.');
+  assert.deepEqual(await server.outcomes(), ['failed', 'failed', 'answered']);
+});
+
+test('a cut stream rejects with the transport error after the tokens', async () => {
+  await server.load(scenario({ text: 'Partial answer', fail_after: { kind: 'connection_reset' } }));
+  const stream = await client().chat.completions.create({ model: 'gpt-4o', messages: ask(), stream: true });
+  const received = [];
+  await assert.rejects(async () => {
+    for await (const chunk of stream) {
+      const content = chunk.choices[0]?.delta?.content;
+      if (content) received.push(content);
+    }
+  }, (error) => !(error instanceof OpenAI.APIError && error.status));
+  assert.deepEqual(received, ['Partial', ' answer']);
+});
+
+test('Responses: whole and the stream helper', async () => {
+  await server.load(scenario({ text: 'Hi there!' }, { text: 'Streamed reply.' }));
+  const response = await client().responses.create({ model: 'gpt-4.1', input: 'Hello' });
+  assert.equal(response.output_text, 'Hi there!');
+  const stream = client().responses.stream({ model: 'gpt-4.1', input: 'Hello' });
+  const deltas = [];
+  stream.on('response.output_text.delta', (event) => deltas.push(event.delta));
+  const final = await stream.finalResponse();
+  assert.deepEqual(deltas, ['Streamed', ' reply', '.']);
+  assert.equal(final.output_text, 'Streamed reply.');
+});
+
+test('embeddings decode from the default base64 encoding', async () => {
+  const result = await client().embeddings.create({ model: 'text-embedding-3-small', input: 'alpha' });
+  const vector = result.data[0].embedding;
+  assert.equal(vector.length, 1536);
+  assert.ok(Math.abs(vector.reduce((s, v) => s + v * v, 0) - 1) < 1e-4);
+});

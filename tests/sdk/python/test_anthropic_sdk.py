@@ -1,0 +1,133 @@
+"""The official `anthropic` Python SDK, unmodified, against `cuecard serve`: Messages whole and streamed,
+thinking, tool use, usage, errors (401, 429, 529) and the SDK's own retries, mid-stream failures."""
+import anthropic
+import pytest
+
+from conftest import scenario
+
+
+def client(cuecard, **options) -> anthropic.Anthropic:
+    return anthropic.Anthropic(base_url=cuecard.anthropic_url, api_key="test-key", **options)
+
+
+def ask(text="Say hello"):
+    return [{"role": "user", "content": text}]
+
+
+def outcomes(cuecard):
+    return [entry["outcome"] for entry in cuecard.entries()]
+
+
+def test_text_whole(cuecard):
+    cuecard.load(scenario({"text": "Hello, world!", "usage": {"input_tokens": 5, "output_tokens": 4}}))
+    message = client(cuecard).messages.create(model="claude-test-model", max_tokens=100, system="Be brief.",
+                                              messages=ask())
+    assert [block.type for block in message.content] == ["text"]
+    assert message.content[0].text == "Hello, world!"
+    assert (message.stop_reason, message.model, message.id) == ("end_turn", "claude-test-model", "msg_1")
+    assert (message.usage.input_tokens, message.usage.output_tokens) == (5, 4)
+    [entry] = cuecard.entries()
+    assert entry["request"]["messages"][0] == {"role": "system", "content": [{"type": "text", "text": "Be brief."}]}
+    assert entry["request"]["metadata"]["endpoint"] == "messages"
+
+
+def test_streamed_text_deltas_are_exactly_the_word_like_tokens(cuecard):
+    cuecard.load(scenario({"text": "Hello, world! Order 12345"}))
+    events = client(cuecard).messages.create(model="claude-test-model", max_tokens=100, messages=ask(), stream=True)
+    pieces = [e.delta.text for e in events if e.type == "content_block_delta" and e.delta.type == "text_delta"]
+    assert pieces == ["Hello", ",", " world", "!", " Order", " ", "123", "45"]
+
+
+def test_thinking_then_text_through_the_stream_helper(cuecard):
+    cuecard.load(scenario({"thinking": "The user greets me.", "text": "Hi there!"}))
+    with client(cuecard).messages.stream(model="claude-test-model", max_tokens=2048, messages=ask(),
+                                         thinking={"type": "enabled", "budget_tokens": 1024}) as stream:
+        text = list(stream.text_stream)
+        final = stream.get_final_message()
+    assert text == ["Hi", " there", "!"]
+    assert [block.type for block in final.content] == ["thinking", "text"]
+    assert final.content[0].thinking == "The user greets me."
+    assert final.content[1].text == "Hi there!"
+    assert final.stop_reason == "end_turn"
+
+
+def test_tool_use_whole_and_streamed(cuecard):
+    call = {"name": "get_weather", "arguments": {"city": "Paris"}}
+    cuecard.load(scenario({"text": "Checking.", "tool_calls": [call]}, {"tool_calls": [call]}))
+    tools = [{"name": "get_weather", "description": "Weather", "input_schema": {"type": "object"}}]
+    message = client(cuecard).messages.create(model="claude-test-model", max_tokens=100, messages=ask(), tools=tools)
+    assert [b.type for b in message.content] == ["text", "tool_use"]
+    assert (message.content[1].name, message.content[1].input, message.content[1].id) == ("get_weather", {"city": "Paris"}, "call_1")
+    assert message.stop_reason == "tool_use"
+    with client(cuecard).messages.stream(model="claude-test-model", max_tokens=100, messages=ask(), tools=tools) as stream:
+        final = stream.get_final_message()
+    assert [(b.type, b.name, b.input) for b in final.content] == [("tool_use", "get_weather", {"city": "Paris"})]
+    assert final.stop_reason == "tool_use"
+
+
+def test_tool_results_are_journaled_as_tool_messages(cuecard):
+    cuecard.load(scenario({"text": "It is sunny."}))
+    client(cuecard).messages.create(model="claude-test-model", max_tokens=100, messages=[
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "call_9", "name": "get_weather", "input": {"city": "Paris"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_9", "content": "22C sunny"}]},
+    ])
+    messages = cuecard.entries()[0]["request"]["messages"]
+    assert messages[1]["tool_calls"] == [{"id": "call_9", "name": "get_weather", "arguments": '{"city":"Paris"}'}]
+    assert messages[2]["role"] == "tool" and messages[2]["tool_call_id"] == "call_9"
+
+
+def test_finish_reason_length_is_max_tokens(cuecard):
+    cuecard.load(scenario({"text": "cut", "finish_reason": "length"}))
+    message = client(cuecard).messages.create(model="claude-test-model", max_tokens=1, messages=ask())
+    assert message.stop_reason == "max_tokens"
+
+
+def test_429_then_success_with_the_sdk_retry(cuecard):
+    cuecard.load(scenario({"fail": {"kind": "rate_limited", "retry_after_ms": 1}}, {"text": "Recovered."}))
+    message = client(cuecard, max_retries=2).messages.create(model="claude-test-model", max_tokens=100, messages=ask())
+    assert message.content[0].text == "Recovered."
+    assert outcomes(cuecard) == ["failed", "answered"]
+
+
+def test_529_is_overloaded(cuecard):
+    cuecard.load(scenario({"fail": {"kind": "overloaded"}}))
+    with pytest.raises(anthropic.OverloadedError) as raised:
+        client(cuecard, max_retries=0).messages.create(model="claude-test-model", max_tokens=100, messages=ask())
+    assert raised.value.status_code == 529
+    assert raised.value.body["error"]["type"] == "overloaded_error"
+    assert raised.value.request_id == "req_1"
+
+
+def test_529_retried_then_success(cuecard):
+    cuecard.load(scenario({"fail": {"kind": "overloaded", "retry_after_ms": 1}}, {"text": "Back."}))
+    message = client(cuecard, max_retries=2).messages.create(model="claude-test-model", max_tokens=100, messages=ask())
+    assert message.content[0].text == "Back."
+    assert outcomes(cuecard) == ["failed", "answered"]
+
+
+def test_401_after_one_attempt(cuecard):
+    cuecard.load(scenario({"fail": {"kind": "unauthorized"}}))
+    with pytest.raises(anthropic.AuthenticationError):
+        client(cuecard, max_retries=2).messages.create(model="claude-test-model", max_tokens=100, messages=ask())
+    assert outcomes(cuecard) == ["failed"]
+
+
+def test_error_event_mid_stream_is_a_status_error_with_status_200(cuecard):
+    cuecard.load(scenario({"text": "Partial", "fail_after": {"kind": "overloaded"}}))
+    with pytest.raises(anthropic.APIStatusError) as raised:
+        with client(cuecard).messages.stream(model="claude-test-model", max_tokens=100, messages=ask()) as stream:
+            list(stream.text_stream)
+    assert raised.value.status_code == 200
+    assert raised.value.body["error"]["type"] == "overloaded_error"
+
+
+def test_a_cut_stream_raises_the_transport_error(cuecard):
+    cuecard.load(scenario({"text": "Partial answer", "fail_after": {"kind": "connection_reset"}}))
+    received = []
+    with pytest.raises(Exception) as raised:
+        with client(cuecard).messages.stream(model="claude-test-model", max_tokens=100, messages=ask()) as stream:
+            for text in stream.text_stream:
+                received.append(text)
+    assert not isinstance(raised.value, anthropic.APIStatusError)
+    assert received == ["Partial", " answer"]

@@ -1,0 +1,176 @@
+"""The official `openai` Python SDK, unmodified, against `cuecard serve`: Chat Completions, Responses,
+embeddings, models; streaming, tool calls, usage, finish reasons, errors and the SDK's own retries."""
+import json
+
+import openai
+import pytest
+
+from conftest import scenario
+
+
+def client(cuecard, **options) -> openai.OpenAI:
+    return openai.OpenAI(base_url=cuecard.openai_url, api_key="test-key", **options)
+
+
+def ask(text="Say hello"):
+    return [{"role": "user", "content": text}]
+
+
+def outcomes(cuecard):
+    return [entry["outcome"] for entry in cuecard.entries()]
+
+
+def test_text_whole_with_estimated_usage(cuecard):
+    cuecard.load(scenario({"text": "Hello, world!"}, usage="estimate"))
+    response = client(cuecard).chat.completions.create(model="gpt-4o", messages=ask())
+    assert response.choices[0].message.content == "Hello, world!"
+    assert response.choices[0].finish_reason == "stop"
+    assert (response.id, response.model, response.object) == ("chatcmpl-1", "gpt-4o", "chat.completion")
+    assert (response.usage.prompt_tokens, response.usage.completion_tokens, response.usage.total_tokens) == (2, 4, 6)
+    [entry] = cuecard.entries()
+    assert entry["request"]["messages"][0]["content"] == [{"type": "text", "text": "Say hello"}]
+    assert entry["request"]["metadata"]["endpoint"] == "chat_completions"
+
+
+def test_streamed_chunks_are_exactly_the_word_like_tokens(cuecard):
+    cuecard.load(scenario({"text": "Hello, world! Order 12345"}))
+    stream = client(cuecard).chat.completions.create(model="gpt-4o", messages=ask(), stream=True)
+    pieces = [chunk.choices[0].delta.content for chunk in stream if chunk.choices and chunk.choices[0].delta.content]
+    assert pieces == ["Hello", ",", " world", "!", " Order", " ", "123", "45"]
+
+
+def test_tool_calls_whole_and_streamed(cuecard):
+    call = {"name": "get_weather", "arguments": {"city": "Paris"}}
+    cuecard.load(scenario({"tool_calls": [call]}, {"tool_calls": [call, {"name": "get_time", "arguments": {}}]}))
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+    whole = client(cuecard).chat.completions.create(model="gpt-4o", messages=ask("Weather?"), tools=tools)
+    [tool_call] = whole.choices[0].message.tool_calls
+    assert (tool_call.id, tool_call.function.name) == ("call_1", "get_weather")
+    assert json.loads(tool_call.function.arguments) == {"city": "Paris"}
+    assert whole.choices[0].finish_reason == "tool_calls"
+    with client(cuecard).chat.completions.stream(model="gpt-4o", messages=ask("Weather?"), tools=tools) as stream:
+        for _ in stream:
+            pass
+        final = stream.get_final_completion()
+    calls = final.choices[0].message.tool_calls
+    assert [(c.id, c.function.name, json.loads(c.function.arguments)) for c in calls] == [
+        ("call_2", "get_weather", {"city": "Paris"}),
+        ("call_3", "get_time", {}),
+    ]
+    assert final.choices[0].finish_reason == "tool_calls"
+    assert cuecard.entries()[0]["request"]["tools"][0]["name"] == "get_weather"
+
+
+def test_stream_helper_and_the_include_usage_chunk(cuecard):
+    cuecard.load(scenario({"text": "Streaming works.", "usage": {"input_tokens": 7, "output_tokens": 3}}))
+    with client(cuecard).chat.completions.stream(
+        model="gpt-4o", messages=ask(), stream_options={"include_usage": True}
+    ) as stream:
+        deltas = [event.delta for event in stream if event.type == "content.delta"]
+        final = stream.get_final_completion()
+    # Like the real API, the first chunk carries the role with an empty content.
+    assert deltas == ["", "Streaming", " works", "."]
+    assert final.choices[0].message.content == "Streaming works."
+    assert (final.usage.prompt_tokens, final.usage.completion_tokens, final.usage.total_tokens) == (7, 3, 10)
+
+
+def test_finish_reason_length(cuecard):
+    cuecard.load(scenario({"text": "cut short", "finish_reason": "length"}))
+    response = client(cuecard).chat.completions.create(model="gpt-4o", messages=ask())
+    assert response.choices[0].finish_reason == "length"
+
+
+def test_429_with_retry_after_ms_is_retried_by_the_sdk(cuecard):
+    cuecard.load(scenario({"fail": {"kind": "rate_limited", "retry_after_ms": 1}}, {"text": "Recovered."}))
+    response = client(cuecard, max_retries=2).chat.completions.create(model="gpt-4o", messages=ask())
+    assert response.choices[0].message.content == "Recovered."
+    assert outcomes(cuecard) == ["failed", "answered"]
+
+
+def test_401_is_an_authentication_error_after_one_attempt(cuecard):
+    cuecard.load(scenario({"fail": {"kind": "unauthorized", "message": "Incorrect API key provided"}}))
+    with pytest.raises(openai.AuthenticationError) as raised:
+        client(cuecard, max_retries=2).chat.completions.create(model="gpt-4o", messages=ask())
+    assert raised.value.status_code == 401
+    assert raised.value.code == "invalid_api_key"
+    assert raised.value.request_id == "req_1"
+    assert outcomes(cuecard) == ["failed"]
+
+
+def test_500_twice_then_success(cuecard):
+    fail = {"fail": {"kind": "server_error", "retry_after_ms": 1}}
+    cuecard.load(scenario(fail, fail, {"text": "Third time lucky."}))
+    response = client(cuecard, max_retries=2).chat.completions.create(model="gpt-4o", messages=ask())
+    assert response.choices[0].message.content == "Third time lucky."
+    assert outcomes(cuecard) == ["failed", "failed", "answered"]
+
+
+def test_a_script_marked_not_retryable_is_not_retried(cuecard):
+    cuecard.load(scenario({"fail": {"kind": "server_error", "retryable": False}}, {"text": "never"}))
+    with pytest.raises(openai.InternalServerError):
+        client(cuecard, max_retries=2).chat.completions.create(model="gpt-4o", messages=ask())
+    assert outcomes(cuecard) == ["failed"]
+
+
+def test_a_cut_stream_raises_the_transport_error_after_the_tokens(cuecard):
+    cuecard.load(scenario({"text": "Partial answer", "fail_after": {"kind": "connection_reset"}}))
+    stream = client(cuecard).chat.completions.create(model="gpt-4o", messages=ask(), stream=True)
+    received = []
+    with pytest.raises(Exception) as raised:
+        for chunk in stream:
+            if chunk.choices and chunk.choices[0].delta.content:
+                received.append(chunk.choices[0].delta.content)
+    assert not isinstance(raised.value, openai.APIStatusError)
+    assert received == ["Partial", " answer"]
+    assert outcomes(cuecard) == ["failed_after_tokens"]
+
+
+def test_an_error_event_mid_stream_raises_api_error(cuecard):
+    cuecard.load(scenario({"text": "Partial", "fail_after": {"kind": "server_error", "message": "boom mid-stream"}}))
+    stream = client(cuecard).chat.completions.create(model="gpt-4o", messages=ask(), stream=True)
+    with pytest.raises(openai.APIError) as raised:
+        list(stream)
+    assert "boom mid-stream" in str(raised.value)
+
+
+def test_an_exhausted_script_surfaces_at_once_with_its_code(cuecard):
+    cuecard.load(scenario({"text": "only one"}))
+    client(cuecard).chat.completions.create(model="gpt-4o", messages=ask())
+    with pytest.raises(openai.InternalServerError) as raised:
+        client(cuecard, max_retries=2).chat.completions.create(model="gpt-4o", messages=ask())
+    assert raised.value.code == "script_exhausted"
+    assert outcomes(cuecard) == ["answered", "exhausted"]
+
+
+def test_responses_whole_and_the_stream_helper(cuecard):
+    cuecard.load(scenario({"text": "Hi there!"}, {"text": "Streamed reply."},
+                          {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Oslo"}}]}))
+    response = client(cuecard).responses.create(model="gpt-4.1", input="Hello")
+    assert response.output_text == "Hi there!"
+    assert response.status == "completed"
+    with client(cuecard).responses.stream(model="gpt-4.1", input="Hello") as stream:
+        deltas = [event.delta for event in stream if event.type == "response.output_text.delta"]
+        final = stream.get_final_response()
+    assert deltas == ["Streamed", " reply", "."]
+    assert final.output_text == "Streamed reply."
+    with client(cuecard).responses.stream(model="gpt-4.1", input="Weather?") as stream:
+        final = stream.get_final_response()
+    [call] = [item for item in final.output if item.type == "function_call"]
+    assert (call.name, json.loads(call.arguments), call.call_id) == ("get_weather", {"city": "Oslo"}, "call_1")
+    assert [e["request"]["metadata"]["endpoint"] for e in cuecard.entries()] == ["responses"] * 3
+
+
+def test_embeddings_are_deterministic_through_the_sdk_default_base64(cuecard):
+    first = client(cuecard).embeddings.create(model="text-embedding-3-small", input=["alpha", "beta"])
+    again = client(cuecard).embeddings.create(model="text-embedding-3-small", input=["alpha", "beta"])
+    assert [len(d.embedding) for d in first.data] == [1536, 1536]
+    assert first.data[0].embedding == again.data[0].embedding
+    assert first.data[0].embedding != first.data[1].embedding
+    assert abs(sum(v * v for v in first.data[0].embedding) - 1.0) < 1e-4
+
+
+def test_models_list(cuecard):
+    cuecard.load({"cuecard": 1, "routes": [{"match": {"model": "gpt-4o-mini"}, "steps": [{"text": "a"}]},
+                                           {"steps": [{"text": "b"}]}]})
+    ids = [m.id for m in client(cuecard).models.list()]
+    assert ids == ["gpt-4o-mini", "cuecard-mock"]
