@@ -46,7 +46,7 @@ step "wire: the official Node SDKs (openai, @anthropic-ai/sdk) against cuecard s
 (cd tests/sdk/node && npm ci --no-audit --no-fund --silent && node --test)
 
 step "rust: benchmarks (quick mode)"
-cargo bench --locked -p cuecard -- --quick --noplot 2>&1 | grep -E '^[a-z_]+/|time:|thrpt:' || true
+cargo bench --locked -p cuecard --all-features -- --quick --noplot 2>&1 | grep -E '^[a-z_]+/|time:|thrpt:' || true
 echo "benchmarks: ran in quick mode"
 
 printf '\nall surfaces passed\n'

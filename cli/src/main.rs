@@ -34,6 +34,9 @@ enum Command {
         /// Skip scripted delays (virtual times are still recorded in the journal).
         #[arg(long)]
         instant: bool,
+        /// Keep only the last N journal entries (counters still count every request): flat memory for load tests.
+        #[arg(long)]
+        journal_limit: Option<usize>,
     },
     /// Read UTF-8 text from stdin and print its word-like tokens as one JSON array.
     Tokenize {
@@ -52,7 +55,9 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Serve { scenario, host, port, instant } => serve(scenario, host, port, instant),
+        Command::Serve { scenario, host, port, instant, journal_limit } => {
+            serve(scenario, ServeOptions { host, port, instant, journal_limit })
+        }
         Command::Tokenize { count } => tokenize(count),
         Command::Validate { files } => validate(&files),
     };
@@ -65,7 +70,14 @@ fn main() -> ExitCode {
     }
 }
 
-fn serve(scenario: Option<PathBuf>, host: std::net::IpAddr, port: u16, instant: bool) -> Result<ExitCode, String> {
+struct ServeOptions {
+    host: std::net::IpAddr,
+    port: u16,
+    instant: bool,
+    journal_limit: Option<usize>,
+}
+
+fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, String> {
     let scenario = match &scenario {
         Some(path) => cuecard::Scenario::from_path(path),
         None => cuecard::Scenario::from_json(DEFAULT_SCENARIO),
@@ -81,8 +93,11 @@ fn serve(scenario: Option<PathBuf>, host: std::net::IpAddr, port: u16, instant: 
         }
     };
     let mock = std::sync::Arc::new(scenario.to_mock().map_err(|e| e.to_string())?);
-    let options = cuecard::ServerOptions { host, port, instant };
-    let mut server = cuecard::Server::start_with(mock, options).map_err(|e| e.to_string())?;
+    if options.journal_limit.is_some() {
+        mock.set_journal_capacity(options.journal_limit);
+    }
+    let server_options = cuecard::ServerOptions { host: options.host, port: options.port, instant: options.instant };
+    let mut server = cuecard::Server::start_with(mock, server_options).map_err(|e| e.to_string())?;
     {
         let mut out = std::io::stdout().lock();
         let lines = [

@@ -1,0 +1,32 @@
+//! A bare hyper server that answers every request with one fixed chat completion: the practical ceiling of
+//! this machine for `bench/server-load.sh`, measured in the same run as cuecard's server.
+#![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+
+const BODY: &str = r#"{"id":"chatcmpl-1","object":"chat.completion","created":1767225600,"model":"gpt-4o","choices":[{"index":0,"message":{"role":"assistant","content":"The weather in Paris is sunny, 22 degrees.","refusal":null,"annotations":[]},"logprobs":null,"finish_reason":"stop"}],"usage":null,"system_fingerprint":"fp_cuecard"}"#;
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        println!("http://{}", listener.local_addr().unwrap());
+        loop {
+            let (stream, _) = listener.accept().await.unwrap();
+            let _ = stream.set_nodelay(true);
+            tokio::spawn(async move {
+                let service = service_fn(|_request| async {
+                    let response = hyper::Response::builder()
+                        .header("content-type", "application/json")
+                        .body(Full::new(Bytes::from_static(BODY.as_bytes())))
+                        .unwrap();
+                    Ok::<_, std::convert::Infallible>(response)
+                });
+                let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+            });
+        }
+    });
+}
