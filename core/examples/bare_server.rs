@@ -25,7 +25,8 @@ fn main() {
                         .unwrap();
                     Ok::<_, std::convert::Infallible>(response)
                 });
-                let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+                let _ =
+                    hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
             });
         }
     });

@@ -47,7 +47,7 @@ pub use error::{Error, ErrorKind, Issue, Result};
 pub use failure::{ProviderError, ProviderErrorKind};
 pub use journal::{JournalEntry, Outcome, RawRequest};
 pub use memory::MockMemory;
-pub use mock::{MockBuilder, MockModel, Timed, UnusedStep, CLOCK_EPOCH_SECONDS, DEFAULT_PROVIDER_ID};
+pub use mock::{Exchange, MockBuilder, MockModel, Timed, UnusedStep, CLOCK_EPOCH_SECONDS, DEFAULT_PROVIDER_ID};
 pub use model::{
     AssistantMessage, ChatRequest, ChatResponse, ContentPart, FinishReason, Message, RequestMetadata, ResponseFormat,
     Role, ToolCall, ToolChoice, ToolDefinition, Usage,

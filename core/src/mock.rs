@@ -31,6 +31,19 @@ pub struct Timed<T> {
     pub delay_ms: u64,
 }
 
+/// The outcome of one whole-answer call: its journal index, the response or error, and the virtual time taken.
+#[derive(Clone, Debug)]
+pub struct Exchange {
+    /// The journal index of the request.
+    pub index: u64,
+    /// The response, or why there is none.
+    pub result: Result<ChatResponse, CallError>,
+    /// Virtual milliseconds the answer (or failure) took.
+    pub delay_ms: u64,
+    /// On the wire: how long to hold the response without sending anything (the step's `stall_ms`).
+    pub stall_ms: u64,
+}
+
 /// A step of the script that no request took, for "all steps used" checks.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct UnusedStep {
@@ -291,30 +304,36 @@ impl MockModel {
 
     /// Answers `request` whole, with the virtual time the answer took (for hosts that wait it out).
     pub fn chat_timed(&self, request: &ChatRequest) -> Timed<Result<ChatResponse, CallError>> {
-        let taken = match self.take(request, None) {
+        let exchange = self.chat_timed_raw(request, None);
+        Timed { value: exchange.result, delay_ms: exchange.delay_ms }
+    }
+
+    /// Like [`MockModel::chat_timed`], also journaling the raw wire request and telling its journal index.
+    pub fn chat_timed_raw(&self, request: &ChatRequest, raw: Option<RawRequest>) -> Exchange {
+        let taken = match self.take(request, raw) {
             Ok(taken) => taken,
-            Err(e) => return Timed { value: Err(e), delay_ms: 0 },
+            Err((index, e)) => return Exchange { index, result: Err(e), delay_ms: 0, stall_ms: 0 },
         };
-        let entry_index = taken.entry_index;
+        let index = taken.entry_index;
         let at_ms = taken.at_ms;
+        let stall_ms = taken.step.timing.stall_ms;
         match self.resolve(request, taken) {
             Ok(resolved) => {
-                let events = plan_events(&resolved, at_ms);
-                let delay_ms = stream::total_delay(&events);
-                let outcome = match resolved.step.fail_after.as_ref() {
+                let delay_ms = stream::planned_delay(&plan(&resolved, at_ms));
+                let result = match resolved.step.fail_after.as_ref() {
                     Some(error) => {
                         let outcome = Outcome::FailedAfterTokens { kind: error.kind, status: error.status };
-                        self.finish_with(entry_index, outcome, None, Some(error.clone()), at_ms, delay_ms);
+                        self.finish_with(index, outcome, None, Some(error.clone()), at_ms, delay_ms);
                         Err(CallError::Provider(error.clone()))
                     }
                     None => {
-                        self.finish(entry_index, Outcome::Answered, Some(resolved.response.clone()), at_ms, delay_ms);
+                        self.finish(index, Outcome::Answered, Some(resolved.response.clone()), at_ms, delay_ms);
                         Ok(resolved.response)
                     }
                 };
-                Timed { value: outcome, delay_ms }
+                Exchange { index, result, delay_ms, stall_ms }
             }
-            Err(Failure { error, delay_ms }) => Timed { value: Err(error), delay_ms },
+            Err(Failure { error, delay_ms }) => Exchange { index, result: Err(error), delay_ms, stall_ms },
         }
     }
 
@@ -326,7 +345,7 @@ impl MockModel {
 
     /// Like [`MockModel::chat_stream`], also journaling the raw wire request.
     pub fn chat_stream_raw(&self, request: &ChatRequest, raw: Option<RawRequest>) -> Result<EventStream, CallError> {
-        let taken = self.take(request, raw)?;
+        let taken = self.take(request, raw).map_err(|(_, e)| e)?;
         let entry_index = taken.entry_index;
         let at_ms = taken.at_ms;
         let timing = taken.step.timing;
@@ -401,7 +420,7 @@ impl MockModel {
     }
 
     /// Takes the next step for `request` under the lock and journals the request (as pending).
-    fn take(&self, request: &ChatRequest, raw: Option<RawRequest>) -> Result<Taken, CallError> {
+    fn take(&self, request: &ChatRequest, raw: Option<RawRequest>) -> Result<Taken, (u64, CallError)> {
         let mut guard = self.lock();
         let state = &mut *guard;
         let index = state.journal.len();
@@ -420,12 +439,12 @@ impl MockModel {
         let Some(route_index) = state.routes.iter().position(|r| r.route.matcher.matches(request)) else {
             entry.outcome = Outcome::Unmatched;
             state.journal.push(entry);
-            return Err(CallError::Cuecard(unmatched_error(index, request, &state.routes)));
+            return Err((index, CallError::Cuecard(unmatched_error(index, request, &state.routes))));
         };
         entry.route = Some(route_index);
         let default_exhaustion = state.exhaustion;
         let Some(route) = state.routes.get_mut(route_index) else {
-            return Err(CallError::Cuecard(Error::new(ErrorKind::Internal, "route index out of range")));
+            return Err((index, CallError::Cuecard(Error::new(ErrorKind::Internal, "route index out of range"))));
         };
         let len = route.route.steps.len();
         let policy = route.route.exhaustion.unwrap_or(default_exhaustion);
@@ -448,10 +467,10 @@ impl MockModel {
             let error = exhausted_error(index, request, route_index, route, policy);
             entry.outcome = Outcome::Exhausted;
             state.journal.push(entry);
-            return Err(CallError::Cuecard(error));
+            return Err((index, CallError::Cuecard(error)));
         };
         let Some(step) = route.route.steps.get(step_index).cloned() else {
-            return Err(CallError::Cuecard(Error::new(ErrorKind::Internal, "step index out of range")));
+            return Err((index, CallError::Cuecard(Error::new(ErrorKind::Internal, "step index out of range"))));
         };
         entry.step = Some(step_index);
         let response_id = state.next_response_id;
@@ -690,15 +709,19 @@ struct Failure {
     delay_ms: u64,
 }
 
-fn plan_events(resolved: &Resolved, at_ms: u64) -> Vec<TimedEvent> {
-    stream::expand(&StreamPlan {
+fn plan(resolved: &Resolved, at_ms: u64) -> StreamPlan<'_> {
+    StreamPlan {
         thinking: resolved.thinking.as_ref(),
         text: resolved.text.as_ref(),
         response: &resolved.response,
         fail_after: resolved.step.fail_after.as_ref(),
         timing: resolved.step.timing,
         start_ms: at_ms,
-    })
+    }
+}
+
+fn plan_events(resolved: &Resolved, at_ms: u64) -> Vec<TimedEvent> {
+    stream::expand(&plan(resolved, at_ms))
 }
 
 fn missing_tool_call_ids(step: &Step) -> u64 {

@@ -181,9 +181,11 @@ async fn answer(
     instant: bool,
 ) -> std::result::Result<hyper::Response<ReplyBody>, Cut> {
     let (parts, body) = request.into_parts();
+    // Only the headers the wire layer reads are copied: fewer allocations per request under load.
     let headers: Vec<(String, String)> = parts
         .headers
         .iter()
+        .filter(|(name, _)| wire::READ_HEADERS.contains(&name.as_str()))
         .map(|(name, value)| (name.as_str().to_string(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
         .collect();
     // Read one byte past the limit, so an oversized body is seen as such and answered with 413.

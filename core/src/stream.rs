@@ -138,6 +138,23 @@ pub(crate) fn expand(plan: &StreamPlan<'_>) -> Vec<TimedEvent> {
     line.events
 }
 
+/// The total virtual duration of [`expand`]'s events, computed without building them (the whole-answer path).
+pub(crate) fn planned_delay(plan: &StreamPlan<'_>) -> u64 {
+    let count = |chunks: Option<&Chunks>| match chunks {
+        Some(Chunks::Words(text)) => crate::count_tokens(text) as u64,
+        Some(Chunks::Exact(tokens)) => tokens.len() as u64,
+        None => 0,
+    };
+    let mut deltas = count(plan.thinking) + count(plan.text);
+    if plan.fail_after.is_none() {
+        for call in &plan.response.message.tool_calls {
+            deltas += (crate::count_tokens(&call.arguments) as u64).max(1);
+        }
+    }
+    let first = plan.timing.delay_ms.saturating_add(plan.timing.ttft_ms);
+    first.saturating_add(plan.timing.token_delay_ms.saturating_mul(deltas.saturating_sub(1)))
+}
+
 /// The single event of a step that fails before streaming anything.
 pub(crate) fn failure_before_stream(error: &ProviderError, timing: Timing, start_ms: u64) -> Vec<TimedEvent> {
     let delay_ms = timing.delay_ms;

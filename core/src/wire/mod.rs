@@ -33,6 +33,9 @@ pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
 /// Header naming the operation of a request (the main routing key).
 pub const OPERATION_HEADER: &str = "x-cuecard-operation";
 
+/// The request headers the wire layer reads (lower case); transports may pass only these.
+pub const READ_HEADERS: [&str; 3] = [OPERATION_HEADER, "anthropic-version", "content-type"];
+
 /// An HTTP request as the wire layer sees it.
 #[derive(Clone, Debug, Default)]
 pub struct HttpRequest {
@@ -255,46 +258,46 @@ fn chat<P: ChatProtocol>(mock: &MockModel, http: &HttpRequest) -> HttpReply {
     if metadata.operation.is_some() {
         decoded.request.metadata.operation = metadata.operation;
     }
-    let streaming = decoded.request.stream;
+    if !decoded.request.stream {
+        return whole_answer::<P>(mock, http, &decoded);
+    }
     match mock.chat_stream_raw(&decoded.request, Some(raw(http))) {
         Ok(stream) => {
             let request_id = format!("req_{}", stream.request_index() + 1);
             if let Some(error) = stream.error().filter(|_| stream.response().is_none() && stream.events().len() == 1) {
-                // A failure before anything is streamed: an HTTP error, whether or not a stream was asked for.
+                // A failure before anything is streamed is an HTTP error, also when a stream was asked for.
                 let delay_ms = stream.events().first().map_or(0, |e| e.delay_ms) + stream.stall_ms();
                 return error_reply(dialect, error, &request_id, delay_ms);
             }
-            if streaming {
-                P::encode_stream(&stream, &decoded, &request_id)
-            } else {
-                whole_answer::<P>(&stream, &decoded, &request_id)
-            }
+            P::encode_stream(&stream, &decoded, &request_id)
         }
-        Err(CallError::Provider(error)) => error_reply(dialect, &error, &next_request_id(mock), 0),
-        Err(other) => {
-            let (code, message) = match &other {
-                CallError::Cuecard(e) => (e.code(), e.message().to_string()),
-                CallError::Host(h) => ("host_error", h.message().to_string()),
-                CallError::Provider(p) => (p.kind.code(), p.message.clone()),
-            };
-            errors::cuecard_reply(dialect, 500, code, &message, &next_request_id(mock))
-        }
+        Err(error) => call_error_reply(dialect, &error, &next_request_id(mock), 0),
     }
 }
 
-/// A non-streaming answer: the response after the whole virtual duration, or the failure after the tokens.
-fn whole_answer<P: ChatProtocol>(stream: &EventStream, decoded: &DecodedRequest, request_id: &str) -> HttpReply {
-    let delay_ms = stream.total_delay_ms() + stream.stall_ms();
-    let reply = match (stream.response(), stream.error()) {
-        (Some(response), _) => P::encode_response(response, decoded, request_id),
-        (None, Some(error)) => error_reply(P::DIALECT, error, request_id, 0),
-        (None, None) => errors::cuecard_reply(P::DIALECT, 500, "internal", "the stream has no end", request_id),
-    };
-    match reply {
-        HttpReply::Full { status, headers, body, .. } => HttpReply::Full { delay_ms, status, headers, body },
-        HttpReply::Abort { .. } => HttpReply::Abort { delay_ms },
-        other => other,
+/// A non-streaming answer: the response (or failure) after the step's whole virtual duration.
+fn whole_answer<P: ChatProtocol>(mock: &MockModel, http: &HttpRequest, decoded: &DecodedRequest) -> HttpReply {
+    let exchange = mock.chat_timed_raw(&decoded.request, Some(raw(http)));
+    let request_id = format!("req_{}", exchange.index + 1);
+    let delay_ms = exchange.delay_ms + exchange.stall_ms;
+    match exchange.result {
+        Ok(response) => match P::encode_response(&response, decoded, &request_id) {
+            HttpReply::Full { status, headers, body, .. } => HttpReply::Full { delay_ms, status, headers, body },
+            other => other,
+        },
+        Err(error) => call_error_reply(P::DIALECT, &error, &request_id, delay_ms),
     }
+}
+
+/// A failed call on the wire: a scripted failure in the provider's shape, or cuecard's own refusal (script
+/// exhausted, no route, a callback that failed) as a provider-shaped 500 that SDKs do not retry.
+fn call_error_reply(dialect: Dialect, error: &CallError, request_id: &str, delay_ms: u64) -> HttpReply {
+    let (code, message) = match error {
+        CallError::Provider(error) => return error_reply(dialect, error, request_id, delay_ms),
+        CallError::Cuecard(e) => (e.code(), e.message().to_string()),
+        CallError::Host(h) => ("host_error", h.message().to_string()),
+    };
+    errors::cuecard_reply(dialect, 500, code, &message, request_id)
 }
 
 fn endpoint_metadata(endpoint: &str, http: &HttpRequest) -> crate::RequestMetadata {
