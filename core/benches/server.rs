@@ -1,5 +1,5 @@
 //! In-process server start + stop, so a fresh server per test is free; and one request over loopback.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, missing_docs)]
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use cuecard::{MockModel, Server};
