@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 ROOT="$PWD"
 export CARGO_TERM_COLOR=never
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+export CUECARD_BIN="$CARGO_TARGET_DIR/debug/cuecard"  # the binary the SDK tests and README examples run
 
 step() { printf '\n=== %s ===\n' "$*"; }
 

@@ -77,3 +77,50 @@ fn validate_accepts_good_files_and_prints_each_problem_with_its_path() {
     assert!(String::from_utf8(out.stdout).unwrap().contains("not valid UTF-8 (byte 1) (invalid_utf8)"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn serve_prints_the_base_urls_answers_and_stops_on_sigterm() {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cuecard"))
+        .args(["serve", "--port", "0", "--instant"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let openai = lines.next().unwrap().unwrap();
+    let anthropic = lines.next().unwrap().unwrap();
+    assert!(openai.starts_with("OpenAI base URL:    http://127.0.0.1:") && openai.ends_with("/v1"), "{openai}");
+    assert!(anthropic.starts_with("Anthropic base URL: http://127.0.0.1:"), "{anthropic}");
+    let addr = anthropic.rsplit("//").next().unwrap().to_string();
+    let body = r#"{"model":"claude","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}"#;
+    let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+    write!(
+        stream,
+        "POST /v1/messages HTTP/1.1\r\nhost: x\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reply = String::new();
+    std::io::Read::read_to_string(&mut stream, &mut reply).unwrap();
+    assert!(reply.contains(r#""text":"Hello! I am cuecard, a scripted stand-in for an LLM.""#), "{reply}");
+    assert!(reply.contains(r#""type":"thinking""#), "the default scenario thinks first: {reply}");
+    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    assert_eq!(String::from_utf8(output.stderr).unwrap(), "cuecard: stopped\n");
+}
+
+#[test]
+fn serve_refuses_an_invalid_scenario_with_its_paths() {
+    let dir = std::env::temp_dir().join(format!("cuecard-serve-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, r#"{"cuecard": 1, "routes": [{"steps": [{"fail": {"kind": "nope"}}]}]}"#).unwrap();
+    let out = cuecard(&["serve", "--port", "0", "--scenario", bad.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.starts_with("cuecard: routes[0].steps[0].fail.kind: unknown variant `nope`"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

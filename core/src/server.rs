@@ -40,6 +40,21 @@ impl Default for ServerOptions {
 }
 
 /// A running server. Dropping it stops it.
+///
+/// ```
+/// use std::io::{Read, Write};
+/// let mock = std::sync::Arc::new(cuecard::MockModel::builder().responds("Hi!").build()?);
+/// let server = cuecard::Server::start(mock.clone())?; // 127.0.0.1, a free port, its own thread
+/// assert!(server.openai_base_url().starts_with("http://127.0.0.1:"));
+/// let body = r#"{"model":"gpt-4o","messages":[{"role":"user","content":"hello"}]}"#;
+/// let mut stream = std::net::TcpStream::connect(server.addr())?;
+/// write!(stream, "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}", body.len())?;
+/// let mut reply = String::new();
+/// stream.read_to_string(&mut reply)?;
+/// assert!(reply.contains(r#""content":"Hi!""#));
+/// assert_eq!(mock.request()?.messages[0].text(), "hello");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct Server {
     addr: SocketAddr,

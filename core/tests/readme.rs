@@ -1,14 +1,28 @@
-//! The README's Rust quickstart is exactly `core/examples/quickstart.rs` (which CI runs), so it cannot rot.
+//! Every code block of the README marked `<!-- START example: PATH -->` is exactly the file at PATH, which CI
+//! runs, so the README's examples cannot rot.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 #[test]
-fn readme_quickstart_is_the_example_file() {
+fn readme_examples_are_the_files_ci_runs() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let example = std::fs::read_to_string(root.join("core/examples/quickstart.rs")).unwrap();
-    let start = readme.find("<!-- START rust-quickstart").expect("START marker");
-    let end = readme.find("<!-- END rust-quickstart -->").expect("END marker");
-    let block = &readme[start..end];
-    let code = block.split("```rust\n").nth(1).unwrap().split("```").next().unwrap();
-    assert_eq!(code, example, "README quickstart and core/examples/quickstart.rs differ");
+    let mut checked = Vec::new();
+    for section in readme.split("<!-- START example: ").skip(1) {
+        let (path, rest) = section.split_once(" -->").unwrap();
+        let block = rest.split("<!-- END example -->").next().unwrap();
+        let code = block.split_once("```").unwrap().1;
+        let code = code.split_once('\n').unwrap().1; // drop the language tag line
+        let code = code.rsplit_once("```").unwrap().0;
+        let file = std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_eq!(code, file, "the README block for {path} differs from the file");
+        checked.push(path.to_string());
+    }
+    assert_eq!(
+        checked,
+        [
+            "core/examples/quickstart.rs",
+            "tests/sdk/python/test_readme_example.py",
+            "tests/sdk/node/test/readme-example.test.mjs"
+        ]
+    );
 }

@@ -126,3 +126,29 @@ fn oversized_and_unknown_requests_get_provider_errors_and_are_journaled() {
     assert!(reply.contains("unknown path"));
     assert_eq!(mock.counts().rejected, 2);
 }
+
+#[test]
+fn a_stall_holds_the_stream_and_a_clean_end_omits_the_terminator() {
+    let scenario = Scenario::from_json(
+        r#"{"cuecard":1,"routes":[{"steps":[
+            {"text":"held back","stall_ms":300},
+            {"text":"cut short","fail_after":{"kind":"server_error"},"fail_after_as":"clean_end"},
+            {"text":"with error","fail_after":{"kind":"server_error","message":"boom"}}]}]}"#,
+    )
+    .unwrap();
+    let server = Server::start(Arc::new(scenario.to_mock().unwrap())).unwrap();
+    let started = Instant::now();
+    let held = chat(server.addr(), true);
+    assert!(started.elapsed() >= Duration::from_millis(300), "the stall is waited out");
+    assert!(held.contains("[DONE]"));
+    let clean = chat(server.addr(), true);
+    assert!(clean.contains("\" short\""), "{clean}");
+    assert!(clean.ends_with("0\r\n\r\n"), "a complete body");
+    assert!(!clean.contains("[DONE]") && !clean.contains("\"error\""), "no terminator and no error event: {clean}");
+    let errored = chat(server.addr(), true);
+    assert!(
+        errored.contains(r#""error":{"code":null,"message":"boom","param":null,"type":"server_error"}"#),
+        "{errored}"
+    );
+    assert!(!errored.contains("[DONE]"));
+}
