@@ -20,6 +20,10 @@ cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 step "rust: tests (core, vectors, CLI, doc tests)"
 cargo test --workspace --all-features --locked
 
+step "rust: core builds for wasm32 with default features (no server)"
+cargo check -q --locked -p cuecard --target wasm32-unknown-unknown
+echo "wasm32 check: 1 passed, 0 failed"
+
 step "rust: README quickstart"
 cargo run -q --locked -p cuecard --example quickstart
 
