@@ -189,17 +189,55 @@ fn word_end_fast(bytes: &[u8], mut i: usize) -> usize {
     word_end(bytes, i)
 }
 
-/// The common ASCII cases first (a word, a space-led word), then the general rule table.
+/// End of a punctuation run from `i` (rule 5 after its optional space): O/M characters, then CR/LF.
+#[inline(always)]
+fn punctuation_end(bytes: &[u8], mut i: usize) -> usize {
+    while let Some(&b) = bytes.get(i) {
+        if b >= 0x80 {
+            i = run_end(bytes, i, |c| matches!(c, Class::O | Class::M));
+            break;
+        }
+        if ascii_class(b) != Class::O {
+            break;
+        }
+        i += 1;
+    }
+    while let Some(b'\n' | b'\r') = bytes.get(i) {
+        i += 1;
+    }
+    i
+}
+
+/// The common ASCII cases first (a word, a space-led word, digits, punctuation), then the general rule table.
+/// Each shortcut applies the same rules as `scan_token`, restricted to ASCII characters whose class is certain;
+/// anything else falls through to the general path.
 #[inline(always)]
 fn scan_fast(bytes: &[u8], i: usize, first: u8) -> usize {
-    if first.is_ascii_alphabetic() {
-        return word_end_fast(bytes, i + 1);
-    }
+    let next = bytes.get(i + 1).copied().unwrap_or(0);
     if first == b' ' {
-        if let Some(next) = bytes.get(i + 1) {
-            if next.is_ascii_alphabetic() {
-                return word_end_fast(bytes, i + 2);
-            }
+        if next.is_ascii_alphabetic() {
+            return word_end_fast(bytes, i + 2); // rule 2, led by the space
+        }
+        if next < 0x80 && next != 0 && ascii_class(next) == Class::O {
+            return punctuation_end(bytes, i + 1); // rule 5 with its optional space
+        }
+    } else if first.is_ascii_alphabetic() {
+        return word_end_fast(bytes, i + 1); // rule 2
+    } else if first.is_ascii_digit() {
+        // Rule 3: up to three digits; a non-ASCII digit may follow, so only ASCII is taken here.
+        let mut end = i + 1;
+        while end < i + 3 && bytes.get(end).is_some_and(u8::is_ascii_digit) {
+            end += 1;
+        }
+        if end == i + 3 || bytes.get(end).is_none_or(|b| *b < 0x80) {
+            return end;
+        }
+    } else if first != b'\'' && first < 0x80 && ascii_class(first) == Class::O {
+        if next.is_ascii_alphabetic() {
+            return word_end_fast(bytes, i + 2); // rule 2, led by the punctuation character
+        }
+        if next < 0x80 {
+            return punctuation_end(bytes, i); // rule 5 (a non-ASCII next may be a letter or mark: general path)
         }
     }
     let (class, len) = if first < 0x80 {
