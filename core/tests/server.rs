@@ -152,3 +152,32 @@ fn a_stall_holds_the_stream_and_a_clean_end_omits_the_terminator() {
     );
     assert!(!errored.contains("[DONE]"));
 }
+
+#[test]
+fn an_h2c_upgrade_request_with_a_chunked_body_is_answered_over_http1() {
+    // LangChain4j's JDK HttpClient asks to upgrade to h2c and may send chunked bodies (spec/wire-protocols.md §7).
+    let mock = Arc::new(MockModel::builder().responds("fine").build().unwrap());
+    let server = Server::start(Arc::clone(&mock)).unwrap();
+    let body = r#"{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}"#;
+    let (a, b) = body.split_at(20);
+    let request = format!(
+        "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nconnection: Upgrade, HTTP2-Settings\r\nupgrade: h2c\r\n\
+         http2-settings: AAMAAABkAAQAoAAAAAIAAAAA\r\ntransfer-encoding: chunked\r\ncontent-type: application/json\r\n\r\n\
+         {:x}\r\n{a}\r\n{:x}\r\n{b}\r\n0\r\n\r\n",
+        a.len(),
+        b.len()
+    );
+    let mut stream = TcpStream::connect(server.addr()).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut reply = String::new();
+    let mut buffer = [0u8; 4096];
+    while !reply.ends_with('}') {
+        let n = stream.read(&mut buffer).unwrap();
+        assert!(n > 0, "the connection closed early: {reply}");
+        reply.push_str(&String::from_utf8_lossy(&buffer[..n]));
+    }
+    assert!(reply.starts_with("HTTP/1.1 200 OK"), "{reply}");
+    assert!(reply.contains("\"content\":\"fine\""), "{reply}");
+    assert_eq!(mock.request().unwrap().messages[0].text(), "hi");
+}
