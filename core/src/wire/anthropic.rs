@@ -7,7 +7,9 @@
 
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
-use super::{id_suffix, json_reply, sse_event, sse_headers, ChatProtocol, DecodedRequest, Frame, HttpReply, StreamEnd};
+use super::{
+    id_suffix, json_reply, sse_event, stream_envelope, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply,
+};
 use crate::model::{ChatRequest, ChatResponse, ContentPart, FinishReason, Message, Role, ToolCall, ToolDefinition};
 use crate::script::StreamBreak;
 use crate::stream::{EventStream, StreamEvent};
@@ -81,11 +83,7 @@ impl ChatProtocol for AnthropicMessages {
     }
 
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
-        let base = stream.response().cloned().unwrap_or_else(|| ChatResponse {
-            id: Some(format!("chatcmpl-{}", stream.request_index() + 1)),
-            model: Some(request.request.model.clone()),
-            ..ChatResponse::default()
-        });
+        let base = stream_envelope(stream, request);
         let event = |name: &str, data: Value| sse_event(Some(name), &data.to_string());
         let mut start = message_envelope(&base, request);
         start["content"] = json!([]);
@@ -185,18 +183,7 @@ impl ChatProtocol for AnthropicMessages {
             ));
             push(&mut frames, &mut pending_delay, bytes);
         }
-        let end = if stream.error().is_some() && stream.stream_break() == StreamBreak::ConnectionCut {
-            StreamEnd::Cut
-        } else {
-            StreamEnd::Close
-        };
-        HttpReply::Stream {
-            stall_ms: stream.stall_ms(),
-            status: 200,
-            headers: sse_headers(vec![("request-id".into(), request_id.into())]),
-            frames,
-            end,
-        }
+        stream_reply(stream, "request-id", request_id, frames)
     }
 }
 

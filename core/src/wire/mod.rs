@@ -183,6 +183,30 @@ pub(crate) fn sse_event(name: Option<&str>, data: &str) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// The streamed reply around `frames`: SSE headers with the request id, and the end the stream asks for (a cut
+/// connection only when it fails with the `connection_cut` form).
+pub(crate) fn stream_reply(stream: &EventStream, id_header: &str, request_id: &str, frames: Vec<Frame>) -> HttpReply {
+    let cut = stream.error().is_some() && stream.stream_break() == crate::StreamBreak::ConnectionCut;
+    HttpReply::Stream {
+        stall_ms: stream.stall_ms(),
+        status: 200,
+        headers: sse_headers(vec![(id_header.to_string(), request_id.to_string())]),
+        frames,
+        end: if cut { StreamEnd::Cut } else { StreamEnd::Close },
+    }
+}
+
+/// The response whose id, model and creation time every event of a stream repeats: the complete response, or
+/// for a stream that fails before completing, the same values the mock would have given it.
+pub(crate) fn stream_envelope(stream: &EventStream, request: &DecodedRequest) -> crate::ChatResponse {
+    stream.response().cloned().unwrap_or_else(|| crate::ChatResponse {
+        id: Some(format!("chatcmpl-{}", stream.request_index() + 1)),
+        model: Some(request.request.model.clone()),
+        created: Some(crate::CLOCK_EPOCH_SECONDS),
+        ..crate::ChatResponse::default()
+    })
+}
+
 /// A protocol that answers chat requests.
 trait ChatProtocol {
     const DIALECT: Dialect;

@@ -7,7 +7,7 @@
 
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
-use super::{json_reply, sse_event, sse_headers, ChatProtocol, DecodedRequest, Frame, HttpReply, StreamEnd};
+use super::{json_reply, sse_event, stream_envelope, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply};
 use crate::model::{
     ChatRequest, ChatResponse, ContentPart, FinishReason, Message, ResponseFormat, Role, ToolCall, ToolChoice,
     ToolDefinition, Usage,
@@ -80,12 +80,7 @@ impl ChatProtocol for OpenAiChat {
         let mut frames = Vec::new();
         let mut pending_delay = 0u64;
         // The envelope (id, created, model) of every chunk comes from the complete response when there is one.
-        let base = stream.response().cloned().unwrap_or_else(|| ChatResponse {
-            id: Some(format!("chatcmpl-{}", stream.request_index() + 1)),
-            model: Some(request.request.model.clone()),
-            created: Some(crate::CLOCK_EPOCH_SECONDS),
-            ..ChatResponse::default()
-        });
+        let base = stream_envelope(stream, request);
         let usage_field = if request.include_usage { Some(Value::Null) } else { None };
         let chunk = |delta: Value, finish: Option<&str>| -> Vec<u8> {
             let mut c = envelope(&base, "chat.completion.chunk");
@@ -143,18 +138,7 @@ impl ChatProtocol for OpenAiChat {
                 frames.push(Frame { delay_ms: std::mem::take(&mut pending_delay), bytes });
             }
         }
-        let end = if stream.error().is_some() && stream.stream_break() == StreamBreak::ConnectionCut {
-            StreamEnd::Cut
-        } else {
-            StreamEnd::Close
-        };
-        HttpReply::Stream {
-            stall_ms: stream.stall_ms(),
-            status: 200,
-            headers: sse_headers(vec![("x-request-id".into(), request_id.into())]),
-            frames,
-            end,
-        }
+        stream_reply(stream, "x-request-id", request_id, frames)
     }
 }
 

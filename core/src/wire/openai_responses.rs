@@ -7,7 +7,9 @@
 
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
-use super::{id_suffix, json_reply, sse_event, sse_headers, ChatProtocol, DecodedRequest, Frame, HttpReply, StreamEnd};
+use super::{
+    id_suffix, json_reply, sse_event, stream_envelope, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply,
+};
 use crate::model::{
     ChatRequest, ChatResponse, ContentPart, FinishReason, Message, ResponseFormat, Role, ToolCall, ToolDefinition,
 };
@@ -87,12 +89,7 @@ impl ChatProtocol for OpenAiResponses {
     }
 
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
-        let base = stream.response().cloned().unwrap_or_else(|| ChatResponse {
-            id: Some(format!("chatcmpl-{}", stream.request_index() + 1)),
-            model: Some(request.request.model.clone()),
-            created: Some(crate::CLOCK_EPOCH_SECONDS),
-            ..ChatResponse::default()
-        });
+        let base = stream_envelope(stream, request);
         let suffix = id_suffix(base.id.as_deref());
         let message_id = format!("msg_{suffix}");
         let mut sequence = 0u64;
@@ -200,18 +197,7 @@ impl ChatProtocol for OpenAiResponses {
                 frames.push(Frame { delay_ms: std::mem::take(&mut pending_delay), bytes });
             }
         }
-        let end = if stream.error().is_some() && stream.stream_break() == StreamBreak::ConnectionCut {
-            StreamEnd::Cut
-        } else {
-            StreamEnd::Close
-        };
-        HttpReply::Stream {
-            stall_ms: stream.stall_ms(),
-            status: 200,
-            headers: sse_headers(vec![("x-request-id".into(), request_id.into())]),
-            frames,
-            end,
-        }
+        stream_reply(stream, "x-request-id", request_id, frames)
     }
 }
 
