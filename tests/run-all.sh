@@ -35,6 +35,14 @@ fi
 "$PY_VENV/bin/pip" install --quiet --disable-pip-version-check regex==2026.5.9 jsonschema==4.26.0 \
   -r tests/sdk/python/requirements.txt
 
+step "python: the cuecard wheel (maturin build), installed into a clean venv, and its tests"
+"$PY_VENV/bin/pip" install --quiet --disable-pip-version-check maturin==1.16.0
+rm -rf "$CARGO_TARGET_DIR/wheels" "$CARGO_TARGET_DIR/py-clean-venv"
+(cd python && "$PY_VENV/bin/maturin" build --quiet --locked --out "$CARGO_TARGET_DIR/wheels")
+python3 -m venv "$CARGO_TARGET_DIR/py-clean-venv"
+"$CARGO_TARGET_DIR/py-clean-venv/bin/pip" install --quiet --disable-pip-version-check pytest==9.2.0 "$CARGO_TARGET_DIR"/wheels/cuecard-*.whl
+(cd python/tests && "$CARGO_TARGET_DIR/py-clean-venv/bin/python" -m pytest -q -p no:cacheprovider)
+
 step "generated files are up to date"
 "$PY_VENV/bin/python" core/tools/gen_unicode_tables.py > "$CARGO_TARGET_DIR/tables.rs"
 diff -u core/src/tokenize/tables.rs "$CARGO_TARGET_DIR/tables.rs"

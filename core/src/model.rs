@@ -309,6 +309,11 @@ pub struct ChatRequest {
     pub metadata: RequestMetadata,
 }
 
+fn invalid_request(path: String, problem: &str) -> crate::Error {
+    let at = if path == "." { "the top level".to_string() } else { path };
+    crate::Error::new(crate::ErrorKind::InvalidRequest, format!("invalid request at {at}: {problem}"))
+}
+
 fn metadata_is_empty(metadata: &RequestMetadata) -> bool {
     metadata == &RequestMetadata::default()
 }
@@ -339,13 +344,13 @@ impl ChatRequest {
     /// Parses a request from JSON, naming the path of the first offending field.
     pub fn from_json(json: &str) -> crate::Result<ChatRequest> {
         let de = &mut serde_json::Deserializer::from_str(json);
-        serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
-            crate::Error::new(
-                crate::ErrorKind::InvalidRequest,
-                format!("invalid request at {}: {}", if path == "." { "the top level" } else { &path }, e.inner()),
-            )
-        })
+        serde_path_to_error::deserialize(de).map_err(|e| invalid_request(e.path().to_string(), &e.inner().to_string()))
+    }
+
+    /// Reads a request from JSON data (a Python dict, a JS object), naming the path of the first offending field.
+    pub fn from_value(value: serde_json::Value) -> crate::Result<ChatRequest> {
+        serde_path_to_error::deserialize(value)
+            .map_err(|e| invalid_request(e.path().to_string(), &e.inner().to_string()))
     }
 
     /// The operation name, if any.

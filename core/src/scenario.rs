@@ -349,6 +349,19 @@ impl Scenario {
     }
 }
 
+/// Parses one step in the scenario format (`{"text": ...}`, `{"fail": {...}}`, ...), for bindings whose computed
+/// answers and builders speak that format. The step is an argument there, so problems are `invalid_argument`
+/// errors that name their path relative to the step.
+pub fn step_from_value(value: Value) -> Result<Step> {
+    let argument_error = |path: String, message: String| {
+        let path = path.trim_start_matches('.').to_string();
+        Error::with_issues(ErrorKind::InvalidArgument, "invalid step", vec![Issue { path, message }])
+    };
+    let spec: StepSpec = serde_path_to_error::deserialize(value)
+        .map_err(|e| argument_error(e.path().to_string(), e.inner().to_string()))?;
+    build_step(&spec).map_err(|p| argument_error(p.path, p.message))
+}
+
 /// A problem inside one step: a path relative to the step (`.fail`, `.tool_calls[1]`) and a message.
 struct StepProblem {
     path: String,

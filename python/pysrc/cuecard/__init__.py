@@ -1,0 +1,15 @@
+"""cuecard: a deterministic stand-in for an LLM in tests. One Rust engine; this is its Python package."""
+from ._cuecard import VERSION as __version__
+from ._cuecard import count_tokens, tokenize
+from .errors import (AssertionFailedError, CallbackFailedError, CuecardError, CuecardIOError, InternalError,
+                     InvalidArgumentError, InvalidRequestError, InvalidScenarioError, InvalidStateError,
+                     InvalidUtf8Error, NoRouteMatchedError, ProviderError, RequestCountMismatchError,
+                     ScriptExhaustedError, ToolFailedError)
+from .mock import MockModel
+
+__all__ = [
+    "MockModel", "tokenize", "count_tokens", "CuecardError", "ProviderError", "InvalidScenarioError",
+    "InvalidRequestError", "ScriptExhaustedError", "NoRouteMatchedError", "InvalidArgumentError", "InvalidStateError",
+    "RequestCountMismatchError", "AssertionFailedError", "CallbackFailedError", "InvalidUtf8Error", "CuecardIOError",
+    "ToolFailedError", "InternalError", "__version__",
+]

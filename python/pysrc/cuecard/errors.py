@@ -1,0 +1,115 @@
+"""cuecard's exceptions. Every cuecard error has a stable `.code` (the same in every language) and is also the
+natural builtin (`InvalidScenarioError` is a `ValueError`, ...). A simulated provider failure is a
+`ProviderError`, with `.kind`, `.status`, `.retryable` and `.retry_after` (seconds)."""
+from __future__ import annotations
+
+from typing import Any
+
+
+class CuecardError(Exception):
+    """Base class of cuecard's own errors."""
+
+    code: str = "internal"
+
+    def __init__(self, message: str, code: str | None = None, issues: list[dict[str, str]] | None = None):
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        self.issues = issues or []
+        self.context = {"issues": self.issues}
+
+
+class InvalidScenarioError(CuecardError, ValueError):
+    code = "invalid_scenario"
+
+
+class InvalidRequestError(CuecardError, ValueError):
+    code = "invalid_request"
+
+
+class ScriptExhaustedError(CuecardError, RuntimeError):
+    code = "script_exhausted"
+
+
+class NoRouteMatchedError(CuecardError, LookupError):
+    code = "no_route_matched"
+
+
+class InvalidArgumentError(CuecardError, ValueError):
+    code = "invalid_argument"
+
+
+class InvalidStateError(CuecardError, RuntimeError):
+    code = "invalid_state"
+
+
+class RequestCountMismatchError(CuecardError, LookupError):
+    code = "request_count_mismatch"
+
+
+class AssertionFailedError(CuecardError, AssertionError):
+    code = "assertion_failed"
+
+
+class CallbackFailedError(CuecardError, RuntimeError):
+    code = "callback_failed"
+
+
+class InvalidUtf8Error(CuecardError, ValueError):
+    code = "invalid_utf8"
+
+
+class CuecardIOError(CuecardError, OSError):
+    code = "io"
+
+
+class ToolFailedError(CuecardError, RuntimeError):
+    code = "tool_failed"
+
+
+class InternalError(CuecardError, RuntimeError):
+    code = "internal"
+
+
+_BY_CODE: dict[str, type[CuecardError]] = {
+    cls.code: cls
+    for cls in (
+        InvalidScenarioError, InvalidRequestError, ScriptExhaustedError, NoRouteMatchedError, InvalidArgumentError,
+        InvalidStateError, RequestCountMismatchError, AssertionFailedError, CallbackFailedError, InvalidUtf8Error,
+        CuecardIOError, ToolFailedError, InternalError,
+    )
+}
+
+
+def error_class_for(code: str) -> type[CuecardError]:
+    """The class for a code; unknown codes (from a newer core) fall back to the base class."""
+    return _BY_CODE.get(code, CuecardError)
+
+
+class ProviderError(Exception):
+    """A simulated provider failure (a 429, a 529, a reset connection, ...), as the script says."""
+
+    def __init__(self, kind: str, message: str, status: int | None = None, retryable: bool = False,
+                 retry_after_ms: int | None = None, error_type: str | None = None, error_code: str | None = None):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.status = status
+        self.retryable = retryable
+        self.retry_after_ms = retry_after_ms
+        self.error_type = error_type
+        self.error_code = error_code
+
+    @property
+    def retry_after(self) -> float | None:
+        """The retry-after delay in seconds, if the failure asks for one."""
+        return None if self.retry_after_ms is None else self.retry_after_ms / 1000
+
+    @classmethod
+    def _from_core(cls, data: dict[str, Any]) -> "ProviderError":
+        return cls(data["kind"], data["message"], data.get("status"), data["retryable"], data.get("retry_after_ms"),
+                   data.get("error_type"), data.get("error_code"))
+
+    def __repr__(self) -> str:
+        return f"ProviderError(kind={self.kind!r}, status={self.status!r}, retryable={self.retryable!r}, message={self.message!r})"

@@ -1,0 +1,272 @@
+//! The Python module `cuecard._cuecard`: a thin pyo3 layer over the core. It converts types (Python objects
+//! <-> serde data via pythonize), maps errors to the classes of `cuecard.errors`, and manages the GIL; the
+//! Python package `cuecard` (pysrc/) adds the idioms (the seed-style `that_responds` / `then_...` API).
+
+use cuecard::{CallError, ChatRequest, HostError, MockModel, ProviderError, Responder, Scenario, Step};
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::sync::Arc;
+
+/// Python object from serde data.
+fn to_py<T: Serialize + ?Sized>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
+    pythonize::pythonize(py, value)
+        .map(Bound::unbind)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("cannot convert to Python: {e}")))
+}
+
+/// A neutral request from a Python dict, with the path of the first offending field in the error.
+fn request_from_py(value: &Bound<'_, PyAny>) -> PyResult<ChatRequest> {
+    let py = value.py();
+    let data: serde_json::Value = from_py(value, "invalid_request", "a request must be a dict of JSON-like data")?;
+    ChatRequest::from_value(data).map_err(|e| cuecard_error(py, &e))
+}
+
+/// Serde data from a Python object; a wrong shape is cuecard's `invalid_request` (or `what`) error.
+fn from_py<T: DeserializeOwned>(value: &Bound<'_, PyAny>, code: &str, what: &str) -> PyResult<T> {
+    pythonize::depythonize(value).map_err(|e| raise(value.py(), code, &format!("{what}: {e}"), &[]))
+}
+
+/// The exception of `cuecard.errors` for a cuecard error code, with `.code` and `.issues`.
+fn raise(py: Python<'_>, code: &str, message: &str, issues: &[cuecard::Issue]) -> PyErr {
+    let build = || -> PyResult<PyErr> {
+        let errors = py.import("cuecard.errors")?;
+        let class = errors.getattr("error_class_for")?.call1((code,))?;
+        let issues = to_py(py, issues)?;
+        Ok(PyErr::from_value(class.call1((message, code, issues))?))
+    };
+    build().unwrap_or_else(|e| e)
+}
+
+fn cuecard_error(py: Python<'_>, error: &cuecard::Error) -> PyErr {
+    raise(py, error.code(), error.message(), error.issues())
+}
+
+fn provider_error(py: Python<'_>, error: &ProviderError) -> PyErr {
+    let build = || -> PyResult<PyErr> {
+        let class = py.import("cuecard.errors")?.getattr("ProviderError")?;
+        let data = to_py(py, error)?;
+        Ok(PyErr::from_value(class.call_method1("_from_core", (data,))?))
+    };
+    build().unwrap_or_else(|e| e)
+}
+
+fn call_error(py: Python<'_>, error: CallError) -> PyErr {
+    match error {
+        CallError::Provider(e) => provider_error(py, &e),
+        CallError::Cuecard(e) => cuecard_error(py, &e),
+        // A Python exception raised by a callback: re-raise the very same object.
+        CallError::Host(host) => match host.payload().downcast_ref::<PyErr>() {
+            Some(original) => original.clone_ref(py),
+            None => raise(py, "callback_failed", host.message(), &[]),
+        },
+    }
+}
+
+/// A computed answer: a Python callable taking the request (a dict) and returning a text or a step dict in the
+/// scenario format. It runs under the GIL; its exceptions pass through unchanged.
+struct PyResponder {
+    callable: Py<PyAny>,
+}
+
+impl Responder for PyResponder {
+    fn respond(&self, request: &ChatRequest) -> Result<Step, CallError> {
+        Python::attach(|py| {
+            let host = |e: PyErr| CallError::Host(HostError::new(e.to_string(), Arc::new(e)));
+            let request = to_py(py, request).map_err(host)?;
+            let answer = self.callable.bind(py).call1((request,)).map_err(host)?;
+            if let Ok(text) = answer.cast::<PyString>() {
+                return Step::text(text.to_string()).map_err(CallError::Cuecard);
+            }
+            let value: serde_json::Value = pythonize::depythonize(&answer).map_err(|e| {
+                CallError::Cuecard(cuecard::Error::new(
+                    cuecard::ErrorKind::CallbackFailed,
+                    format!("a computed answer must be a str or a step dict: {e}"),
+                ))
+            })?;
+            cuecard::scenario::step_from_value(value).map_err(CallError::Cuecard)
+        })
+    }
+}
+
+/// The scripted provider. Thread-safe; `chat` releases the GIL while the core answers.
+#[pyclass(frozen, module = "cuecard._cuecard", name = "MockModel")]
+struct PyMockModel {
+    inner: Arc<MockModel>,
+}
+
+fn from_scenario(py: Python<'_>, scenario: cuecard::Result<Scenario>) -> PyResult<PyMockModel> {
+    let mock = scenario.and_then(|s| s.to_mock()).map_err(|e| cuecard_error(py, &e))?;
+    Ok(PyMockModel { inner: Arc::new(mock) })
+}
+
+#[pymethods]
+impl PyMockModel {
+    #[new]
+    fn new() -> PyMockModel {
+        PyMockModel { inner: Arc::new(MockModel::new()) }
+    }
+
+    /// A mock scripted by a scenario given as a dict.
+    #[staticmethod]
+    fn from_scenario_dict(scenario: &Bound<'_, PyAny>) -> PyResult<PyMockModel> {
+        let value: serde_json::Value = from_py(scenario, "invalid_scenario", "the scenario is not JSON-like data")?;
+        from_scenario(scenario.py(), Scenario::from_value(value))
+    }
+
+    /// A mock scripted by a JSON scenario text.
+    #[staticmethod]
+    fn from_scenario_json(py: Python<'_>, text: &str) -> PyResult<PyMockModel> {
+        from_scenario(py, Scenario::from_json(text))
+    }
+
+    /// A mock scripted by a YAML scenario text.
+    #[staticmethod]
+    fn from_scenario_yaml(py: Python<'_>, text: &str) -> PyResult<PyMockModel> {
+        from_scenario(py, Scenario::from_yaml(text))
+    }
+
+    /// A mock scripted by a scenario file (YAML for .yaml/.yml, JSON otherwise).
+    #[staticmethod]
+    fn from_scenario_file(py: Python<'_>, path: std::path::PathBuf) -> PyResult<PyMockModel> {
+        from_scenario(py, Scenario::from_path(path))
+    }
+
+    /// Adds a step given in the scenario format (`{"text": ...}`, `{"fail": {...}}`, ...).
+    fn add_step(&self, step: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = step.py();
+        let value: serde_json::Value = from_py(step, "invalid_argument", "a step must be JSON-like data")?;
+        let step = cuecard::scenario::step_from_value(value).map_err(|e| cuecard_error(py, &e))?;
+        self.inner.add_step(step).map_err(|e| cuecard_error(py, &e))
+    }
+
+    /// Adds a step whose answer a Python callable computes from the request.
+    fn add_computed(&self, py: Python<'_>, callable: Py<PyAny>) -> PyResult<()> {
+        if !callable.bind(py).is_callable() {
+            return Err(raise(py, "invalid_argument", "the computed answer must be a callable", &[]));
+        }
+        self.inner.add_step(Step::compute(PyResponder { callable })).map_err(|e| cuecard_error(py, &e))
+    }
+
+    /// Makes the last step fail after its thinking and text (a `fail` dict in the scenario format).
+    fn and_fails(&self, failure: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = failure.py();
+        let value: serde_json::Value = from_py(failure, "invalid_argument", "a failure must be JSON-like data")?;
+        let error: ProviderError = cuecard::scenario::step_from_value(serde_json::json!({ "fail": value }))
+            .map_err(|e| cuecard_error(py, &e))
+            .and_then(|step| match step.body() {
+                cuecard::StepBody::Fail(error) => Ok(error.clone()),
+                _ => Err(raise(py, "internal", "a fail step without a failure", &[])),
+            })?;
+        self.inner.and_fails(error).map_err(|e| cuecard_error(py, &e))
+    }
+
+    /// Repeats the last step for every further request.
+    fn repeats(&self, py: Python<'_>) -> PyResult<()> {
+        self.inner.repeats().map_err(|e| cuecard_error(py, &e))
+    }
+
+    /// Answers a request (a dict in cuecard's neutral format) whole; returns the response dict.
+    fn chat(&self, request: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = request.py();
+        let request = request_from_py(request)?;
+        let inner = Arc::clone(&self.inner);
+        let result = py.detach(move || inner.chat(&request));
+        match result {
+            Ok(response) => to_py(py, &response),
+            Err(e) => Err(call_error(py, e)),
+        }
+    }
+
+    /// Answers a request as a list of stream events (dicts with `type`, `delay_ms`, `at_ms`).
+    fn chat_stream(&self, request: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = request.py();
+        let request = request_from_py(request)?;
+        let inner = Arc::clone(&self.inner);
+        let result = py.detach(move || inner.chat_stream(&request));
+        match result {
+            Ok(stream) => to_py(py, stream.events()),
+            Err(e) => Err(call_error(py, e)),
+        }
+    }
+
+    /// The journal entries (dicts), oldest first.
+    fn entries(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.inner.entries())
+    }
+
+    /// The requests received (dicts), in arrival order.
+    fn requests(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.inner.requests())
+    }
+
+    /// The only request received; `RequestCountMismatchError` otherwise.
+    fn request(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let request = self.inner.request().map_err(|e| cuecard_error(py, &e))?;
+        to_py(py, &request)
+    }
+
+    /// The last request received.
+    fn last_request(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let request = self.inner.last_request().map_err(|e| cuecard_error(py, &e))?;
+        to_py(py, &request)
+    }
+
+    /// Number of requests received.
+    #[getter]
+    fn request_count(&self) -> u64 {
+        self.inner.request_count()
+    }
+
+    /// Steps no request took (dicts).
+    fn unused_steps(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.inner.unused_steps())
+    }
+
+    /// Number of requests the script did not expect.
+    #[getter]
+    fn unexpected_count(&self) -> u64 {
+        self.inner.unexpected_count()
+    }
+
+    /// Forgets every request and rewinds the script.
+    fn reset(&self) {
+        self.inner.reset();
+    }
+}
+
+/// Splits text into word-like tokens.
+#[pyfunction]
+fn tokenize(text: &str) -> Vec<&str> {
+    cuecard::tokenize(text).collect()
+}
+
+/// Counts the word-like tokens of a text.
+#[pyfunction]
+fn count_tokens(text: &str) -> usize {
+    cuecard::count_tokens(text)
+}
+
+/// Every cuecard error kind as (code, number, description), so the Python package can prove it maps them all.
+#[pyfunction]
+fn error_catalogue() -> Vec<(&'static str, u32, &'static str)> {
+    cuecard::ErrorKind::ALL.iter().map(|k| (k.code(), k.number(), k.description())).collect()
+}
+
+/// Raises the exception for an error code (for the binding's own tests of the error mapping).
+#[pyfunction]
+fn _raise_error(py: Python<'_>, code: &str) -> PyErr {
+    raise(py, code, &format!("a {code} error raised on purpose"), &[])
+}
+
+#[pymodule]
+fn _cuecard(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_class::<PyMockModel>()?;
+    module.add_function(wrap_pyfunction!(tokenize, module)?)?;
+    module.add_function(wrap_pyfunction!(count_tokens, module)?)?;
+    module.add_function(wrap_pyfunction!(error_catalogue, module)?)?;
+    module.add_function(wrap_pyfunction!(_raise_error, module)?)?;
+    module.add("VERSION", cuecard::VERSION)?;
+    Ok(())
+}

@@ -1,0 +1,46 @@
+"""Every cuecard error kind maps to its own exception class, which also inherits the natural builtin."""
+import pytest
+
+import cuecard
+from cuecard import _cuecard, errors
+
+BUILTIN = {
+    "invalid_scenario": ValueError, "invalid_request": ValueError, "script_exhausted": RuntimeError,
+    "no_route_matched": LookupError, "invalid_argument": ValueError, "invalid_state": RuntimeError,
+    "request_count_mismatch": LookupError, "assertion_failed": AssertionError, "callback_failed": RuntimeError,
+    "invalid_utf8": ValueError, "io": OSError, "tool_failed": RuntimeError, "internal": RuntimeError,
+}
+
+
+@pytest.mark.parametrize("code", [code for code, _, _ in _cuecard.error_catalogue()])
+def test_every_kind_raises_its_class_with_its_code(code):
+    error = _cuecard._raise_error(code)
+    assert type(error) is errors.error_class_for(code)
+    assert type(error) is not errors.CuecardError, f"{code} has no class of its own"
+    assert isinstance(error, cuecard.CuecardError) and isinstance(error, BUILTIN[code])
+    assert error.code == code
+
+
+def test_the_catalogue_is_covered():
+    assert sorted(BUILTIN) == sorted(code for code, _, _ in _cuecard.error_catalogue())
+
+
+def test_a_scripted_failure_is_a_provider_error_with_its_facts():
+    mock = cuecard.MockModel.that_fails("rate_limited", retry_after=1.5, message="slow down")
+    with pytest.raises(cuecard.ProviderError) as raised:
+        mock.chat("hi")
+    assert (raised.value.kind, raised.value.status, raised.value.retryable) == ("rate_limited", 429, True)
+    assert raised.value.retry_after == 1.5
+    assert str(raised.value) == "slow down"
+
+
+def test_wrong_types_are_typed_errors_naming_the_problem():
+    with pytest.raises(cuecard.InvalidRequestError, match="messages"):
+        cuecard.MockModel.that_responds("x").chat({"model": "m", "messages": 5})
+    with pytest.raises(cuecard.InvalidScenarioError) as raised:
+        cuecard.MockModel.from_scenario({"cuecard": 1, "routes": [{"steps": [{"txt": "a"}]}]})
+    assert raised.value.issues[0]["path"] == "routes[0].steps[0].txt"
+    with pytest.raises(cuecard.InvalidArgumentError):
+        cuecard.MockModel.that_responds("")
+    with pytest.raises(TypeError):
+        cuecard.tokenize(5)
