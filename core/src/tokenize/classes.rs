@@ -75,7 +75,7 @@ pub fn class_of(c: char) -> Class {
     class_of_code_point(c as u32)
 }
 
-#[inline]
+#[inline(always)]
 pub(super) fn class_of_code_point(cp: u32) -> Class {
     if cp < 0x80 {
         return ascii_class(cp as u8);
@@ -85,7 +85,14 @@ pub(super) fn class_of_code_point(cp: u32) -> Class {
         let offset = (block << BMP_SHIFT) | (cp as usize & ((1 << BMP_SHIFT) - 1));
         return Class::from_u8(BMP_BLOCKS.get(offset).copied().unwrap_or(6));
     }
-    // Above the BMP: binary search over the ranges that are not O.
+    astral_class(cp)
+}
+
+/// Above the BMP (rare in text): binary search over the ranges that are not O. Kept out of line so the hot
+/// BMP path stays small enough to inline.
+#[cold]
+#[inline(never)]
+fn astral_class(cp: u32) -> Class {
     match ASTRAL_RANGES.binary_search_by(|&(first, last, _)| {
         if last < cp {
             std::cmp::Ordering::Less
