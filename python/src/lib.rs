@@ -236,6 +236,119 @@ impl PyMockModel {
     }
 }
 
+/// The loopback server over a mock (`cuecard.Server`); it runs on its own thread and never keeps Python alive.
+#[pyclass(frozen, module = "cuecard._cuecard", name = "Server")]
+struct PyServer {
+    server: std::sync::Mutex<Option<cuecard::Server>>,
+    addr: std::net::SocketAddr,
+}
+
+#[pymethods]
+impl PyServer {
+    #[new]
+    #[pyo3(signature = (mock, instant = false, port = 0))]
+    fn new(py: Python<'_>, mock: &PyMockModel, instant: bool, port: u16) -> PyResult<PyServer> {
+        let options = cuecard::ServerOptions { port, instant, ..cuecard::ServerOptions::default() };
+        let inner = Arc::clone(&mock.inner);
+        let server =
+            py.detach(move || cuecard::Server::start_with(inner, options)).map_err(|e| cuecard_error(py, &e))?;
+        let addr = server.addr();
+        Ok(PyServer { server: std::sync::Mutex::new(Some(server)), addr })
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    #[getter]
+    fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The base URL for OpenAI clients (`…/v1`).
+    #[getter]
+    fn openai_base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// The base URL for Anthropic clients.
+    #[getter]
+    fn anthropic_base_url(&self) -> String {
+        self.base_url()
+    }
+
+    /// The port.
+    #[getter]
+    fn port(&self) -> u16 {
+        self.addr.port()
+    }
+
+    /// Stops the server (idempotent); the GIL is released while requests in flight finish.
+    fn stop(&self, py: Python<'_>) {
+        let taken = self.server.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        if let Some(mut server) = taken {
+            py.detach(move || server.stop());
+        }
+    }
+}
+
+/// Fluent checks over a mock's journal (`assert_that(mock).when_called(op)`), raising `AssertionFailedError`
+/// (an `AssertionError`) with the core's message: expected, actual and the history table.
+#[pyclass(frozen, module = "cuecard._cuecard", name = "MethodCheck")]
+struct PyMethodCheck {
+    inner: cuecard::verify::MethodCheck,
+}
+
+fn check<T>(py: Python<'_>, result: Result<T, cuecard::verify::AssertionFailure>) -> PyResult<()> {
+    result.map(|_| ()).map_err(|failure| raise(py, "assertion_failed", &failure.to_string(), &[]))
+}
+
+#[pymethods]
+impl PyMethodCheck {
+    #[new]
+    fn new(mock: &PyMockModel, operation: &str) -> PyMethodCheck {
+        PyMethodCheck { inner: cuecard::verify::assert_that(&mock.inner).when_called(operation) }
+    }
+
+    fn was_called_times<'py>(slf: PyRef<'py, Self>, n: usize) -> PyResult<PyRef<'py, Self>> {
+        check(slf.py(), slf.inner.was_called_times(n))?;
+        Ok(slf)
+    }
+
+    fn and_retried<'py>(slf: PyRef<'py, Self>, n: usize) -> PyResult<PyRef<'py, Self>> {
+        check(slf.py(), slf.inner.and_retried(n))?;
+        Ok(slf)
+    }
+
+    fn and_observed_failure<'py>(slf: PyRef<'py, Self>, kind: &str) -> PyResult<PyRef<'py, Self>> {
+        check(slf.py(), slf.inner.and_observed_failure(kind))?;
+        Ok(slf)
+    }
+
+    fn and_failed_with<'py>(slf: PyRef<'py, Self>, kind: &str) -> PyResult<PyRef<'py, Self>> {
+        check(slf.py(), slf.inner.and_failed_with(kind))?;
+        Ok(slf)
+    }
+
+    fn emitted_provider<'py>(slf: PyRef<'py, Self>, id: &str) -> PyResult<PyRef<'py, Self>> {
+        check(slf.py(), slf.inner.emitted_provider(id))?;
+        Ok(slf)
+    }
+
+    fn and_called_tool<'py>(slf: PyRef<'py, Self>, name: &str) -> PyResult<PyRef<'py, Self>> {
+        check(slf.py(), slf.inner.and_called_tool(name))?;
+        Ok(slf)
+    }
+
+    fn and_called_tool_times<'py>(slf: PyRef<'py, Self>, name: &str, n: usize) -> PyResult<PyRef<'py, Self>> {
+        check(slf.py(), slf.inner.and_called_tool_times(name, n))?;
+        Ok(slf)
+    }
+}
+
+/// Raises `AssertionFailedError` unless every step was used and no request was unexpected.
+#[pyfunction]
+fn check_script_fully_used(py: Python<'_>, mock: &PyMockModel) -> PyResult<()> {
+    check(py, cuecard::verify::assert_that(&mock.inner).script_fully_used())
+}
+
 /// Splits text into word-like tokens.
 #[pyfunction]
 fn tokenize(text: &str) -> Vec<&str> {
@@ -263,6 +376,9 @@ fn _raise_error(py: Python<'_>, code: &str) -> PyErr {
 #[pymodule]
 fn _cuecard(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyMockModel>()?;
+    module.add_class::<PyServer>()?;
+    module.add_class::<PyMethodCheck>()?;
+    module.add_function(wrap_pyfunction!(check_script_fully_used, module)?)?;
     module.add_function(wrap_pyfunction!(tokenize, module)?)?;
     module.add_function(wrap_pyfunction!(count_tokens, module)?)?;
     module.add_function(wrap_pyfunction!(error_catalogue, module)?)?;

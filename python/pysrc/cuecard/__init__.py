@@ -6,9 +6,11 @@ from .errors import (AssertionFailedError, CallbackFailedError, CuecardError, Cu
                      InvalidUtf8Error, NoRouteMatchedError, ProviderError, RequestCountMismatchError,
                      ScriptExhaustedError, ToolFailedError)
 from .mock import MockModel
+from .server import Server
+from .verify import assert_that
 
 __all__ = [
-    "MockModel", "tokenize", "count_tokens", "CuecardError", "ProviderError", "InvalidScenarioError",
+    "MockModel", "Server", "assert_that", "tokenize", "count_tokens", "CuecardError", "ProviderError", "InvalidScenarioError",
     "InvalidRequestError", "ScriptExhaustedError", "NoRouteMatchedError", "InvalidArgumentError", "InvalidStateError",
     "RequestCountMismatchError", "AssertionFailedError", "CallbackFailedError", "InvalidUtf8Error", "CuecardIOError",
     "ToolFailedError", "InternalError", "__version__",

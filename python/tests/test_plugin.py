@@ -1,0 +1,51 @@
+"""The pytest plugin, run with pytester: fixtures, the end-of-test script check, the scenario marker."""
+
+
+def test_an_unused_step_fails_the_test_at_teardown(pytester):
+    pytester.makepyfile("""
+        def test_calls_once(cuecard_mock):
+            cuecard_mock.then_responds("one").then_responds("two")
+            assert cuecard_mock.chat("hi")["message"]["text"] == "one"
+    """)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(["*all_steps_used() failed*", "*route 0 (default) step 1: text \"two\"*"])
+
+
+def test_strict_false_opts_out(pytester):
+    pytester.makepyfile("""
+        import pytest
+
+        @pytest.mark.cuecard(strict=False)
+        def test_calls_once(cuecard_mock):
+            cuecard_mock.then_responds("one").then_responds("two")
+            cuecard_mock.chat("hi")
+    """)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_the_marker_loads_a_scenario_next_to_the_test_file(pytester):
+    pytester.makefile(".json", greeting='{"cuecard": 1, "routes": [{"steps": [{"text": "Hello from a file"}]}]}')
+    pytester.makepyfile("""
+        import pytest
+
+        @pytest.mark.cuecard(scenario="greeting.json")
+        def test_greets(cuecard_mock):
+            assert cuecard_mock.chat("hi")["message"]["text"] == "Hello from a file"
+    """)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_cuecard_server_serves_the_mock(pytester):
+    pytester.makepyfile("""
+        import json, urllib.request
+
+        def test_over_http(cuecard_server, cuecard_mock):
+            cuecard_mock.then_responds("Served.")
+            body = json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}).encode()
+            request = urllib.request.Request(cuecard_server.openai_base_url + "/chat/completions", data=body,
+                                             headers={"content-type": "application/json"})
+            reply = json.load(urllib.request.urlopen(request))
+            assert reply["choices"][0]["message"]["content"] == "Served."
+    """)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
