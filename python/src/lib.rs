@@ -179,6 +179,19 @@ impl PyMockModel {
         }
     }
 
+    /// Answers a request whole, without raising: `(response, None, delay_ms)` or `(None, exception, delay_ms)`, so
+    /// the Python side can wait out the scripted delay (asyncio or time.sleep) before returning or raising.
+    fn chat_timed(&self, request: &Bound<'_, PyAny>) -> PyResult<(Py<PyAny>, Py<PyAny>, u64)> {
+        let py = request.py();
+        let request = request_from_py(request)?;
+        let inner = Arc::clone(&self.inner);
+        let timed = py.detach(move || inner.chat_timed(&request));
+        match timed.value {
+            Ok(response) => Ok((to_py(py, &response)?, py.None(), timed.delay_ms)),
+            Err(e) => Ok((py.None(), call_error(py, e).into_value(py).into_any(), timed.delay_ms)),
+        }
+    }
+
     /// Answers a request as a list of stream events (dicts with `type`, `delay_ms`, `at_ms`).
     fn chat_stream(&self, request: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let py = request.py();

@@ -2,9 +2,11 @@
 `then_repeats`), a thin facade over the core's scripted provider."""
 from __future__ import annotations
 
+import asyncio
 import json
 import os
-from typing import Any, Callable, Iterable, Mapping, Union
+import time
+from typing import Any, AsyncIterator, Callable, Iterator, Mapping, Union
 
 from . import _cuecard
 
@@ -33,21 +35,27 @@ def _tool_call(name: str, arguments: Union[Mapping[str, Any], str, None]) -> dic
 
 
 class MockModel:
-    """A scripted model: each request takes the next step; every request is journaled."""
+    """A scripted model: each request takes the next step; every request is journaled.
 
-    def __init__(self, core: "_cuecard.MockModel | None" = None):
+    `chat` and `stream` answer at once. `achat`, `astream` and `iter_stream` wait out the scripted delays
+    (`delay_ms`, `ttft_ms`, `token_delay_ms`) in real time, without blocking the event loop for the async
+    forms; set `instant=True` to skip the waits (the journal still records the virtual times)."""
+
+    def __init__(self, core: "_cuecard.MockModel | None" = None, *, instant: bool = False):
         self._core = core if core is not None else _cuecard.MockModel()
+        self.instant = instant
 
     # ---- building a script ------------------------------------------------------------------------------------
 
     @classmethod
-    def from_scenario(cls, scenario: Union[Mapping[str, Any], str, "os.PathLike[str]"]) -> "MockModel":
+    def from_scenario(cls, scenario: Union[Mapping[str, Any], str, "os.PathLike[str]"], *,
+                      instant: bool = False) -> "MockModel":
         """A mock from a scenario: a dict, a JSON text, or a path to a JSON/YAML file."""
         if isinstance(scenario, Mapping):
-            return cls(_cuecard.MockModel.from_scenario_dict(dict(scenario)))
+            return cls(_cuecard.MockModel.from_scenario_dict(dict(scenario)), instant=instant)
         if isinstance(scenario, str) and scenario.lstrip().startswith("{"):
-            return cls(_cuecard.MockModel.from_scenario_json(scenario))
-        return cls(_cuecard.MockModel.from_scenario_file(os.fspath(scenario)))
+            return cls(_cuecard.MockModel.from_scenario_json(scenario), instant=instant)
+        return cls(_cuecard.MockModel.from_scenario_file(os.fspath(scenario)), instant=instant)
 
     @classmethod
     def that_responds(cls, answer: Union[Answer, Callable[[Request], Answer]]) -> "MockModel":
@@ -110,8 +118,31 @@ class MockModel:
         return self._core.chat(_request(request))
 
     def stream(self, request: Union[Request, str]) -> list[dict[str, Any]]:
-        """Answers a request as its stream events, in order."""
+        """Answers a request as its stream events, in order (at once; the delays are on the events)."""
         return self._core.chat_stream(_request(request))
+
+    def iter_stream(self, request: Union[Request, str]) -> Iterator[dict[str, Any]]:
+        """The stream events, each after its scripted delay."""
+        for event in self._core.chat_stream(_request(request)):
+            if event["delay_ms"] and not self.instant:
+                time.sleep(event["delay_ms"] / 1000)
+            yield event
+
+    async def achat(self, request: Union[Request, str]) -> dict[str, Any]:
+        """Like `chat`, waiting out the scripted delay with asyncio before answering (or raising)."""
+        response, error, delay_ms = self._core.chat_timed(_request(request))
+        if delay_ms and not self.instant:
+            await asyncio.sleep(delay_ms / 1000)
+        if error is not None:
+            raise error
+        return response
+
+    async def astream(self, request: Union[Request, str]) -> AsyncIterator[dict[str, Any]]:
+        """The stream events as an async iterator, each after its scripted delay."""
+        for event in self._core.chat_stream(_request(request)):
+            if event["delay_ms"] and not self.instant:
+                await asyncio.sleep(event["delay_ms"] / 1000)
+            yield event
 
     # ---- the journal --------------------------------------------------------------------------------------------
 
