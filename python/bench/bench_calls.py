@@ -1,0 +1,23 @@
+"""Per-call cost of the Python binding (run: python python/bench/bench_calls.py after installing the wheel)."""
+import timeit
+
+import cuecard
+
+REQUEST = {"model": "gpt-4o", "messages": [{"role": "user", "content": "What is the weather in Paris today?"}]}
+
+
+def per_call_us(fn, number=20000):
+    fn()
+    return timeit.timeit(fn, number=number) / number * 1e6
+
+
+def main():
+    mock = cuecard.MockModel.that_responds("The weather in Paris is sunny, 22 degrees.").then_repeats()
+    print(f"MockModel.chat (dict in, dict out): {per_call_us(lambda: mock.chat(REQUEST)):8.2f} us/call")
+    print(f"core chat without the facade:       {per_call_us(lambda: mock._core.chat(REQUEST)):8.2f} us/call")
+    print(f"MockModel.stream (13 events):       {per_call_us(lambda: mock.stream(REQUEST)):8.2f} us/call")
+    print(f"tokenize (25 chars):                {per_call_us(lambda: cuecard.tokenize('Hello, world! Order 12345')):8.2f} us/call")
+
+
+if __name__ == "__main__":
+    main()
