@@ -19,8 +19,27 @@ fn mixed_text() -> impl Strategy<Value = String> {
     prop::collection::vec(piece, 0..24).prop_map(|parts| parts.concat())
 }
 
+/// ASCII prose-like text: the alphabet of the bulk counter, plus the bytes that must end its windows.
+fn ascii_prose() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        8 => "[a-zA-Z]{1,9}",
+        6 => Just(" ".to_string()),
+        3 => "[!-&(-/:-@\\[-`{-~]{1,3}",
+        1 => "[0-9]{1,5}",
+        1 => "'[a-z]{0,2}",
+        1 => "[\n\t ]{1,3}",
+        1 => "[éü😀\u{301}]",
+    ];
+    prop::collection::vec(piece, 0..80).prop_map(|parts| parts.concat())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn the_bulk_counter_agrees_with_the_token_iterator(text in ascii_prose()) {
+        prop_assert_eq!(cuecard::count_tokens(&text), cuecard::tokenize(&text).count(), "{:?}", text);
+    }
 
     #[test]
     fn tokens_are_non_empty_and_concatenate_to_the_input(text in mixed_text()) {
