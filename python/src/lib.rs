@@ -362,6 +362,132 @@ fn check_script_fully_used(py: Python<'_>, mock: &PyMockModel) -> PyResult<()> {
     check(py, cuecard::verify::assert_that(&mock.inner).script_fully_used())
 }
 
+/// A tool double that records every invocation (`cuecard.MockTool`); the fixtures come from the core.
+#[pyclass(frozen, module = "cuecard._cuecard", name = "MockTool")]
+struct PyMockTool {
+    inner: Arc<cuecard::MockTool>,
+}
+
+fn tool_result(
+    py: Python<'_>,
+    timed: cuecard::Timed<Result<serde_json::Value, CallError>>,
+) -> PyResult<(Py<PyAny>, u64)> {
+    match timed.value {
+        Ok(value) => Ok((to_py(py, &value)?, timed.delay_ms)),
+        Err(e) => Err(call_error(py, e)),
+    }
+}
+
+#[pymethods]
+impl PyMockTool {
+    /// A tool answering `result` always, or computed by `responder(arguments)`, or failing with `fails`.
+    #[new]
+    #[pyo3(signature = (name, description = "", parameters = None, result = None, responder = None, fails = None))]
+    fn new(
+        py: Python<'_>,
+        name: String,
+        description: &str,
+        parameters: Option<&Bound<'_, PyAny>>,
+        result: Option<&Bound<'_, PyAny>>,
+        responder: Option<Py<PyAny>>,
+        fails: Option<String>,
+    ) -> PyResult<PyMockTool> {
+        let parameters: serde_json::Value = match parameters {
+            Some(p) => from_py(p, "invalid_argument", "parameters must be a JSON schema dict")?,
+            None => serde_json::json!({"type": "object", "properties": {}}),
+        };
+        let answer = match (result, responder, fails) {
+            (Some(value), None, None) => cuecard::tools::ToolResponder::Fixed(from_py(
+                value,
+                "invalid_argument",
+                "result must be JSON-like data",
+            )?),
+            (None, Some(callable), None) => cuecard::tools::ToolResponder::Computed(Arc::new(move |arguments| {
+                Python::attach(|py| {
+                    let host = |e: PyErr| CallError::Host(HostError::new(e.to_string(), Arc::new(e)));
+                    let arguments = to_py(py, arguments).map_err(host)?;
+                    let value = callable.bind(py).call1((arguments,)).map_err(host)?;
+                    pythonize::depythonize(&value).map_err(|e| {
+                        CallError::Cuecard(cuecard::Error::new(
+                            cuecard::ErrorKind::CallbackFailed,
+                            format!("a tool responder must return JSON-like data: {e}"),
+                        ))
+                    })
+                })
+            })),
+            (None, None, Some(message)) => cuecard::tools::ToolResponder::Failing(message),
+            _ => return Err(raise(py, "invalid_argument", "give exactly one of result, responder or fails", &[])),
+        };
+        Ok(PyMockTool { inner: Arc::new(cuecard::MockTool::new(name, description, parameters, answer)) })
+    }
+
+    /// One of Cogitator's fixture tools: `calculator`, `weather`, `failing` or `slow`.
+    #[staticmethod]
+    #[pyo3(signature = (name, message = None, delay_ms = None))]
+    fn fixture(py: Python<'_>, name: &str, message: Option<&str>, delay_ms: Option<u64>) -> PyResult<PyMockTool> {
+        let tool = match name {
+            "calculator" => cuecard::tools::fixtures::calculator(),
+            "weather" => cuecard::tools::fixtures::weather(),
+            "failing" => cuecard::tools::fixtures::failing(message),
+            "slow" => cuecard::tools::fixtures::slow(delay_ms),
+            other => {
+                return Err(raise(
+                    py,
+                    "invalid_argument",
+                    &format!("no fixture tool {other:?} (calculator, weather, failing, slow)"),
+                    &[],
+                ))
+            }
+        };
+        Ok(PyMockTool { inner: Arc::new(tool) })
+    }
+
+    #[getter]
+    fn name(&self) -> String {
+        self.inner.name().to_string()
+    }
+
+    #[getter]
+    fn description(&self) -> String {
+        self.inner.description().to_string()
+    }
+
+    /// The definition to offer in a request (`{"name", "description", "parameters"}`).
+    fn definition(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.inner.definition())
+    }
+
+    /// Calls the tool: `(result, delay_ms)`; a failing tool raises `ToolFailedError`.
+    fn invoke_timed(&self, arguments: &Bound<'_, PyAny>) -> PyResult<(Py<PyAny>, u64)> {
+        let py = arguments.py();
+        if let Ok(text) = arguments.cast::<PyString>() {
+            return tool_result(py, self.inner.invoke_json(&text.to_string()));
+        }
+        let arguments: serde_json::Value =
+            from_py(arguments, "invalid_argument", "tool arguments must be JSON-like data")?;
+        tool_result(py, self.inner.invoke(&arguments))
+    }
+
+    /// The arguments of every invocation, in order.
+    fn calls(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.inner.calls())
+    }
+
+    /// Every invocation with its result (`{"index", "arguments", "result": {"Ok": ...} | {"Err": message}, "delay_ms"}`).
+    fn invocations(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.inner.invocations())
+    }
+
+    #[getter]
+    fn call_count(&self) -> usize {
+        self.inner.call_count()
+    }
+
+    fn reset(&self) {
+        self.inner.reset();
+    }
+}
+
 /// Splits text into word-like tokens.
 #[pyfunction]
 fn tokenize(text: &str) -> Vec<&str> {
@@ -390,6 +516,7 @@ fn _raise_error(py: Python<'_>, code: &str) -> PyErr {
 fn _cuecard(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyMockModel>()?;
     module.add_class::<PyServer>()?;
+    module.add_class::<PyMockTool>()?;
     module.add_class::<PyMethodCheck>()?;
     module.add_function(wrap_pyfunction!(check_script_fully_used, module)?)?;
     module.add_function(wrap_pyfunction!(tokenize, module)?)?;

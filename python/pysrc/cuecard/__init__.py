@@ -6,11 +6,13 @@ from .errors import (AssertionFailedError, CallbackFailedError, CuecardError, Cu
                      InvalidUtf8Error, NoRouteMatchedError, ProviderError, RequestCountMismatchError,
                      ScriptExhaustedError, ToolFailedError)
 from .mock import MockModel
+from . import tools
 from .server import Server
+from .tools import MockTool
 from .verify import assert_that
 
 __all__ = [
-    "MockModel", "Server", "assert_that", "tokenize", "count_tokens", "CuecardError", "ProviderError", "InvalidScenarioError",
+    "MockModel", "MockTool", "tools", "Server", "assert_that", "tokenize", "count_tokens", "CuecardError", "ProviderError", "InvalidScenarioError",
     "InvalidRequestError", "ScriptExhaustedError", "NoRouteMatchedError", "InvalidArgumentError", "InvalidStateError",
     "RequestCountMismatchError", "AssertionFailedError", "CallbackFailedError", "InvalidUtf8Error", "CuecardIOError",
     "ToolFailedError", "InternalError", "__version__",
