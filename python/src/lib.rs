@@ -204,6 +204,41 @@ impl PyMockModel {
         }
     }
 
+    /// Answers one HTTP request with the wire protocols (the same code as the server), for in-process transports.
+    /// Returns `(kind, status, headers, body, frames, delay_ms, cut)`: kind is "full", "stream" or "abort";
+    /// frames are `(delay_ms, bytes)`; for a stream `delay_ms` is its stall and `cut` says the body breaks off.
+    #[allow(clippy::type_complexity)]
+    fn handle_http(
+        &self,
+        py: Python<'_>,
+        method: String,
+        path: String,
+        headers: Vec<(String, String)>,
+        body: Vec<u8>,
+    ) -> (&'static str, u16, Vec<(String, String)>, Py<PyAny>, Vec<(u64, Py<PyAny>)>, u64, bool) {
+        let (path, query) = match path.split_once('?') {
+            Some((p, q)) => (p.to_string(), q.to_string()),
+            None => (path, String::new()),
+        };
+        let headers = headers.into_iter().map(|(n, v)| (n.to_ascii_lowercase(), v)).collect();
+        let request = cuecard::wire::HttpRequest { method, path, query, headers, body };
+        let inner = Arc::clone(&self.inner);
+        let reply = py.detach(move || cuecard::wire::handle(&inner, &request));
+        let bytes = |b: &[u8]| pyo3::types::PyBytes::new(py, b).into_any().unbind();
+        match reply {
+            cuecard::wire::HttpReply::Full { delay_ms, status, headers, body } => {
+                ("full", status, headers, bytes(&body), Vec::new(), delay_ms, false)
+            }
+            cuecard::wire::HttpReply::Stream { stall_ms, status, headers, frames, end } => {
+                let frames = frames.iter().map(|f| (f.delay_ms, bytes(&f.bytes))).collect();
+                ("stream", status, headers, bytes(b""), frames, stall_ms, end == cuecard::wire::StreamEnd::Cut)
+            }
+            cuecard::wire::HttpReply::Abort { delay_ms } => {
+                ("abort", 0, Vec::new(), bytes(b""), Vec::new(), delay_ms, true)
+            }
+        }
+    }
+
     /// The journal entries (dicts), oldest first.
     fn entries(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         to_py(py, &self.inner.entries())

@@ -1,0 +1,147 @@
+"""In-process transports: the official SDKs talk to a `MockModel` through their own HTTP client, without a
+socket, answered by the same wire encoders as the server (so streaming, errors and the SDK's own retries behave
+as on the wire).
+
+`openai` >= 3 and `anthropic` >= 2 are built on `httpx2`, older releases on `httpx`; a transport is made for
+whichever module the SDK uses. Sync and async clients are both supported.
+
+    client = cuecard.openai_client(mock)          # openai.OpenAI wired to the mock
+    client = cuecard.anthropic_client(mock)       # anthropic.Anthropic wired to the mock
+    transport = cuecard.transport_for(httpx2, mock)   # any httpx2.Client(transport=...)
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from types import ModuleType
+from typing import Any
+
+from .mock import MockModel
+
+_CACHE: dict[tuple[int, bool], type] = {}
+BASE_URL = "http://cuecard.invalid"
+
+
+def _classes(http: ModuleType) -> tuple[type, type]:
+    """The sync and async transport classes for an httpx-like module (httpx or httpx2)."""
+    key = id(http)
+    if (key, True) in _CACHE:
+        return _CACHE[(key, True)], _CACHE[(key, False)]
+
+    def cut() -> Exception:
+        return http.RemoteProtocolError("peer closed connection without sending complete message body (cuecard)")
+
+    class FrameStream(http.SyncByteStream):
+        def __init__(self, frames, stall_ms, cut_at_end, instant):
+            self._frames, self._stall_ms, self._cut, self._instant = frames, stall_ms, cut_at_end, instant
+
+        def __iter__(self):
+            if self._stall_ms and not self._instant:
+                time.sleep(self._stall_ms / 1000)
+            for delay_ms, data in self._frames:
+                if delay_ms and not self._instant:
+                    time.sleep(delay_ms / 1000)
+                yield data
+            if self._cut:
+                raise cut()
+
+    class AsyncFrameStream(http.AsyncByteStream):
+        def __init__(self, frames, stall_ms, cut_at_end, instant):
+            self._frames, self._stall_ms, self._cut, self._instant = frames, stall_ms, cut_at_end, instant
+
+        async def __aiter__(self):
+            if self._stall_ms and not self._instant:
+                await asyncio.sleep(self._stall_ms / 1000)
+            for delay_ms, data in self._frames:
+                if delay_ms and not self._instant:
+                    await asyncio.sleep(delay_ms / 1000)
+                yield data
+            if self._cut:
+                raise cut()
+
+    def answer(mock: MockModel, request: Any, body: bytes):
+        path = request.url.raw_path.decode("ascii")
+        headers = [(name.decode("latin-1"), value.decode("latin-1")) for name, value in request.headers.raw]
+        return mock._core.handle_http(request.method, path, headers, body)
+
+    def response(request, reply, instant, streaming_class):
+        kind, status, headers, body, frames, delay_ms, cut_at_end = reply
+        if kind == "abort":
+            raise http.RemoteProtocolError("Server disconnected without sending a response (cuecard: connection reset)")
+        if kind == "full":
+            return http.Response(status, headers=headers, content=body, request=request)
+        return http.Response(status, headers=headers, stream=streaming_class(frames, delay_ms, cut_at_end, instant),
+                             request=request)
+
+    class CuecardTransport(http.BaseTransport):
+        """A sync transport answering from a MockModel."""
+
+        def __init__(self, mock: MockModel, *, instant: bool = False):
+            self.mock, self.instant = mock, instant
+
+        def handle_request(self, request):
+            reply = answer(self.mock, request, request.read())
+            kind, delay_ms = reply[0], reply[5]
+            if kind != "stream" and delay_ms and not self.instant:
+                time.sleep(delay_ms / 1000)
+            return response(request, reply, self.instant, FrameStream)
+
+    class AsyncCuecardTransport(http.AsyncBaseTransport):
+        """An async transport answering from a MockModel; delays are awaited, never blocking the loop."""
+
+        def __init__(self, mock: MockModel, *, instant: bool = False):
+            self.mock, self.instant = mock, instant
+
+        async def handle_async_request(self, request):
+            reply = answer(self.mock, request, await request.aread())
+            kind, delay_ms = reply[0], reply[5]
+            if kind != "stream" and delay_ms and not self.instant:
+                await asyncio.sleep(delay_ms / 1000)
+            return response(request, reply, self.instant, AsyncFrameStream)
+
+    _CACHE[(key, True)], _CACHE[(key, False)] = CuecardTransport, AsyncCuecardTransport
+    return CuecardTransport, AsyncCuecardTransport
+
+
+def transport_for(http: ModuleType, mock: MockModel, *, instant: bool = False):
+    """A sync transport for the httpx-like module `http` (`httpx` or `httpx2`)."""
+    return _classes(http)[0](mock, instant=instant)
+
+
+def async_transport_for(http: ModuleType, mock: MockModel, *, instant: bool = False):
+    """An async transport for the httpx-like module `http`."""
+    return _classes(http)[1](mock, instant=instant)
+
+
+def _http_module_of(client_class: type) -> ModuleType:
+    import importlib
+
+    for base in client_class.__mro__:
+        root = base.__module__.split(".")[0]
+        if root in ("httpx2", "httpx"):
+            return importlib.import_module(root)
+    raise TypeError(f"{client_class!r} is not built on httpx or httpx2")
+
+
+def openai_client(mock: MockModel, *, instant: bool = True, async_: bool = False, **options: Any):
+    """An `openai.OpenAI` (or `AsyncOpenAI`) client answered in-process by `mock`."""
+    import openai
+
+    http_class = openai.DefaultAsyncHttpxClient if async_ else openai.DefaultHttpxClient
+    http = _http_module_of(http_class)
+    transport = (async_transport_for if async_ else transport_for)(http, mock, instant=instant)
+    client_class = openai.AsyncOpenAI if async_ else openai.OpenAI
+    options.setdefault("api_key", "test-key")
+    return client_class(base_url=BASE_URL + "/v1", http_client=http_class(transport=transport), **options)
+
+
+def anthropic_client(mock: MockModel, *, instant: bool = True, async_: bool = False, **options: Any):
+    """An `anthropic.Anthropic` (or `AsyncAnthropic`) client answered in-process by `mock`."""
+    import anthropic
+
+    http_class = anthropic.DefaultAsyncHttpxClient if async_ else anthropic.DefaultHttpxClient
+    http = _http_module_of(http_class)
+    transport = (async_transport_for if async_ else transport_for)(http, mock, instant=instant)
+    client_class = anthropic.AsyncAnthropic if async_ else anthropic.Anthropic
+    options.setdefault("api_key", "test-key")
+    return client_class(base_url=BASE_URL, http_client=http_class(transport=transport), **options)

@@ -1,0 +1,76 @@
+"""The official SDKs in-process through the cuecard transports (no socket): sync and async, streaming, errors and
+the SDKs' own retries. Skipped where the SDKs are not installed; CI installs them."""
+import asyncio
+import json
+
+import pytest
+
+import cuecard
+
+openai = pytest.importorskip("openai")
+anthropic = pytest.importorskip("anthropic")
+
+
+def test_openai_sync_text_stream_and_retry():
+    mock = cuecard.MockModel.that_fails("rate_limited", retry_after=0.001).then_responds("Hello, world!").then_responds(
+        "Streamed text.")
+    client = cuecard.openai_client(mock, max_retries=2)
+    reply = client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "hi"}])
+    assert reply.choices[0].message.content == "Hello, world!"
+    stream = client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "hi"}], stream=True)
+    tokens = [c.choices[0].delta.content for c in stream if c.choices and c.choices[0].delta.content]
+    assert tokens == ["Streamed", " text", "."]
+    assert [e["outcome"] for e in mock.entries()] == ["failed", "answered", "answered"]
+    assert mock.entries()[0]["request"]["metadata"]["endpoint"] == "chat_completions"
+
+
+def test_openai_errors_and_a_cut_stream():
+    mock = cuecard.MockModel.that_fails("unauthorized").then_responds("Partial answer").and_fails("connection_reset")
+    client = cuecard.openai_client(mock, max_retries=2)
+    with pytest.raises(openai.AuthenticationError):
+        client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "hi"}])
+    stream = client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "hi"}], stream=True)
+    received = []
+    with pytest.raises(openai.APIConnectionError) as raised:
+        for chunk in stream:
+            if chunk.choices and chunk.choices[0].delta.content:
+                received.append(chunk.choices[0].delta.content)
+    assert received == ["Partial", " answer"]
+    # As over a real socket with openai 3.x: the transport's broken-body error, wrapped by the SDK.
+    assert "peer closed connection" in str(raised.value.__cause__)
+    assert mock.request_count == 2
+
+
+def test_a_reset_before_headers_is_retried_as_a_connection_error():
+    mock = cuecard.MockModel.that_fails("connection_reset").then_responds("after the reset")
+    client = cuecard.openai_client(mock, max_retries=1)
+    reply = client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "hi"}])
+    assert reply.choices[0].message.content == "after the reset"
+
+
+def test_openai_async_tool_call():
+    mock = cuecard.MockModel.that_calls_tool("get_weather", {"city": "Paris"})
+
+    async def main():
+        client = cuecard.openai_client(mock, async_=True)
+        return await client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "weather?"}])
+
+    reply = asyncio.run(main())
+    call = reply.choices[0].message.tool_calls[0]
+    assert (call.function.name, json.loads(call.function.arguments)) == ("get_weather", {"city": "Paris"})
+
+
+def test_anthropic_sync_stream_helper_and_async():
+    mock = cuecard.MockModel.that_responds({"thinking": "Plan.", "text": "Hi there!"}).then_responds("Async hello.")
+    client = cuecard.anthropic_client(mock)
+    with client.messages.stream(model="claude-test", max_tokens=100, messages=[{"role": "user", "content": "hi"}]) as stream:
+        text = list(stream.text_stream)
+        final = stream.get_final_message()
+    assert text == ["Hi", " there", "!"]
+    assert [b.type for b in final.content] == ["thinking", "text"]
+
+    async def main():
+        client = cuecard.anthropic_client(mock, async_=True)
+        return await client.messages.create(model="claude-test", max_tokens=100, messages=[{"role": "user", "content": "hi"}])
+
+    assert asyncio.run(main()).content[0].text == "Async hello."
