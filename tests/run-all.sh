@@ -41,7 +41,7 @@ rm -rf "$CARGO_TARGET_DIR/wheels" "$CARGO_TARGET_DIR/py-clean-venv"
 (cd python && "$PY_VENV/bin/maturin" build --quiet --locked --out "$CARGO_TARGET_DIR/wheels")
 python3 -m venv "$CARGO_TARGET_DIR/py-clean-venv"
 "$CARGO_TARGET_DIR/py-clean-venv/bin/pip" install --quiet --disable-pip-version-check "$CARGO_TARGET_DIR"/wheels/cuecard-*.whl \
-  -r tests/sdk/python/requirements.txt
+  -r python/tests/requirements.txt -r tests/sdk/python/requirements.txt
 (cd python/tests && "$CARGO_TARGET_DIR/py-clean-venv/bin/python" -m pytest -q -p no:cacheprovider)
 
 step "generated files are up to date"

@@ -74,3 +74,17 @@ def test_anthropic_sync_stream_helper_and_async():
         return await client.messages.create(model="claude-test", max_tokens=100, messages=[{"role": "user", "content": "hi"}])
 
     assert asyncio.run(main()).content[0].text == "Async hello."
+
+
+def test_a_plain_httpx_client_streams_from_the_mock():
+    httpx = pytest.importorskip("httpx")
+    mock = cuecard.MockModel.that_responds("via httpx").then_responds({"thinking": "hm", "text": "streamed"})
+    client = httpx.Client(transport=cuecard.transport_for(httpx, mock), base_url="http://cuecard.invalid")
+    reply = client.post("/v1/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+    assert reply.headers["content-type"] == "application/json"
+    assert reply.json()["choices"][0]["message"]["content"] == "via httpx"
+    body = {"model": "m", "max_tokens": 10, "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+    with client.stream("POST", "/v1/messages", json=body) as streamed:
+        events = [line[len("event: "):] for line in streamed.iter_lines() if line.startswith("event: ")]
+    assert events[0] == "message_start" and events[-1] == "message_stop"
+    assert "content_block_delta" in events
