@@ -351,8 +351,24 @@ fn check<T>(py: Python<'_>, result: Result<T, cuecard::verify::AssertionFailure>
 #[pymethods]
 impl PyMethodCheck {
     #[new]
-    fn new(mock: &PyMockModel, operation: &str) -> PyMethodCheck {
-        PyMethodCheck { inner: cuecard::verify::assert_that(&mock.inner).when_called(operation) }
+    #[pyo3(signature = (mock, operation, observer = None))]
+    fn new(mock: &PyMockModel, operation: &str, observer: Option<&PyRecordingObserver>) -> PyMethodCheck {
+        let verification = cuecard::verify::assert_that(&mock.inner);
+        let inner = match observer {
+            Some(observer) => verification.with_observer(&observer.inner).when_called(operation),
+            None => verification.when_called(operation),
+        };
+        PyMethodCheck { inner }
+    }
+
+    fn and_parsed_successfully<'py>(slf: PyRef<'py, Self>) -> PyResult<PyRef<'py, Self>> {
+        check(slf.py(), slf.inner.and_parsed_successfully())?;
+        Ok(slf)
+    }
+
+    fn and_observed_parse_failure<'py>(slf: PyRef<'py, Self>) -> PyResult<PyRef<'py, Self>> {
+        check(slf.py(), slf.inner.and_observed_parse_failure())?;
+        Ok(slf)
     }
 
     fn was_called_times<'py>(slf: PyRef<'py, Self>, n: usize) -> PyResult<PyRef<'py, Self>> {
@@ -523,6 +539,77 @@ impl PyMockTool {
     }
 }
 
+/// Tramai's observer: an engine reports each provider call; the records feed `assert_that(...).with_observer`.
+#[pyclass(frozen, module = "cuecard._cuecard", name = "RecordingObserver")]
+struct PyRecordingObserver {
+    inner: cuecard::RecordingObserver,
+}
+
+#[pymethods]
+impl PyRecordingObserver {
+    #[new]
+    fn new() -> PyRecordingObserver {
+        PyRecordingObserver { inner: cuecard::RecordingObserver::new() }
+    }
+
+    /// Starts a call record; returns its index for the other callbacks.
+    #[pyo3(signature = (operation = None, provider_id = "mock".to_string(), model = String::new(), attempt = 0, service = None))]
+    fn on_call_started(
+        &self,
+        operation: Option<String>,
+        provider_id: String,
+        model: String,
+        attempt: u32,
+        service: Option<String>,
+    ) -> usize {
+        self.inner.start_call(cuecard::CallContext { operation, service, provider_id, model, attempt })
+    }
+
+    /// The provider answered (a response dict in cuecard's neutral format).
+    fn on_provider_response(&self, index: usize, response: &Bound<'_, PyAny>) -> PyResult<()> {
+        let response: cuecard::ChatResponse = from_py(response, "invalid_argument", "a response must be a dict")?;
+        self.inner.update(index, |r| r.response = Some(response));
+        Ok(())
+    }
+
+    /// The provider failed: `kind` is a provider error kind (`rate_limited`) or an exception class name.
+    #[pyo3(signature = (index, kind, message = String::new(), status = None, retryable = false))]
+    fn on_provider_failure(&self, index: usize, kind: String, message: String, status: Option<u16>, retryable: bool) {
+        let failure = cuecard::FailureInfo { kind, status, retryable, message };
+        self.inner.update(index, |r| r.failure = Some(failure));
+    }
+
+    /// Structured-output parsing failed.
+    fn on_structured_parse_failure(&self, index: usize, summary: String) {
+        self.inner.update(index, |r| r.parse_failure_summary = Some(summary));
+    }
+
+    /// A named engine event with attributes.
+    #[pyo3(signature = (index, name, attributes = None))]
+    fn on_engine_event(&self, index: usize, name: String, attributes: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let attributes: std::collections::BTreeMap<String, serde_json::Value> = match attributes {
+            Some(a) => from_py(a, "invalid_argument", "attributes must be a dict of JSON-like data")?,
+            None => std::collections::BTreeMap::new(),
+        };
+        self.inner.update(index, |r| r.engine_events.push(cuecard::observe::EngineEvent { name, attributes }));
+        Ok(())
+    }
+
+    /// The call is over; `parse_success` is None for raw operations.
+    #[pyo3(signature = (index, parse_success = None))]
+    fn on_call_completed(&self, index: usize, parse_success: Option<bool>) {
+        self.inner.update(index, |r| {
+            r.parse_success = parse_success;
+            r.completed = true;
+        });
+    }
+
+    /// Every call record, as dicts.
+    fn call_records(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.inner.call_records())
+    }
+}
+
 /// Splits text into word-like tokens.
 #[pyfunction]
 fn tokenize(text: &str) -> Vec<&str> {
@@ -552,6 +639,7 @@ fn _cuecard(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyMockModel>()?;
     module.add_class::<PyServer>()?;
     module.add_class::<PyMockTool>()?;
+    module.add_class::<PyRecordingObserver>()?;
     module.add_class::<PyMethodCheck>()?;
     module.add_function(wrap_pyfunction!(check_script_fully_used, module)?)?;
     module.add_function(wrap_pyfunction!(tokenize, module)?)?;

@@ -7,13 +7,14 @@ from .errors import (AssertionFailedError, CallbackFailedError, CuecardError, Cu
                      ScriptExhaustedError, ToolFailedError)
 from .mock import MockModel
 from . import tools
+from .observe import CallObservation, RecordingObserver
 from .server import Server
 from .tools import MockTool
 from .transport import anthropic_client, async_transport_for, openai_client, transport_for
 from .verify import assert_that
 
 __all__ = [
-    "MockModel", "MockTool", "tools", "openai_client", "anthropic_client", "transport_for", "async_transport_for", "Server", "assert_that", "tokenize", "count_tokens", "CuecardError", "ProviderError", "InvalidScenarioError",
+    "MockModel", "MockTool", "RecordingObserver", "CallObservation", "tools", "openai_client", "anthropic_client", "transport_for", "async_transport_for", "Server", "assert_that", "tokenize", "count_tokens", "CuecardError", "ProviderError", "InvalidScenarioError",
     "InvalidRequestError", "ScriptExhaustedError", "NoRouteMatchedError", "InvalidArgumentError", "InvalidStateError",
     "RequestCountMismatchError", "AssertionFailedError", "CallbackFailedError", "InvalidUtf8Error", "CuecardIOError",
     "ToolFailedError", "InternalError", "__version__",
