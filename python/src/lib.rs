@@ -610,6 +610,105 @@ impl PyRecordingObserver {
     }
 }
 
+/// Cogitator's memory adapter double (`cuecard.MockMemory`); every call is recorded. Results are dicts.
+#[pyclass(frozen, module = "cuecard._cuecard", name = "MockMemory")]
+struct PyMockMemory {
+    inner: cuecard::MockMemory,
+}
+
+#[pymethods]
+impl PyMockMemory {
+    #[new]
+    fn new() -> PyMockMemory {
+        PyMockMemory { inner: cuecard::MockMemory::new() }
+    }
+
+    fn connect(&self) {
+        self.inner.connect();
+    }
+
+    fn disconnect(&self) {
+        self.inner.disconnect();
+    }
+
+    #[getter]
+    fn connected(&self) -> bool {
+        self.inner.is_connected()
+    }
+
+    #[pyo3(signature = (agent_id, metadata = None, thread_id = None))]
+    fn create_thread(
+        &self,
+        py: Python<'_>,
+        agent_id: &str,
+        metadata: Option<&Bound<'_, PyAny>>,
+        thread_id: Option<&str>,
+    ) -> PyResult<Py<PyAny>> {
+        let metadata = match metadata {
+            Some(m) => Some(from_py(m, "invalid_argument", "metadata must be a dict of JSON-like data")?),
+            None => None,
+        };
+        to_py(py, &self.inner.create_thread(agent_id, metadata, thread_id))
+    }
+
+    fn get_thread(&self, py: Python<'_>, thread_id: &str) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.inner.get_thread(thread_id))
+    }
+
+    /// Shallow-merges metadata; raises `LookupError` ("Thread <id> not found") for an unknown thread.
+    fn update_thread(&self, thread_id: &str, metadata: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = metadata.py();
+        let metadata = from_py(metadata, "invalid_argument", "metadata must be a dict of JSON-like data")?;
+        match self.inner.update_thread(thread_id, metadata) {
+            Ok(thread) => to_py(py, &thread),
+            Err(message) => Err(pyo3::exceptions::PyLookupError::new_err(message)),
+        }
+    }
+
+    fn delete_thread(&self, thread_id: &str) {
+        self.inner.delete_thread(thread_id);
+    }
+
+    /// Adds an entry (`{"thread_id", "message", "tool_calls"?, "tool_results"?, "token_count"?, "metadata"?}`).
+    fn add_entry(&self, entry: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = entry.py();
+        let entry: cuecard::memory::NewEntry = from_py(entry, "invalid_argument", "invalid entry")?;
+        to_py(py, &self.inner.add_entry(entry))
+    }
+
+    /// Entries of a thread (`{"thread_id", "limit"?, "before_ms"?, "after_ms"?, "include_tool_calls"?}`).
+    fn get_entries(&self, query: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = query.py();
+        let query: cuecard::memory::EntryQuery = from_py(query, "invalid_argument", "invalid query")?;
+        to_py(py, &self.inner.get_entries(&query))
+    }
+
+    fn get_entry(&self, py: Python<'_>, entry_id: &str) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.inner.get_entry(entry_id))
+    }
+
+    fn delete_entry(&self, entry_id: &str) {
+        self.inner.delete_entry(entry_id);
+    }
+
+    fn clear_thread(&self, thread_id: &str) {
+        self.inner.clear_thread(thread_id);
+    }
+
+    /// Every recorded call (`{"method", "args"}`), optionally of one method (`createThread`, `addEntry`, ...).
+    #[pyo3(signature = (method = None))]
+    fn calls(&self, py: Python<'_>, method: Option<&str>) -> PyResult<Py<PyAny>> {
+        match method {
+            Some(method) => to_py(py, &self.inner.calls_for(method)),
+            None => to_py(py, &self.inner.calls()),
+        }
+    }
+
+    fn reset(&self) {
+        self.inner.reset();
+    }
+}
+
 /// Splits text into word-like tokens.
 #[pyfunction]
 fn tokenize(text: &str) -> Vec<&str> {
@@ -640,6 +739,7 @@ fn _cuecard(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyServer>()?;
     module.add_class::<PyMockTool>()?;
     module.add_class::<PyRecordingObserver>()?;
+    module.add_class::<PyMockMemory>()?;
     module.add_class::<PyMethodCheck>()?;
     module.add_function(wrap_pyfunction!(check_script_fully_used, module)?)?;
     module.add_function(wrap_pyfunction!(tokenize, module)?)?;
