@@ -17,6 +17,19 @@ def main():
     print(f"core chat without the facade:       {per_call_us(lambda: mock._core.chat(REQUEST)):8.2f} us/call")
     print(f"MockModel.stream (13 events):       {per_call_us(lambda: mock.stream(REQUEST)):8.2f} us/call")
     print(f"tokenize (25 chars):                {per_call_us(lambda: cuecard.tokenize('Hello, world! Order 12345')):8.2f} us/call")
+    try:
+        from itertools import cycle
+
+        from langchain_core.language_models import GenericFakeChatModel
+        from langchain_core.messages import AIMessage
+
+        from cuecard.langchain import CuecardChatModel
+    except ImportError:
+        return
+    adapter = CuecardChatModel(mock=cuecard.MockModel.that_responds("The weather is sunny.").then_repeats())
+    fake = GenericFakeChatModel(messages=cycle([AIMessage("The weather is sunny.")]))
+    print(f"CuecardChatModel.invoke:            {per_call_us(lambda: adapter.invoke('Weather?'), 5000):8.2f} us/call")
+    print(f"GenericFakeChatModel.invoke:        {per_call_us(lambda: fake.invoke('Weather?'), 5000):8.2f} us/call")
 
 
 if __name__ == "__main__":

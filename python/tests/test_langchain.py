@@ -1,0 +1,74 @@
+"""The LangChain adapter through LangChain's own interfaces: invoke, stream, ainvoke, astream, bind_tools,
+with_structured_output. Skipped where langchain-core is not installed; CI installs it."""
+import asyncio
+
+import pytest
+
+import cuecard
+
+pytest.importorskip("langchain_core")
+from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage  # noqa: E402
+from pydantic import BaseModel  # noqa: E402
+
+from cuecard.langchain import CuecardChatModel  # noqa: E402
+
+
+def test_invoke_and_stream_word_like_chunks():
+    mock = cuecard.MockModel.from_scenario({"cuecard": 1, "usage": "estimate", "routes": [{"steps": [
+        {"text": "Hello, world!"}, {"text": "Order 12345"}]}]}, instant=True)
+    model = CuecardChatModel(mock=mock)
+    reply = model.invoke([SystemMessage("Be brief."), HumanMessage("Say hello")])
+    assert reply.content == "Hello, world!"
+    assert reply.usage_metadata == {"input_tokens": 5, "output_tokens": 4, "total_tokens": 9}
+    assert reply.response_metadata["finish_reason"] == "stop"
+    chunks = [chunk.content for chunk in model.stream("Order?") if chunk.content]
+    assert chunks == ["Order", " ", "123", "45"]
+    assert mock.requests[0]["messages"][0]["role"] == "system"
+
+
+def test_async_forms():
+    mock = cuecard.MockModel.that_responds("one").then_responds("two three")
+    model = CuecardChatModel(mock=mock)
+
+    async def main():
+        first = await model.ainvoke("a")
+        streamed = [chunk.content async for chunk in model.astream("b") if chunk.content]
+        return first.content, streamed
+
+    assert asyncio.run(main()) == ("one", ["two", " three"])
+
+
+def test_bind_tools_streamed_tool_calls_and_tool_results():
+    def get_weather(city: str) -> str:
+        """Get the weather for a city."""
+        return "sunny"
+
+    mock = cuecard.MockModel.that_calls_tool("get_weather", {"city": "Paris"}).then_responds("It is sunny.")
+    model = CuecardChatModel(mock=mock).bind_tools([get_weather])
+    merged = None
+    for chunk in model.stream("Weather in Paris?"):
+        merged = chunk if merged is None else merged + chunk
+    assert merged.tool_calls == [{"name": "get_weather", "args": {"city": "Paris"}, "id": "call_1", "type": "tool_call"}]
+    answer = model.invoke([HumanMessage("Weather in Paris?"), merged, ToolMessage("sunny", tool_call_id="call_1")])
+    assert answer.content == "It is sunny."
+    first, second = mock.requests
+    assert first["tools"][0]["name"] == "get_weather"
+    assert second["messages"][1]["tool_calls"][0]["name"] == "get_weather"
+    assert second["messages"][2] == {"role": "tool", "content": [{"type": "text", "text": "sunny"}], "tool_call_id": "call_1"}
+
+
+def test_with_structured_output_parses_the_scripted_tool_call():
+    class Invoice(BaseModel):
+        total: float
+        currency: str
+
+    mock = cuecard.MockModel.that_calls_tool("Invoice", {"total": 42.5, "currency": "EUR"})
+    structured = CuecardChatModel(mock=mock).with_structured_output(Invoice)
+    assert structured.invoke("Analyze the invoice") == Invoice(total=42.5, currency="EUR")
+
+
+def test_a_scripted_failure_reaches_langchain_callers():
+    model = CuecardChatModel(mock=cuecard.MockModel.that_fails("rate_limited"))
+    with pytest.raises(cuecard.ProviderError) as raised:
+        model.invoke("hi")
+    assert raised.value.status == 429
