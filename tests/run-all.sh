@@ -60,7 +60,9 @@ step "wire: the official Node SDKs (openai, @anthropic-ai/sdk) against cuecard s
 (cd tests/sdk/node && npm ci --no-audit --no-fund --silent && node --test)
 
 step "rust: benchmarks (quick mode)"
-cargo bench --locked -p cuecard --all-features -- --quick --noplot 2>&1 | grep -E '^[a-z_]+/|time:|thrpt:' || true
+BENCH_LOG="$CARGO_TARGET_DIR/bench-quick.log"
+cargo bench --locked -p cuecard --all-features -- --quick --noplot > "$BENCH_LOG" 2>&1 || { cat "$BENCH_LOG"; exit 1; }
+grep -E '^[a-z_]+/|time:|thrpt:' "$BENCH_LOG" || true
 echo "benchmarks: ran in quick mode"
 
 printf '\nall surfaces passed\n'
