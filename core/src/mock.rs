@@ -371,23 +371,16 @@ impl MockModel {
 
     /// Journals a request that was refused before reaching the script (a malformed request on the wire).
     pub fn reject(&self, request: ChatRequest, raw: Option<RawRequest>, reason: impl Into<String>) {
-        let mut state = self.lock();
-        let entry = JournalEntry {
-            index: state.journal.len(),
-            request,
-            raw,
-            route: None,
-            step: None,
-            outcome: Outcome::Rejected { reason: reason.into() },
-            at_ms: state.clock_ms,
-            response: None,
-            error: None,
-        };
-        state.journal.push(entry);
+        self.journal_outside_script(request, raw, Outcome::Rejected { reason: reason.into() });
     }
 
     /// Journals a request served outside the script (models, embeddings), as answered.
     pub fn record_served(&self, request: ChatRequest, raw: Option<RawRequest>) {
+        self.journal_outside_script(request, raw, Outcome::Answered);
+    }
+
+    /// Journals a request that no route or step answers, with its final outcome.
+    fn journal_outside_script(&self, request: ChatRequest, raw: Option<RawRequest>, outcome: Outcome) {
         let mut state = self.lock();
         let entry = JournalEntry {
             index: state.journal.len(),
@@ -395,7 +388,7 @@ impl MockModel {
             raw,
             route: None,
             step: None,
-            outcome: Outcome::Answered,
+            outcome,
             at_ms: state.clock_ms,
             response: None,
             error: None,

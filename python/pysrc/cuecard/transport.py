@@ -123,25 +123,26 @@ def _http_module_of(client_class: type) -> ModuleType:
     raise TypeError(f"{client_class!r} is not built on httpx or httpx2")
 
 
+def _sdk_client(sdk: ModuleType, sync_name: str, async_name: str, base_url: str, mock: MockModel, instant: bool,
+                async_: bool, options: dict[str, Any]):
+    """An SDK client whose HTTP client (the SDK's own default class, so its settings are kept) uses a transport."""
+    http_class = sdk.DefaultAsyncHttpxClient if async_ else sdk.DefaultHttpxClient
+    http = _http_module_of(http_class)
+    transport = (async_transport_for if async_ else transport_for)(http, mock, instant=instant)
+    client_class = getattr(sdk, async_name if async_ else sync_name)
+    options.setdefault("api_key", "test-key")
+    return client_class(base_url=base_url, http_client=http_class(transport=transport), **options)
+
+
 def openai_client(mock: MockModel, *, instant: bool = True, async_: bool = False, **options: Any):
     """An `openai.OpenAI` (or `AsyncOpenAI`) client answered in-process by `mock`."""
     import openai
 
-    http_class = openai.DefaultAsyncHttpxClient if async_ else openai.DefaultHttpxClient
-    http = _http_module_of(http_class)
-    transport = (async_transport_for if async_ else transport_for)(http, mock, instant=instant)
-    client_class = openai.AsyncOpenAI if async_ else openai.OpenAI
-    options.setdefault("api_key", "test-key")
-    return client_class(base_url=BASE_URL + "/v1", http_client=http_class(transport=transport), **options)
+    return _sdk_client(openai, "OpenAI", "AsyncOpenAI", BASE_URL + "/v1", mock, instant, async_, options)
 
 
 def anthropic_client(mock: MockModel, *, instant: bool = True, async_: bool = False, **options: Any):
     """An `anthropic.Anthropic` (or `AsyncAnthropic`) client answered in-process by `mock`."""
     import anthropic
 
-    http_class = anthropic.DefaultAsyncHttpxClient if async_ else anthropic.DefaultHttpxClient
-    http = _http_module_of(http_class)
-    transport = (async_transport_for if async_ else transport_for)(http, mock, instant=instant)
-    client_class = anthropic.AsyncAnthropic if async_ else anthropic.Anthropic
-    options.setdefault("api_key", "test-key")
-    return client_class(base_url=BASE_URL, http_client=http_class(transport=transport), **options)
+    return _sdk_client(anthropic, "Anthropic", "AsyncAnthropic", BASE_URL, mock, instant, async_, options)
