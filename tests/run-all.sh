@@ -13,6 +13,12 @@ export CUECARD_BIN="$CARGO_TARGET_DIR/debug/cuecard"  # the binary the SDK tests
 
 step() { printf '\n=== %s ===\n' "$*"; }
 
+# Toolchain pieces the steps use (idempotent, quick when present).
+if command -v rustup >/dev/null 2>&1; then
+  rustup component add rustfmt clippy >/dev/null 2>&1 || true
+  rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || true
+fi
+
 step "rust: format and lints"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
