@@ -2,7 +2,7 @@
 # Runs every test of every language cuecard ships today, plus the lint, format, generated-file and benchmark
 # checks. Each surface prints its own closing line; the script fails if any step fails.
 #
-# Needs: a Rust toolchain with rustfmt and clippy, python3 with pip (for the generator checks).
+# Needs: rustup/cargo, python3 with venv and pip, node and npm, and access to crates.io, PyPI and npm.
 # .ci/run installs what a fresh machine lacks and then calls this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
