@@ -15,6 +15,9 @@ def main():
     mock = cuecard.MockModel.that_responds("The weather in Paris is sunny, 22 degrees.").then_repeats()
     print(f"MockModel.chat (dict in, dict out): {per_call_us(lambda: mock.chat(REQUEST)):8.2f} us/call")
     print(f"core chat without the facade:       {per_call_us(lambda: mock._core.chat(REQUEST)):8.2f} us/call")
+    bounded = cuecard.MockModel.that_responds("The weather in Paris is sunny, 22 degrees.").then_repeats()
+    bounded.set_journal_limit(16)
+    print(f"MockModel.chat, journal limit 16:   {per_call_us(lambda: bounded.chat(REQUEST)):8.2f} us/call")
     print(f"MockModel.stream (13 events):       {per_call_us(lambda: mock.stream(REQUEST)):8.2f} us/call")
     print(f"tokenize (25 chars):                {per_call_us(lambda: cuecard.tokenize('Hello, world! Order 12345')):8.2f} us/call")
     try:

@@ -282,6 +282,12 @@ impl PyMockModel {
     fn reset(&self) {
         self.inner.reset();
     }
+
+    /// Keeps only the last `limit` journal entries (None keeps all); counters still count every request.
+    #[pyo3(signature = (limit = None))]
+    fn set_journal_limit(&self, limit: Option<usize>) {
+        self.inner.set_journal_capacity(limit);
+    }
 }
 
 /// The loopback server over a mock (`cuecard.Server`); it runs on its own thread and never keeps Python alive.

@@ -169,6 +169,11 @@ class MockModel:
     def reset(self) -> None:
         self._core.reset()
 
+    def set_journal_limit(self, limit: int | None) -> "MockModel":
+        """Keeps only the last `limit` journal entries (counters keep counting): flat memory for long runs."""
+        self._core.set_journal_limit(limit)
+        return self
+
 
 def _request(request: Union[Request, str]) -> dict[str, Any]:
     if isinstance(request, str):
