@@ -36,7 +36,13 @@ def _classes(http: ModuleType) -> tuple[type, type]:
             self._frames, self._stall_ms, self._cut, self._instant = frames, stall_ms, cut_at_end, instant
 
         def __iter__(self):
-            if self._stall_ms and not self._instant:
+            if self._instant or not (self._stall_ms or any(delay for delay, _ in self._frames)):
+                # Nothing to wait for: one chunk, so the SDK's reader does the least work.
+                yield b"".join(data for _, data in self._frames)
+                if self._cut:
+                    raise cut()
+                return
+            if self._stall_ms:
                 time.sleep(self._stall_ms / 1000)
             for delay_ms, data in self._frames:
                 if delay_ms and not self._instant:
@@ -50,7 +56,12 @@ def _classes(http: ModuleType) -> tuple[type, type]:
             self._frames, self._stall_ms, self._cut, self._instant = frames, stall_ms, cut_at_end, instant
 
         async def __aiter__(self):
-            if self._stall_ms and not self._instant:
+            if self._instant or not (self._stall_ms or any(delay for delay, _ in self._frames)):
+                yield b"".join(data for _, data in self._frames)
+                if self._cut:
+                    raise cut()
+                return
+            if self._stall_ms:
                 await asyncio.sleep(self._stall_ms / 1000)
             for delay_ms, data in self._frames:
                 if delay_ms and not self._instant:
