@@ -49,6 +49,8 @@ python3 -m venv "$CARGO_TARGET_DIR/py-clean-venv"
 "$CARGO_TARGET_DIR/py-clean-venv/bin/pip" install --quiet --disable-pip-version-check "$CARGO_TARGET_DIR"/wheels/cuecard-*.whl \
   -r python/tests/requirements.txt -r tests/sdk/python/requirements.txt
 (cd python/tests && "$CARGO_TARGET_DIR/py-clean-venv/bin/python" -m pytest -q -p no:cacheprovider)
+(cd python && "$CARGO_TARGET_DIR/py-clean-venv/bin/python" -m mypy.stubtest cuecard._cuecard)
+echo "stubtest: 1 passed, 0 failed"
 
 step "generated files are up to date"
 "$PY_VENV/bin/python" core/tools/gen_unicode_tables.py > "$CARGO_TARGET_DIR/tables.rs"
