@@ -52,6 +52,13 @@ python3 -m venv "$CARGO_TARGET_DIR/py-clean-venv"
 (cd python && "$CARGO_TARGET_DIR/py-clean-venv/bin/python" -m mypy.stubtest cuecard._cuecard)
 echo "stubtest: 1 passed, 0 failed"
 
+step "python: the in-process transports with SDK releases built on httpx (openai 2.x, anthropic 0.x)"
+rm -rf "$CARGO_TARGET_DIR/py-httpx-venv"
+python3 -m venv "$CARGO_TARGET_DIR/py-httpx-venv"
+"$CARGO_TARGET_DIR/py-httpx-venv/bin/pip" install --quiet --disable-pip-version-check "$CARGO_TARGET_DIR"/wheels/cuecard-*.whl \
+  -r python/tests/requirements-httpx-sdks.txt
+(cd python/tests && "$CARGO_TARGET_DIR/py-httpx-venv/bin/python" -m pytest -q -p no:cacheprovider test_transport.py)
+
 step "generated files are up to date"
 "$PY_VENV/bin/python" core/tools/gen_unicode_tables.py > "$CARGO_TARGET_DIR/tables.rs"
 diff -u core/src/tokenize/tables.rs "$CARGO_TARGET_DIR/tables.rs"
