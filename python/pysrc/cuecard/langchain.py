@@ -73,24 +73,33 @@ def _usage(usage: Optional[dict]) -> Optional[dict]:
 
 
 def _message(response: dict) -> AIMessage:
-    tool_calls, invalid = [], []
-    for call in response["message"].get("tool_calls", []):
-        try:
-            tool_calls.append({"name": call["name"], "args": json.loads(call["arguments"]), "id": call["id"], "type": "tool_call"})
-        except ValueError as error:
-            invalid.append({"name": call["name"], "args": call["arguments"], "id": call["id"], "error": str(error),
-                            "type": "invalid_tool_call"})
-    extra = {"reasoning_content": response["message"]["thinking"]} if response["message"].get("thinking") else {}
-    return AIMessage(
-        content=response["message"].get("text") or "",
-        tool_calls=tool_calls,
-        invalid_tool_calls=invalid,
-        additional_kwargs=extra,
-        usage_metadata=_usage(response.get("usage")),
-        response_metadata={"finish_reason": response.get("finish_reason"), "model_name": response.get("model"),
-                           "id": response.get("id")},
-        id=response.get("id"),
-    )
+    message = response["message"]
+    # Only the fields that are set are passed: AIMessage validates (and back-fills) each one it is given.
+    fields: dict[str, Any] = {
+        "content": message.get("text") or "",
+        "response_metadata": {"finish_reason": response.get("finish_reason"), "model_name": response.get("model"),
+                              "id": response.get("id")},
+        "id": response.get("id"),
+    }
+    calls = message.get("tool_calls")
+    if calls:
+        tool_calls, invalid = [], []
+        for call in calls:
+            try:
+                tool_calls.append({"name": call["name"], "args": json.loads(call["arguments"]), "id": call["id"],
+                                   "type": "tool_call"})
+            except ValueError as error:
+                invalid.append({"name": call["name"], "args": call["arguments"], "id": call["id"],
+                                "error": str(error), "type": "invalid_tool_call"})
+        fields["tool_calls"] = tool_calls
+        if invalid:
+            fields["invalid_tool_calls"] = invalid
+    if message.get("thinking"):
+        fields["additional_kwargs"] = {"reasoning_content": message["thinking"]}
+    usage = _usage(response.get("usage"))
+    if usage:
+        fields["usage_metadata"] = usage
+    return AIMessage(**fields)
 
 
 def _chunk(event: dict) -> Optional[AIMessageChunk]:
@@ -140,7 +149,7 @@ class CuecardChatModel(BaseChatModel):
 
     def _generate(self, messages: list[BaseMessage], stop: Optional[list[str]] = None,
                   run_manager: Optional[CallbackManagerForLLMRun] = None, **kwargs: Any) -> ChatResult:
-        response = self.mock.chat(_request(self.model_name, messages, stop, kwargs))
+        response = self.mock._core.chat(_request(self.model_name, messages, stop, kwargs))
         return ChatResult(generations=[ChatGeneration(message=_message(response))])
 
     def _stream(self, messages: list[BaseMessage], stop: Optional[list[str]] = None,
