@@ -141,6 +141,32 @@ impl PyMockModel {
         self.inner.add_step(step).map_err(|e| cuecard_error(py, &e))
     }
 
+    /// Adds a route (operation, model, endpoint; all given must match) and makes it the one steps are added to.
+    #[pyo3(signature = (operation = None, model = None, endpoint = None, on_exhausted = None))]
+    fn add_route(
+        &self,
+        py: Python<'_>,
+        operation: Option<String>,
+        model: Option<String>,
+        endpoint: Option<String>,
+        on_exhausted: Option<&str>,
+    ) -> PyResult<usize> {
+        let mut route = cuecard::Route::new(cuecard::RouteMatch { operation, model, endpoint, predicate: None });
+        if let Some(policy) = on_exhausted {
+            let policy: cuecard::Exhaustion =
+                serde_json::from_value(serde_json::Value::from(policy)).map_err(|_| {
+                    raise(
+                        py,
+                        "invalid_argument",
+                        &format!("on_exhausted {policy:?} is not fail, repeat_last or cycle"),
+                        &[],
+                    )
+                })?;
+            route = route.on_exhausted(policy);
+        }
+        self.inner.add_route(route).map_err(|e| cuecard_error(py, &e))
+    }
+
     /// Adds a step whose answer a Python callable computes from the request.
     fn add_computed(&self, py: Python<'_>, callable: Py<PyAny>) -> PyResult<()> {
         if !callable.bind(py).is_callable() {

@@ -76,3 +76,21 @@ def test_threads_each_take_one_step():
         t.join()
     assert sorted(answers) == sorted(f"answer {i}" for i in range(400))
     assert mock.unused_steps() == []
+
+
+def test_routes_by_operation_and_model():
+    mock = (cuecard.MockModel()
+            .route(operation="classify").then_responds("spam").then_repeats()
+            .route(model="gpt-4o-mini", on_exhausted="cycle").then_responds("small a").then_responds("small b")
+            .route().then_responds("default"))
+
+    def ask(model, operation=None):
+        request = {"model": model, "messages": [{"role": "user", "content": "x"}]}
+        if operation:
+            request["metadata"] = {"operation": operation}
+        return mock.chat(request)["message"]["text"]
+
+    assert [ask("gpt-4o", "classify"), ask("gpt-4o-mini"), ask("gpt-4o-mini"), ask("gpt-4o-mini"), ask("gpt-4o")] == [
+        "spam", "small a", "small b", "small a", "default"]
+    with pytest.raises(cuecard.InvalidArgumentError):
+        mock.route(on_exhausted="sometimes")

@@ -49,3 +49,19 @@ def test_cuecard_server_serves_the_mock(pytester):
             assert reply["choices"][0]["message"]["content"] == "Served."
     """)
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_sdk_fixtures_are_wired_to_the_mock(pytester):
+    pytester.makepyfile("""
+        def test_openai(cuecard_openai, cuecard_mock):
+            cuecard_mock.then_responds("From the mock.")
+            reply = cuecard_openai.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "hi"}])
+            assert reply.choices[0].message.content == "From the mock."
+
+        def test_anthropic(cuecard_anthropic, cuecard_mock):
+            cuecard_mock.then_responds("Also from the mock.")
+            reply = cuecard_anthropic.messages.create(model="claude-test", max_tokens=10,
+                                                      messages=[{"role": "user", "content": "hi"}])
+            assert reply.content[0].text == "Also from the mock."
+    """)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)

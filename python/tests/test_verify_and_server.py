@@ -37,3 +37,13 @@ def test_server_context_manager():
         assert reply["content"] == [{"type": "text", "text": "Over the wire."}]
         server.stop()
     assert mock.request()["metadata"]["endpoint"] == "messages"
+
+
+def test_the_openai_sdk_against_the_server_started_from_python():
+    openai = pytest.importorskip("openai")
+    mock = cuecard.MockModel.that_fails("rate_limited", retry_after=0.001).then_responds("Over loopback.")
+    with cuecard.Server(mock, instant=True) as server:
+        client = openai.OpenAI(base_url=server.openai_base_url, api_key="test", max_retries=2)
+        reply = client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "hi"}])
+    assert reply.choices[0].message.content == "Over loopback."
+    assert [entry["outcome"] for entry in mock.entries()] == ["failed", "answered"]

@@ -74,6 +74,13 @@ class MockModel:
                    retryable: bool | None = None, retry_after: float | None = None) -> "MockModel":
         return cls().then_fails(kind, status=status, message=message, retryable=retryable, retry_after=retry_after)
 
+    def route(self, *, operation: str | None = None, model: str | None = None, endpoint: str | None = None,
+              on_exhausted: str | None = None) -> "MockModel":
+        """Starts a route: the steps added next answer only requests that match (the first matching route wins;
+        a route without criteria takes every other request and belongs last)."""
+        self._core.add_route(operation, model, endpoint, on_exhausted)
+        return self
+
     def then_responds(self, answer: Union[Answer, Callable[[Request], Answer]]) -> "MockModel":
         """Adds a step: a text (streamed in word-like tokens), a step dict, or a callable computing either."""
         if callable(answer):

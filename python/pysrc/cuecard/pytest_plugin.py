@@ -1,4 +1,5 @@
-"""The pytest plugin (entry point `pytest11`): fixtures `cuecard_mock` and `cuecard_server`, and the marker
+"""The pytest plugin (entry point `pytest11`): fixtures `cuecard_mock`, `cuecard_server`, `cuecard_openai` and
+`cuecard_anthropic`, and the marker
 `@pytest.mark.cuecard(scenario="file.json", strict=True)`.
 
 `cuecard_mock` is a fresh `MockModel` per test (scripted by the marker's scenario, relative to the test file, if
@@ -52,6 +53,24 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     if report.when == "call":
         item.rep_call = report  # type: ignore[attr-defined]
     return report
+
+
+@pytest.fixture
+def cuecard_openai(cuecard_mock: MockModel):
+    """An `openai.OpenAI` client answered in-process by `cuecard_mock` (skips the test without `openai`)."""
+    pytest.importorskip("openai")
+    from .transport import openai_client
+
+    return openai_client(cuecard_mock)
+
+
+@pytest.fixture
+def cuecard_anthropic(cuecard_mock: MockModel):
+    """An `anthropic.Anthropic` client answered in-process by `cuecard_mock` (skips the test without `anthropic`)."""
+    pytest.importorskip("anthropic")
+    from .transport import anthropic_client
+
+    return anthropic_client(cuecard_mock)
 
 
 @pytest.fixture
