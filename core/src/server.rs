@@ -203,10 +203,16 @@ async fn answer(
         .filter(|(name, _)| wire::READ_HEADERS.contains(&name.as_str()))
         .map(|(name, value)| (name.as_str().to_string(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
         .collect();
-    // Read one byte past the limit, so an oversized body is seen as such and answered with 413.
+    // Read one byte past the limit, so an oversized body is seen as such and answered with 413. A body that
+    // cannot be read at all (the client broke off) is journaled as rejected; there is nobody to answer.
     let body = match Limited::new(body, MAX_BODY_BYTES + 1).collect().await {
         Ok(collected) => collected.to_bytes().to_vec(),
-        Err(_) => vec![0; MAX_BODY_BYTES + 1],
+        Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => vec![0; MAX_BODY_BYTES + 1],
+        Err(e) => {
+            let raw = cuecard_raw(&parts.uri);
+            mock.reject(crate::ChatRequest::default(), Some(raw), format!("the request body could not be read: {e}"));
+            return Err(Cut("the request body could not be read"));
+        }
     };
     let http = HttpRequest {
         method: parts.method.as_str().to_string(),
@@ -233,6 +239,10 @@ async fn answer(
             Err(Cut("connection reset as scripted"))
         }
     }
+}
+
+fn cuecard_raw(uri: &hyper::Uri) -> crate::RawRequest {
+    crate::RawRequest { path: uri.path().to_string(), body: String::new() }
 }
 
 fn response(status: u16, headers: &[(String, String)], body: ReplyBody) -> hyper::Response<ReplyBody> {

@@ -92,3 +92,16 @@ def test_a_plain_httpx_client_streams_from_the_mock():
         events = [line[len("event: "):] for line in streamed.iter_lines() if line.startswith("event: ")]
     assert events[0] == "message_start" and events[-1] == "message_stop"
     assert "content_block_delta" in events
+
+
+def test_scripted_delays_are_waited_in_real_time_when_not_instant():
+    import time
+
+    mock = cuecard.MockModel.from_scenario({"cuecard": 1, "routes": [{"steps": [
+        {"text": "one two three", "ttft_ms": 60, "token_delay_ms": 40}]}]})
+    client = cuecard.openai_client(mock, instant=False)
+    started = time.monotonic()
+    stream = client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "hi"}], stream=True)
+    tokens = [c.choices[0].delta.content for c in stream if c.choices and c.choices[0].delta.content]
+    assert tokens == ["one", " two", " three"]
+    assert time.monotonic() - started >= 0.14  # 60 ms to the first token, then two of 40 ms

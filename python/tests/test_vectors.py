@@ -73,8 +73,7 @@ def test_error_vectors():
         else:
             with pytest.raises(cuecard.CuecardError) as raised:
                 if "scenario_json" in given:
-                    cuecard.MockModel.from_scenario(given["scenario_json"] if given["scenario_json"].lstrip().startswith("{")
-                                                    else json.loads(json.dumps(given["scenario_json"])))
+                    cuecard._cuecard.MockModel.from_scenario_json(given["scenario_json"])
                 elif "scenario_yaml" in given:
                     cuecard._cuecard.MockModel.from_scenario_yaml(given["scenario_yaml"])
                 else:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import time
 from typing import Any, AsyncIterator, Callable, Iterator, Mapping, Union
@@ -186,10 +185,6 @@ def _request(request: Union[Request, str]) -> dict[str, Any]:
     if isinstance(request, str):
         return {"model": "cuecard-mock", "messages": [{"role": "user", "content": request}]}
     return dict(request)
-
-
-def scenario_json(scenario: Mapping[str, Any]) -> str:
-    return json.dumps(scenario)
 
 
 __all__ = ["MockModel"]

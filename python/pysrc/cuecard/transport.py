@@ -31,44 +31,46 @@ def _classes(http: ModuleType) -> tuple[type, type]:
     def cut() -> Exception:
         return http.RemoteProtocolError("peer closed connection without sending complete message body (cuecard)")
 
-    class FrameStream(http.SyncByteStream):
+    class _Frames:
+        """What a streamed reply sends: frames with their delays, an optional stall first, maybe a cut at the end."""
+
         def __init__(self, frames, stall_ms, cut_at_end, instant):
             self._frames, self._stall_ms, self._cut, self._instant = frames, stall_ms, cut_at_end, instant
 
+        def _waits(self) -> bool:
+            return not self._instant and bool(self._stall_ms or any(delay for delay, _ in self._frames))
+
+        def _whole(self) -> bytes:
+            # Nothing to wait for: one chunk, so the SDK's reader does the least work.
+            return b"".join(data for _, data in self._frames)
+
+        def _end(self) -> None:
+            if self._cut:
+                raise cut()
+
+    class FrameStream(_Frames, http.SyncByteStream):
         def __iter__(self):
-            if self._instant or not (self._stall_ms or any(delay for delay, _ in self._frames)):
-                # Nothing to wait for: one chunk, so the SDK's reader does the least work.
-                yield b"".join(data for _, data in self._frames)
-                if self._cut:
-                    raise cut()
+            if not self._waits():
+                yield self._whole()
+                self._end()
                 return
-            if self._stall_ms:
-                time.sleep(self._stall_ms / 1000)
+            time.sleep(self._stall_ms / 1000)
             for delay_ms, data in self._frames:
-                if delay_ms and not self._instant:
-                    time.sleep(delay_ms / 1000)
+                time.sleep(delay_ms / 1000)
                 yield data
-            if self._cut:
-                raise cut()
+            self._end()
 
-    class AsyncFrameStream(http.AsyncByteStream):
-        def __init__(self, frames, stall_ms, cut_at_end, instant):
-            self._frames, self._stall_ms, self._cut, self._instant = frames, stall_ms, cut_at_end, instant
-
+    class AsyncFrameStream(_Frames, http.AsyncByteStream):
         async def __aiter__(self):
-            if self._instant or not (self._stall_ms or any(delay for delay, _ in self._frames)):
-                yield b"".join(data for _, data in self._frames)
-                if self._cut:
-                    raise cut()
+            if not self._waits():
+                yield self._whole()
+                self._end()
                 return
-            if self._stall_ms:
-                await asyncio.sleep(self._stall_ms / 1000)
+            await asyncio.sleep(self._stall_ms / 1000)
             for delay_ms, data in self._frames:
-                if delay_ms and not self._instant:
-                    await asyncio.sleep(delay_ms / 1000)
+                await asyncio.sleep(delay_ms / 1000)
                 yield data
-            if self._cut:
-                raise cut()
+            self._end()
 
     def answer(mock: MockModel, request: Any, body: bytes):
         path = request.url.raw_path.decode("ascii")
