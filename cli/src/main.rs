@@ -97,12 +97,12 @@ fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, S
             return Err(error.to_string());
         }
     };
-    let mock = std::sync::Arc::new(scenario.to_mock().map_err(|e| e.to_string())?);
+    let mock = std::sync::Arc::new(cuecard::MockModel::from_scenario(&scenario).map_err(|e| e.to_string())?);
     if options.journal_limit.is_some() {
-        mock.set_journal_capacity(options.journal_limit);
+        mock.set_journal_limit(options.journal_limit);
     }
     let server_options = cuecard::ServerOptions { host: options.host, port: options.port, instant: options.instant };
-    let mut server = cuecard::Server::start_with(mock, server_options).map_err(|e| e.to_string())?;
+    let server = cuecard::Server::start_with(mock, server_options).map_err(|e| e.to_string())?;
     {
         let mut out = std::io::stdout().lock();
         let lines = [

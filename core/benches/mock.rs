@@ -14,14 +14,14 @@ fn calls(c: &mut Criterion) {
     let tool = MockModel::new();
     tool.add_step(Step::compute(|_: &ChatRequest| Ok(Step::tool_call("get_weather", &json!({"city": "Paris"})))))
         .unwrap();
-    tool.repeats().unwrap();
+    tool.then_repeats().unwrap();
     c.bench_function("mock/chat_stream_tool_call", |b| b.iter(|| tool.chat_stream(black_box(&request)).unwrap()));
     let bounded = MockModel::builder().responds("ok").repeats().build().unwrap();
-    bounded.set_journal_capacity(Some(0));
+    bounded.set_journal_limit(Some(0));
     c.bench_function("mock/chat_text_bounded_journal", |b| b.iter(|| bounded.chat(black_box(&request)).unwrap()));
     let scenario = r#"{"cuecard":1,"usage":"estimate","routes":[{"match":{"operation":"a"},"steps":[{"text":"x"},{"fail":{"kind":"rate_limited"}}]},{"steps":[{"tool_calls":[{"name":"f","arguments":{"q":1}}]},{"text":"done"}]}]}"#;
     c.bench_function("scenario/parse_and_build", |b| {
-        b.iter(|| Scenario::from_json(black_box(scenario)).unwrap().to_mock().unwrap())
+        b.iter(|| MockModel::from_scenario(&Scenario::from_json(black_box(scenario)).unwrap()).unwrap())
     });
 }
 

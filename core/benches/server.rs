@@ -10,7 +10,7 @@ fn server(c: &mut Criterion) {
     let mock = Arc::new(MockModel::builder().responds("ok").repeats().build().unwrap());
     c.bench_function("server/start_stop", |b| {
         b.iter(|| {
-            let mut server = Server::start(Arc::clone(&mock)).unwrap();
+            let server = Server::start(Arc::clone(&mock)).unwrap();
             server.stop();
         })
     });
@@ -34,7 +34,7 @@ fn server(c: &mut Criterion) {
             }
         })
     });
-    mock.set_journal_capacity(Some(0));
+    mock.set_journal_limit(Some(0));
 }
 
 criterion_group!(benches, server);

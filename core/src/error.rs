@@ -3,6 +3,9 @@
 //! A scripted provider failure is not one of these: that is a [`crate::ProviderError`], the thing a test asked
 //! the mock to simulate. These are errors of cuecard itself: a bad scenario, a script that ran out, misuse.
 
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// What went wrong, as a stable code. Codes and numbers are part of the API of every binding: never reuse a
@@ -36,11 +39,19 @@ pub enum ErrorKind {
     ToolFailed,
     /// A bug in cuecard: please report it.
     Internal,
+    /// Something looked up by name or id does not exist: an unknown path on the wire, an unknown memory thread,
+    /// an unknown fixture tool.
+    NotFound,
+    /// A request body is larger than the limit (32 MiB on the wire).
+    RequestTooLarge,
+    /// A host callback (a Python callable, a JS function, a C function pointer) raised its own error. Bindings
+    /// re-raise the host's own object; this code is what other languages and the wire see of it.
+    HostError,
 }
 
 impl ErrorKind {
     /// Every kind, in number order (used by bindings to prove that each one is mapped).
-    pub const ALL: [ErrorKind; 13] = [
+    pub const ALL: [ErrorKind; 16] = [
         ErrorKind::InvalidScenario,
         ErrorKind::InvalidRequest,
         ErrorKind::ScriptExhausted,
@@ -54,6 +65,9 @@ impl ErrorKind {
         ErrorKind::Io,
         ErrorKind::ToolFailed,
         ErrorKind::Internal,
+        ErrorKind::NotFound,
+        ErrorKind::RequestTooLarge,
+        ErrorKind::HostError,
     ];
 
     /// The stable snake_case code, identical in every language.
@@ -72,6 +86,9 @@ impl ErrorKind {
             ErrorKind::Io => "io",
             ErrorKind::ToolFailed => "tool_failed",
             ErrorKind::Internal => "internal",
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::RequestTooLarge => "request_too_large",
+            ErrorKind::HostError => "host_error",
         }
     }
 
@@ -91,6 +108,9 @@ impl ErrorKind {
             ErrorKind::Io => 11,
             ErrorKind::ToolFailed => 12,
             ErrorKind::Internal => 13,
+            ErrorKind::NotFound => 14,
+            ErrorKind::RequestTooLarge => 15,
+            ErrorKind::HostError => 16,
         }
     }
 
@@ -110,6 +130,9 @@ impl ErrorKind {
             ErrorKind::Io => "a file could not be read",
             ErrorKind::ToolFailed => "a mock tool failed as scripted",
             ErrorKind::Internal => "an internal error of cuecard",
+            ErrorKind::NotFound => "what was asked for does not exist",
+            ErrorKind::RequestTooLarge => "the request is larger than the limit",
+            ErrorKind::HostError => "a host callback raised its own error",
         }
     }
 
@@ -149,19 +172,25 @@ impl fmt::Display for Issue {
     }
 }
 
-/// An error of cuecard itself, with a stable [`ErrorKind`] and a message that names what was wrong.
+/// An error of cuecard itself, with a stable [`ErrorKind`], a message that names what was wrong, and structured
+/// context for hosts that want more than the message (`{"argument": "request", "path": "messages[0]"}`, the
+/// issues of a scenario, the request index of an exhausted script).
+///
+/// Its JSON form (what crosses the C ABI and the admin surface) is
+/// `{"code", "number", "message", "issues": [{"path", "message"}], "context": {...}}`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct Error {
     kind: ErrorKind,
     message: String,
     issues: Vec<Issue>,
+    context: BTreeMap<String, Value>,
 }
 
 impl Error {
     /// A new error of `kind`.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
-        Error { kind, message: message.into(), issues: Vec::new() }
+        Error { kind, message: message.into(), issues: Vec::new(), context: BTreeMap::new() }
     }
 
     /// An error that lists problems found at paths of a document; the message says the first and how many.
@@ -171,7 +200,13 @@ impl Error {
             [only] => format!("{what}: {only}"),
             [first, rest @ ..] => format!("{what}: {first} (and {} more)", rest.len()),
         };
-        Error { kind, message, issues }
+        Error { kind, message, issues, context: BTreeMap::new() }
+    }
+
+    /// Adds a fact to the structured context.
+    pub fn with_context(mut self, key: &str, value: impl Into<Value>) -> Error {
+        self.context.insert(key.to_string(), value.into());
+        self
     }
 
     /// The kind of error.
@@ -193,6 +228,28 @@ impl Error {
     pub fn issues(&self) -> &[Issue] {
         &self.issues
     }
+
+    /// The structured context (empty when the message says it all).
+    pub fn context(&self) -> &BTreeMap<String, Value> {
+        &self.context
+    }
+
+    /// The JSON form: `{"code", "number", "message", "issues", "context"}`.
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "code": self.code(),
+            "number": self.kind.number(),
+            "message": self.message,
+            "issues": self.issues,
+            "context": self.context,
+        })
+    }
+}
+
+impl Serialize for Error {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        self.to_json().serialize(serializer)
+    }
 }
 
 /// `Result` with cuecard's [`Error`].
@@ -204,6 +261,10 @@ pub(crate) fn invalid_argument(message: impl Into<String>) -> Error {
 
 pub(crate) fn invalid_state(message: impl Into<String>) -> Error {
     Error::new(ErrorKind::InvalidState, message)
+}
+
+pub(crate) fn not_found(message: impl Into<String>) -> Error {
+    Error::new(ErrorKind::NotFound, message)
 }
 
 #[cfg(test)]
@@ -237,5 +298,10 @@ mod tests {
         );
         assert_eq!(err.to_string(), "invalid scenario: routes[0]: bad (and 1 more)");
         assert_eq!(err.issues().len(), 2);
+        let json = err.with_context("file", "a.json").to_json();
+        assert_eq!(json["code"], "invalid_scenario");
+        assert_eq!(json["number"], 1);
+        assert_eq!(json["issues"][1]["path"], "seed");
+        assert_eq!(json["context"]["file"], "a.json");
     }
 }

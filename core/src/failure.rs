@@ -232,9 +232,13 @@ impl ProviderError {
         self
     }
 
-    /// Replaces the status (a custom kind with a 4xx/5xx status also gets that status's retryability).
+    /// Replaces the status. A `custom` failure also takes that status's retryability, as the SDKs judge it:
+    /// 408, 409, 429 and every 5xx are retried, the rest not.
     pub fn with_status(mut self, status: u16) -> ProviderError {
         self.status = Some(status);
+        if self.kind == ProviderErrorKind::Custom {
+            self.retryable = status_is_retryable(status);
+        }
         self
     }
 
@@ -258,6 +262,11 @@ impl fmt::Display for ProviderError {
             None => write!(f, "{} ({}): {}", self.kind, retry_word(self), self.message),
         }
     }
+}
+
+/// Whether the official SDKs retry a response with this status (`spec: wire-protocols.md` §5, see `docs/`).
+pub const fn status_is_retryable(status: u16) -> bool {
+    matches!(status, 408 | 409 | 429) || status >= 500
 }
 
 fn retry_word(error: &ProviderError) -> &'static str {
@@ -284,6 +293,16 @@ mod tests {
         let e = ProviderError::retryable_failure("odd", Some(418));
         assert_eq!((e.kind, e.status, e.retryable), (ProviderErrorKind::Custom, Some(418), true));
         assert_eq!(e.to_string(), "custom (retryable, status 418): odd");
+    }
+
+    #[test]
+    fn a_custom_status_brings_its_retryability() {
+        let custom = ProviderError::new(ProviderErrorKind::Custom);
+        assert!(!custom.clone().with_status(418).retryable);
+        assert!(custom.clone().with_status(409).retryable);
+        assert!(custom.with_status(599).retryable);
+        // A named kind keeps its own retryability whatever the status.
+        assert!(ProviderError::rate_limited().with_status(400).retryable);
     }
 
     #[test]

@@ -25,6 +25,8 @@
 #![deny(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing))]
 
+pub mod api;
+pub mod clock;
 mod error;
 mod failure;
 pub mod journal;
@@ -43,26 +45,28 @@ pub mod usage;
 pub mod verify;
 pub mod wire;
 
+pub use api::{FailSpec, MatchSpec, RouteSpec, StepInput, StepSpec, ToolCallSpec};
+pub use clock::{CLOCK_EPOCH_SECONDS, DEFAULT_MODEL, DEFAULT_PROVIDER_ID};
 pub use error::{Error, ErrorKind, Issue, Result};
 pub use failure::{ProviderError, ProviderErrorKind};
 pub use journal::{JournalEntry, Outcome, RawRequest};
 pub use memory::MockMemory;
-pub use mock::{Exchange, MockBuilder, MockModel, Timed, UnusedStep, CLOCK_EPOCH_SECONDS, DEFAULT_PROVIDER_ID};
+pub use mock::{Exchange, MockBuilder, MockModel, Timed, UnusedStep};
 pub use model::{
     AssistantMessage, ChatRequest, ChatResponse, ContentPart, FinishReason, Message, RequestMetadata, ResponseFormat,
     Role, ToolCall, ToolChoice, ToolDefinition, Usage,
 };
-pub use observe::{CallContext, CallRecord, FailureInfo, Observation, Observer, RecordingObserver};
+pub use observe::{CallContext, CallRecord, FailureInfo, Observation, ObservationEvent, Observer, RecordingObserver};
 pub use scenario::Scenario;
 pub use script::{
-    Answer, CallError, Chunks, Exhaustion, HostError, RequestPredicate, Responder, Route, RouteMatch, ScriptedToolCall,
-    Step, StepBody, StreamBreak, Timing,
+    Answer, CallError, Chunks, Exhaustion, HostError, MockSettings, RequestPredicate, Responder, Route, RouteMatch,
+    Script, ScriptedToolCall, Step, StepBody, StepTiming, StreamBreak, Timing,
 };
 #[cfg(feature = "server")]
 pub use server::{Server, ServerOptions};
-pub use stream::{EventStream, StreamEvent, TimedEvent};
+pub use stream::{Envelope, EventStream, StreamEvent, TimedEvent};
 pub use tokenize::{count_tokens, tokenize};
-pub use tools::MockTool;
+pub use tools::{MockTool, MockToolOptions};
 pub use usage::UsagePolicy;
 
 /// The crate version.

@@ -11,7 +11,8 @@
 //! Kept as in the mock: `create_thread` resets that thread's entries, `add_entry` does not check that the thread
 //! exists, `disconnect` keeps the data, `limit` keeps the last N (0 = no limit), date filters are strict.
 
-use crate::mock::CLOCK_EPOCH_SECONDS;
+use crate::clock::unix_ms;
+use crate::error::{not_found, Error, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -58,6 +59,7 @@ pub struct MemoryEntry {
 
 /// What `add_entry` takes: an entry without id and creation time.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct NewEntry {
     /// The thread.
     pub thread_id: String,
@@ -79,6 +81,7 @@ pub struct NewEntry {
 
 /// Which entries `get_entries` returns.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct EntryQuery {
     /// The thread.
     pub thread_id: String,
@@ -96,12 +99,105 @@ pub struct EntryQuery {
     pub include_tool_calls: bool,
 }
 
-/// One recorded call: the method name and its arguments as JSON.
+/// A method of the memory adapter. As data, snake_case (`create_thread`); [`MemoryMethod::cogitator_name`] is
+/// the camelCase name Cogitator's call log uses, and parsing accepts both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemoryMethod {
+    /// `connect`.
+    Connect,
+    /// `disconnect`.
+    Disconnect,
+    /// `createThread`.
+    CreateThread,
+    /// `getThread`.
+    GetThread,
+    /// `updateThread`.
+    UpdateThread,
+    /// `deleteThread`.
+    DeleteThread,
+    /// `addEntry`.
+    AddEntry,
+    /// `getEntries`.
+    GetEntries,
+    /// `getEntry`.
+    GetEntry,
+    /// `deleteEntry`.
+    DeleteEntry,
+    /// `clearThread`.
+    ClearThread,
+}
+
+impl MemoryMethod {
+    /// Every method.
+    pub const ALL: [MemoryMethod; 11] = [
+        MemoryMethod::Connect,
+        MemoryMethod::Disconnect,
+        MemoryMethod::CreateThread,
+        MemoryMethod::GetThread,
+        MemoryMethod::UpdateThread,
+        MemoryMethod::DeleteThread,
+        MemoryMethod::AddEntry,
+        MemoryMethod::GetEntries,
+        MemoryMethod::GetEntry,
+        MemoryMethod::DeleteEntry,
+        MemoryMethod::ClearThread,
+    ];
+
+    /// The snake_case name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            MemoryMethod::Connect => "connect",
+            MemoryMethod::Disconnect => "disconnect",
+            MemoryMethod::CreateThread => "create_thread",
+            MemoryMethod::GetThread => "get_thread",
+            MemoryMethod::UpdateThread => "update_thread",
+            MemoryMethod::DeleteThread => "delete_thread",
+            MemoryMethod::AddEntry => "add_entry",
+            MemoryMethod::GetEntries => "get_entries",
+            MemoryMethod::GetEntry => "get_entry",
+            MemoryMethod::DeleteEntry => "delete_entry",
+            MemoryMethod::ClearThread => "clear_thread",
+        }
+    }
+
+    /// The camelCase name of Cogitator's `MemoryAdapter` (`createThread`).
+    pub const fn cogitator_name(self) -> &'static str {
+        match self {
+            MemoryMethod::Connect => "connect",
+            MemoryMethod::Disconnect => "disconnect",
+            MemoryMethod::CreateThread => "createThread",
+            MemoryMethod::GetThread => "getThread",
+            MemoryMethod::UpdateThread => "updateThread",
+            MemoryMethod::DeleteThread => "deleteThread",
+            MemoryMethod::AddEntry => "addEntry",
+            MemoryMethod::GetEntries => "getEntries",
+            MemoryMethod::GetEntry => "getEntry",
+            MemoryMethod::DeleteEntry => "deleteEntry",
+            MemoryMethod::ClearThread => "clearThread",
+        }
+    }
+}
+
+impl std::str::FromStr for MemoryMethod {
+    type Err = Error;
+
+    /// Either name form; anything else is `invalid_argument` listing the methods.
+    fn from_str(name: &str) -> Result<MemoryMethod> {
+        MemoryMethod::ALL.into_iter().find(|m| m.name() == name || m.cogitator_name() == name).ok_or_else(|| {
+            let names: Vec<&str> = MemoryMethod::ALL.iter().map(|m| m.name()).collect();
+            crate::error::invalid_argument(format!("{name:?} is not a memory method ({})", names.join(", ")))
+                .with_context("argument", "method")
+        })
+    }
+}
+
+/// One recorded call: the method and its arguments as JSON.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MemoryCall {
-    /// `createThread`-style camelCase method name, as Cogitator records it.
-    pub method: String,
-    /// The arguments.
+    /// The method.
+    pub method: MemoryMethod,
+    /// The arguments, in the method's parameter order.
     pub args: Vec<Value>,
 }
 
@@ -117,10 +213,10 @@ struct Store {
 }
 
 impl Store {
-    fn record(&mut self, method: &str, args: Vec<Value>) -> u64 {
-        self.calls.push(MemoryCall { method: method.to_string(), args });
+    fn record(&mut self, method: MemoryMethod, args: Vec<Value>) -> u64 {
+        self.calls.push(MemoryCall { method, args });
         self.tick_ms += 1;
-        CLOCK_EPOCH_SECONDS * 1000 + self.tick_ms
+        unix_ms(self.tick_ms)
     }
 }
 
@@ -152,14 +248,14 @@ impl MockMemory {
     /// Marks the store connected.
     pub fn connect(&self) {
         let mut store = self.lock();
-        store.record("connect", vec![]);
+        store.record(MemoryMethod::Connect, vec![]);
         store.connected = true;
     }
 
     /// Marks the store disconnected (the data stays).
     pub fn disconnect(&self) {
         let mut store = self.lock();
-        store.record("disconnect", vec![]);
+        store.record(MemoryMethod::Disconnect, vec![]);
         store.connected = false;
     }
 
@@ -177,7 +273,7 @@ impl MockMemory {
     ) -> Thread {
         let mut store = self.lock();
         let now = store.record(
-            "createThread",
+            MemoryMethod::CreateThread,
             vec![
                 Value::from(agent_id),
                 metadata.clone().map_or(Value::Null, Value::Object),
@@ -206,15 +302,20 @@ impl MockMemory {
     /// The thread, or `None`.
     pub fn get_thread(&self, thread_id: &str) -> Option<Thread> {
         let mut store = self.lock();
-        store.record("getThread", vec![Value::from(thread_id)]);
+        store.record(MemoryMethod::GetThread, vec![Value::from(thread_id)]);
         store.threads.get(thread_id).cloned()
     }
 
-    /// Shallow-merges `metadata` into the thread's; `Err("Thread <id> not found")` for an unknown thread.
-    pub fn update_thread(&self, thread_id: &str, metadata: Map<String, Value>) -> Result<Thread, String> {
+    /// Shallow-merges `metadata` into the thread's; `not_found` with Cogitator's message ("Thread <id> not
+    /// found") for an unknown thread.
+    pub fn update_thread(&self, thread_id: &str, metadata: Map<String, Value>) -> Result<Thread> {
         let mut store = self.lock();
-        let now = store.record("updateThread", vec![Value::from(thread_id), Value::Object(metadata.clone())]);
-        let thread = store.threads.get_mut(thread_id).ok_or_else(|| format!("Thread {thread_id} not found"))?;
+        let now =
+            store.record(MemoryMethod::UpdateThread, vec![Value::from(thread_id), Value::Object(metadata.clone())]);
+        let thread = store
+            .threads
+            .get_mut(thread_id)
+            .ok_or_else(|| not_found(format!("Thread {thread_id} not found")).with_context("thread_id", thread_id))?;
         thread.metadata.extend(metadata);
         thread.updated_at_ms = now;
         Ok(thread.clone())
@@ -223,7 +324,7 @@ impl MockMemory {
     /// Removes the thread and its entries (always succeeds).
     pub fn delete_thread(&self, thread_id: &str) {
         let mut store = self.lock();
-        store.record("deleteThread", vec![Value::from(thread_id)]);
+        store.record(MemoryMethod::DeleteThread, vec![Value::from(thread_id)]);
         store.threads.remove(thread_id);
         store.entries.remove(thread_id);
     }
@@ -231,7 +332,7 @@ impl MockMemory {
     /// Adds an entry (id `entry_N`); the thread need not exist.
     pub fn add_entry(&self, entry: NewEntry) -> MemoryEntry {
         let mut store = self.lock();
-        let now = store.record("addEntry", vec![to_value(&entry)]);
+        let now = store.record(MemoryMethod::AddEntry, vec![to_value(&entry)]);
         store.next_entry += 1;
         let stored = MemoryEntry {
             id: format!("entry_{}", store.next_entry),
@@ -250,7 +351,7 @@ impl MockMemory {
     /// The thread's entries: strict date filters, then the last `limit`, in insertion order.
     pub fn get_entries(&self, query: &EntryQuery) -> Vec<MemoryEntry> {
         let mut store = self.lock();
-        store.record("getEntries", vec![to_value(query)]);
+        store.record(MemoryMethod::GetEntries, vec![to_value(query)]);
         let Some(entries) = store.entries.get(&query.thread_id) else {
             return Vec::new();
         };
@@ -276,14 +377,14 @@ impl MockMemory {
     /// The entry with `id`, or `None`.
     pub fn get_entry(&self, entry_id: &str) -> Option<MemoryEntry> {
         let mut store = self.lock();
-        store.record("getEntry", vec![Value::from(entry_id)]);
+        store.record(MemoryMethod::GetEntry, vec![Value::from(entry_id)]);
         store.entries.values().flatten().find(|e| e.id == entry_id).cloned()
     }
 
     /// Removes the first entry with `id` (always succeeds).
     pub fn delete_entry(&self, entry_id: &str) {
         let mut store = self.lock();
-        store.record("deleteEntry", vec![Value::from(entry_id)]);
+        store.record(MemoryMethod::DeleteEntry, vec![Value::from(entry_id)]);
         for entries in store.entries.values_mut() {
             if let Some(i) = entries.iter().position(|e| e.id == entry_id) {
                 entries.remove(i);
@@ -295,7 +396,7 @@ impl MockMemory {
     /// Empties the thread's entries (creates an empty list for an unknown thread).
     pub fn clear_thread(&self, thread_id: &str) {
         let mut store = self.lock();
-        store.record("clearThread", vec![Value::from(thread_id)]);
+        store.record(MemoryMethod::ClearThread, vec![Value::from(thread_id)]);
         store.entries.insert(thread_id.to_string(), Vec::new());
     }
 
@@ -304,8 +405,8 @@ impl MockMemory {
         self.lock().calls.clone()
     }
 
-    /// The recorded calls of one method (`createThread`, `addEntry`, ...).
-    pub fn calls_for(&self, method: &str) -> Vec<MemoryCall> {
+    /// The recorded calls of one method.
+    pub fn calls_for(&self, method: MemoryMethod) -> Vec<MemoryCall> {
         self.lock().calls.iter().filter(|c| c.method == method).cloned().collect()
     }
 
@@ -329,7 +430,8 @@ mod tests {
         assert!(memory.get_thread("nope").is_none());
         let updated = memory.update_thread("thread_1", Map::from_iter([("k".to_string(), json!(1))])).unwrap();
         assert_eq!(updated.metadata["k"], 1);
-        assert_eq!(memory.update_thread("nope", Map::new()).unwrap_err(), "Thread nope not found");
+        let err = memory.update_thread("nope", Map::new()).unwrap_err();
+        assert_eq!((err.code(), err.message()), ("not_found", "Thread nope not found"));
         for i in 0..5 {
             memory.add_entry(NewEntry {
                 thread_id: "thread_1".into(),
@@ -354,8 +456,11 @@ mod tests {
         memory.delete_entry("entry_5");
         memory.create_thread("agent_1", None, Some("thread_1"));
         assert!(memory.get_entries(&EntryQuery { thread_id: "thread_1".into(), ..EntryQuery::default() }).is_empty());
-        assert_eq!(memory.calls_for("addEntry").len(), 5);
-        assert_eq!(memory.calls()[0].method, "connect");
+        assert_eq!(memory.calls_for("addEntry".parse().unwrap()).len(), 5);
+        assert_eq!(memory.calls_for("add_entry".parse().unwrap()).len(), 5);
+        assert_eq!(memory.calls()[0].method, MemoryMethod::Connect);
+        assert_eq!(serde_json::to_value(&memory.calls()[1]).unwrap()["method"], "create_thread");
+        assert_eq!("addEntries".parse::<MemoryMethod>().unwrap_err().code(), "invalid_argument");
         memory.disconnect();
         assert!(!memory.is_connected());
         assert!(memory.get_thread("thread_1").is_some(), "disconnect keeps the data");

@@ -5,22 +5,19 @@
 //! and no step is taken twice. Computed steps (host callbacks) run outside the lock, so a callback may itself
 //! read the mock without deadlocking.
 
+use crate::clock::{created_seconds, DEFAULT_PROVIDER_ID};
 use crate::error::{invalid_state, Error, ErrorKind, Result};
 use crate::journal::{Journal, JournalCounts, JournalEntry, Outcome, RawRequest};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, ToolCall};
-use crate::observe::{CallContext, CallRecord, FailureInfo};
+use crate::observe::{self, CallRecord};
+use crate::scenario::Scenario;
 use crate::script::{
-    callback_failed, preview, Answer, CallError, Chunks, Exhaustion, Route, RouteMatch, Step, StepBody,
+    callback_failed, preview, Answer, CallError, Chunks, Exhaustion, MockSettings, Route, RouteMatch, Script, Step,
+    StepBody, StepTiming, Timing,
 };
-use crate::stream::{self, EventStream, StreamPlan, TimedEvent};
+use crate::stream::{self, Envelope, EventStream, StreamPlan, TimedEvent};
 use crate::usage::{self, UsagePolicy};
 use std::sync::{Arc, Mutex, MutexGuard};
-
-/// Unix time (seconds) of the mock clock's zero: 2026-01-01T00:00:00Z. `created` = this + virtual seconds.
-pub const CLOCK_EPOCH_SECONDS: u64 = 1_767_225_600;
-
-/// The provider id a mock reports unless told otherwise (Tramai's `providerId()` of its double).
-pub const DEFAULT_PROVIDER_ID: &str = "mock";
 
 /// A value with the virtual time it took.
 #[derive(Clone, Debug)]
@@ -42,6 +39,8 @@ pub struct Exchange {
     pub delay_ms: u64,
     /// On the wire: how long to hold the response without sending anything (the step's `stall_ms`).
     pub stall_ms: u64,
+    /// The ids, model and time of the answer, when a step was taken.
+    pub envelope: Option<Envelope>,
 }
 
 /// A step of the script that no request took, for "all steps used" checks.
@@ -66,19 +65,57 @@ struct RouteState {
     sealed: bool,
 }
 
+/// The settings in force, every one resolved.
+#[derive(Clone, Debug)]
+struct Settings {
+    exhaustion: Exhaustion,
+    usage: UsagePolicy,
+    seed: u64,
+    provider_id: String,
+    capabilities: Vec<String>,
+    step_defaults: StepTiming,
+    instant: bool,
+    journal_limit: Option<usize>,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            exhaustion: Exhaustion::Fail,
+            usage: UsagePolicy::None,
+            seed: 0,
+            provider_id: DEFAULT_PROVIDER_ID.to_string(),
+            capabilities: Vec::new(),
+            step_defaults: StepTiming::default(),
+            instant: false,
+            journal_limit: None,
+        }
+    }
+}
+
 #[derive(Debug)]
 struct State {
     routes: Vec<RouteState>,
     current_route: usize,
-    exhaustion: Exhaustion,
-    usage: UsagePolicy,
+    settings: Settings,
     journal: Journal,
-    next_response_id: u64,
+    next_response_number: u64,
     next_tool_call_id: u64,
     clock_ms: u64,
-    provider_id: String,
-    seed: u64,
-    capabilities: Vec<String>,
+}
+
+impl State {
+    fn new() -> State {
+        State {
+            routes: vec![RouteState { route: Route::new(RouteMatch::any()), cursor: 0, sealed: false }],
+            current_route: 0,
+            settings: Settings::default(),
+            journal: Journal::unbounded(),
+            next_response_number: 1,
+            next_tool_call_id: 1,
+            clock_ms: 0,
+        }
+    }
 }
 
 /// A scripted provider. `Send + Sync`: share it by reference or `Arc` across threads.
@@ -97,43 +134,47 @@ impl Default for MockModel {
 struct Taken {
     entry_index: u64,
     step: Arc<Step>,
-    response_id: u64,
+    number: u64,
     tool_call_ids: Vec<u64>,
     at_ms: u64,
     usage: UsagePolicy,
+    step_defaults: StepTiming,
 }
 
-/// A resolved answer: the response and what to stream before it.
+/// A resolved answer: the response, what to stream before it, and its delays.
 struct Resolved {
     response: ChatResponse,
     thinking: Option<Chunks>,
     text: Option<Chunks>,
     step: Arc<Step>,
+    timing: Timing,
+    envelope: Envelope,
 }
 
 impl MockModel {
     /// A mock with one default route and no steps: every request fails as unexpected until steps are added.
     pub fn new() -> MockModel {
-        MockModel {
-            state: Mutex::new(State {
-                routes: vec![RouteState { route: Route::new(RouteMatch::any()), cursor: 0, sealed: false }],
-                current_route: 0,
-                exhaustion: Exhaustion::Fail,
-                usage: UsagePolicy::None,
-                journal: Journal::unbounded(),
-                next_response_id: 1,
-                next_tool_call_id: 1,
-                clock_ms: 0,
-                provider_id: DEFAULT_PROVIDER_ID.to_string(),
-                seed: 0,
-                capabilities: Vec::new(),
-            }),
-        }
+        MockModel { state: Mutex::new(State::new()) }
     }
 
     /// A builder for a mock (Rust's fluent way to script).
     pub fn builder() -> MockBuilder {
         MockBuilder { mock: MockModel::new(), error: None }
+    }
+
+    /// A mock scripted by `script`.
+    pub fn from_script(script: &Script) -> Result<MockModel> {
+        let mock = MockModel::new();
+        mock.configure(&script.settings)?;
+        for route in &script.routes {
+            mock.add_route(route.clone())?;
+        }
+        Ok(mock)
+    }
+
+    /// A mock scripted by a scenario.
+    pub fn from_scenario(scenario: &Scenario) -> Result<MockModel> {
+        MockModel::from_script(scenario.script())
     }
 
     /// Locks the state. A poisoned lock (a panic elsewhere while holding it) is recovered: the state is plain
@@ -148,7 +189,7 @@ impl MockModel {
     /// A route with an empty match replaces the initial empty default route if that has no steps yet.
     pub fn add_route(&self, route: Route) -> Result<usize> {
         let mut state = self.lock();
-        let effective = route.exhaustion.unwrap_or(state.exhaustion);
+        let effective = route.exhaustion.unwrap_or(state.settings.exhaustion);
         route.check_policy(effective)?;
         let initial_unused = state.routes.len() == 1
             && state.routes.first().is_some_and(|r| r.route.matcher.is_default() && r.route.steps.is_empty());
@@ -165,11 +206,15 @@ impl MockModel {
         Ok(index)
     }
 
+    fn current_route(state: &mut State) -> Result<&mut RouteState> {
+        let current = state.current_route;
+        state.routes.get_mut(current).ok_or_else(|| invalid_state("no current route"))
+    }
+
     /// Adds a step to the current route.
     pub fn add_step(&self, step: Step) -> Result<()> {
         let mut state = self.lock();
-        let current = state.current_route;
-        let route = state.routes.get_mut(current).ok_or_else(|| invalid_state("no current route"))?;
+        let route = MockModel::current_route(&mut state)?;
         if route.sealed {
             return Err(invalid_state(
                 "the script already ends with repeats(): it must be the last call of the script",
@@ -179,12 +224,10 @@ impl MockModel {
         Ok(())
     }
 
-    /// Makes the last step of the current route fail after its thinking and text were streamed (LangChain4j's
-    /// `andFails`). It does not add a step.
-    pub fn and_fails(&self, error: crate::ProviderError) -> Result<()> {
+    /// Makes the last step of the current route fail after its thinking and text were streamed. It adds no step.
+    pub fn fail_last_step_after(&self, error: crate::ProviderError) -> Result<()> {
         let mut state = self.lock();
-        let current = state.current_route;
-        let route = state.routes.get_mut(current).ok_or_else(|| invalid_state("no current route"))?;
+        let route = MockModel::current_route(&mut state)?;
         if route.sealed {
             return Err(invalid_state("the script already ends with repeats()"));
         }
@@ -203,12 +246,11 @@ impl MockModel {
         Ok(())
     }
 
-    /// Answers every further request of the current route with its last step (LangChain4j's `thenRepeats`).
-    /// It must be the last call of the script; a last step that calls a tool cannot repeat.
-    pub fn repeats(&self) -> Result<()> {
+    /// Answers every further request of the current route with its last step. It must be the last call of the
+    /// route's script; a last step that calls a tool cannot repeat.
+    pub fn repeat_last_step(&self) -> Result<()> {
         let mut state = self.lock();
-        let current = state.current_route;
-        let route = state.routes.get_mut(current).ok_or_else(|| invalid_state("no current route"))?;
+        let route = MockModel::current_route(&mut state)?;
         if route.sealed {
             return Err(invalid_state("the script already ends with repeats()"));
         }
@@ -221,55 +263,107 @@ impl MockModel {
         Ok(())
     }
 
+    /// Sets the exhaustion policy of the current route.
+    pub fn set_route_exhaustion(&self, exhaustion: Exhaustion) -> Result<()> {
+        let mut state = self.lock();
+        let route = MockModel::current_route(&mut state)?;
+        route.route.check_policy(exhaustion)?;
+        route.route.exhaustion = Some(exhaustion);
+        Ok(())
+    }
+
+    /// Changes the settings that `settings` gives; the others stay. A default policy that would make a route
+    /// repeat a tool call is refused, and then nothing changes.
+    pub fn configure(&self, settings: &MockSettings) -> Result<()> {
+        let mut state = self.lock();
+        if let Some(exhaustion) = settings.on_exhausted {
+            for route in &state.routes {
+                route.route.check_policy(route.route.exhaustion.unwrap_or(exhaustion))?;
+            }
+            state.settings.exhaustion = exhaustion;
+        }
+        let current = &mut state.settings;
+        if let Some(usage) = settings.usage {
+            current.usage = usage;
+        }
+        if let Some(seed) = settings.seed {
+            current.seed = seed;
+        }
+        if let Some(id) = &settings.provider_id {
+            current.provider_id.clone_from(id);
+        }
+        if let Some(capabilities) = &settings.capabilities {
+            current.capabilities.clone_from(capabilities);
+        }
+        if let Some(defaults) = settings.step_defaults {
+            current.step_defaults = defaults;
+        }
+        if let Some(instant) = settings.instant {
+            current.instant = instant;
+        }
+        if let Some(limit) = settings.journal_limit {
+            state.settings.journal_limit = Some(limit);
+            state.journal = Journal::bounded(limit);
+        }
+        Ok(())
+    }
+
+    /// Every setting in force.
+    pub fn settings(&self) -> MockSettings {
+        let settings = self.lock().settings.clone();
+        MockSettings {
+            on_exhausted: Some(settings.exhaustion),
+            usage: Some(settings.usage),
+            seed: Some(settings.seed),
+            provider_id: Some(settings.provider_id),
+            capabilities: Some(settings.capabilities),
+            step_defaults: Some(settings.step_defaults),
+            instant: Some(settings.instant),
+            journal_limit: settings.journal_limit,
+        }
+    }
+
     /// Sets the default exhaustion policy of routes that do not set their own.
     pub fn set_exhaustion(&self, exhaustion: Exhaustion) -> Result<()> {
-        let mut state = self.lock();
-        for route in &state.routes {
-            route.route.check_policy(route.route.exhaustion.unwrap_or(exhaustion))?;
-        }
-        state.exhaustion = exhaustion;
-        Ok(())
+        self.configure(&MockSettings { on_exhausted: Some(exhaustion), ..MockSettings::default() })
     }
 
     /// Sets the usage policy.
     pub fn set_usage(&self, usage: UsagePolicy) {
-        self.lock().usage = usage;
+        self.lock().settings.usage = usage;
     }
 
     /// Sets the provider id reported in call records (default `"mock"`).
     pub fn set_provider_id(&self, provider_id: impl Into<String>) {
-        self.lock().provider_id = provider_id.into();
+        self.lock().settings.provider_id = provider_id.into();
     }
 
     /// The provider id.
     pub fn provider_id(&self) -> String {
-        self.lock().provider_id.clone()
+        self.lock().settings.provider_id.clone()
     }
 
-    /// Keeps only the last `capacity` journal entries (counters keep counting everything); `None` keeps all.
+    /// Keeps only the last `limit` journal entries (counters keep counting everything); `None` keeps all.
     /// Clears the journal.
-    pub fn set_journal_capacity(&self, capacity: Option<usize>) {
-        self.lock().journal = capacity.map_or_else(Journal::unbounded, Journal::bounded);
+    pub fn set_journal_limit(&self, limit: Option<usize>) {
+        let mut state = self.lock();
+        state.settings.journal_limit = limit;
+        state.journal = limit.map_or_else(Journal::unbounded, Journal::bounded);
     }
 
     /// The seed for anything random (chaos, jitter, generated data); outputs depend on nothing else.
-    pub fn set_seed(&self, seed: u64) {
-        self.lock().seed = seed;
-    }
-
-    /// The seed.
     pub fn seed(&self) -> u64 {
-        self.lock().seed
-    }
-
-    /// Declares capabilities the mock reports (for code that checks them); it answers from its script anyway.
-    pub fn set_capabilities(&self, capabilities: Vec<String>) {
-        self.lock().capabilities = capabilities;
+        self.lock().settings.seed
     }
 
     /// The declared capabilities.
     pub fn capabilities(&self) -> Vec<String> {
-        self.lock().capabilities.clone()
+        self.lock().settings.capabilities.clone()
+    }
+
+    /// Whether hosts should skip the scripted delays.
+    pub fn is_instant(&self) -> bool {
+        self.lock().settings.instant
     }
 
     /// Advances the virtual clock (for hosts that wait outside the mock, such as a client's retry back-off).
@@ -290,9 +384,26 @@ impl MockModel {
         for route in &mut state.routes {
             route.cursor = 0;
         }
-        state.next_response_id = 1;
+        state.next_response_number = 1;
         state.next_tool_call_id = 1;
         state.clock_ms = 0;
+    }
+
+    /// Replaces the whole script (routes and settings) and forgets every request; the journal limit stays.
+    pub fn replace_script(&self, script: &Script) -> Result<()> {
+        let fresh = MockModel::from_script(script)?;
+        let mut fresh_state = fresh.state.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut state = self.lock();
+        let limit = state.settings.journal_limit;
+        fresh_state.settings.journal_limit = limit;
+        fresh_state.journal = limit.map_or_else(Journal::unbounded, Journal::bounded);
+        *state = fresh_state;
+        Ok(())
+    }
+
+    /// Replaces the whole script with a scenario's (see [`MockModel::replace_script`]).
+    pub fn load_scenario(&self, scenario: &Scenario) -> Result<()> {
+        self.replace_script(scenario.script())
     }
 
     // ---- answering -------------------------------------------------------------------------------------------
@@ -312,12 +423,13 @@ impl MockModel {
     pub fn chat_timed_raw(&self, request: &ChatRequest, raw: Option<RawRequest>) -> Exchange {
         let taken = match self.take(request, raw) {
             Ok(taken) => taken,
-            Err((index, e)) => return Exchange { index, result: Err(e), delay_ms: 0, stall_ms: 0 },
+            Err((index, e)) => {
+                return Exchange { index, result: Err(e), delay_ms: 0, stall_ms: 0, envelope: None };
+            }
         };
         let index = taken.entry_index;
         let at_ms = taken.at_ms;
-        let stall_ms = taken.step.timing.stall_ms;
-        match self.resolve(request, taken) {
+        match self.resolve(request, taken).map_err(|failure| *failure) {
             Ok(resolved) => {
                 let delay_ms = stream::planned_delay(&plan(&resolved, at_ms));
                 let result = match resolved.step.fail_after.as_ref() {
@@ -331,26 +443,32 @@ impl MockModel {
                         Ok(resolved.response)
                     }
                 };
-                Exchange { index, result, delay_ms, stall_ms }
+                let stall_ms = resolved.timing.stall_ms;
+                Exchange { index, result, delay_ms, stall_ms, envelope: Some(resolved.envelope) }
             }
-            Err(Failure { error, delay_ms }) => Exchange { index, result: Err(error), delay_ms, stall_ms },
+            Err(Failure { error, timing, envelope }) => {
+                Exchange { index, result: Err(error), delay_ms: timing.delay_ms, stall_ms: timing.stall_ms, envelope }
+            }
         }
     }
 
     /// Answers `request` as a stream of events. A scripted failure is the stream's last event; `Err` is for
     /// cuecard's own errors (script exhausted, no route) and host callback errors.
     pub fn chat_stream(&self, request: &ChatRequest) -> Result<EventStream, CallError> {
-        self.chat_stream_raw(request, None)
+        self.chat_stream_raw(request, None).map_err(|(_, e)| e)
     }
 
-    /// Like [`MockModel::chat_stream`], also journaling the raw wire request.
-    pub fn chat_stream_raw(&self, request: &ChatRequest, raw: Option<RawRequest>) -> Result<EventStream, CallError> {
-        let taken = self.take(request, raw).map_err(|(_, e)| e)?;
+    /// Like [`MockModel::chat_stream`], also journaling the raw wire request; an error comes with the journal
+    /// index of the request.
+    pub fn chat_stream_raw(
+        &self,
+        request: &ChatRequest,
+        raw: Option<RawRequest>,
+    ) -> Result<EventStream, (u64, CallError)> {
+        let taken = self.take(request, raw)?;
         let entry_index = taken.entry_index;
         let at_ms = taken.at_ms;
-        let timing = taken.step.timing;
-        let wrap = |events| EventStream::new(events, crate::StreamBreak::ErrorEvent, timing.stall_ms, entry_index);
-        match self.resolve(request, taken) {
+        match self.resolve(request, taken).map_err(|failure| *failure) {
             Ok(resolved) => {
                 let events = plan_events(&resolved, at_ms);
                 let delay_ms = stream::total_delay(&events);
@@ -360,30 +478,39 @@ impl MockModel {
                 };
                 self.finish_with(entry_index, outcome, response, error, at_ms, delay_ms);
                 let step = &resolved.step;
-                Ok(EventStream::new(events, step.stream_break(), step.timing.stall_ms, entry_index))
+                Ok(EventStream::new(
+                    events,
+                    step.stream_break(),
+                    resolved.timing.stall_ms,
+                    entry_index,
+                    resolved.envelope,
+                ))
             }
-            Err(Failure { error: CallError::Provider(error), .. }) => {
-                Ok(wrap(stream::failure_before_stream(&error, timing, at_ms)))
+            Err(Failure { error: CallError::Provider(error), timing, envelope: Some(envelope) }) => {
+                let events = stream::failure_before_stream(&error, timing, at_ms);
+                Ok(EventStream::new(events, crate::StreamBreak::ErrorEvent, timing.stall_ms, entry_index, envelope))
             }
-            Err(Failure { error, .. }) => Err(error),
+            Err(Failure { error, .. }) => Err((entry_index, error)),
         }
     }
 
-    /// Journals a request that was refused before reaching the script (a malformed request on the wire).
-    pub fn reject(&self, request: ChatRequest, raw: Option<RawRequest>, reason: impl Into<String>) {
-        self.journal_outside_script(request, raw, Outcome::Rejected { reason: reason.into() });
+    /// Journals a request that was refused before reaching the script (a malformed request on the wire) and
+    /// returns its journal index.
+    pub fn reject(&self, request: ChatRequest, raw: Option<RawRequest>, reason: impl Into<String>) -> u64 {
+        self.journal_outside_script(request, raw, Outcome::Rejected { reason: reason.into() })
     }
 
-    /// Journals a request served outside the script (models, embeddings), as answered.
-    pub fn record_served(&self, request: ChatRequest, raw: Option<RawRequest>) {
-        self.journal_outside_script(request, raw, Outcome::Answered);
+    /// Journals a request served outside the script (models, embeddings), as answered, and returns its index.
+    pub fn record_served(&self, request: ChatRequest, raw: Option<RawRequest>) -> u64 {
+        self.journal_outside_script(request, raw, Outcome::Answered)
     }
 
     /// Journals a request that no route or step answers, with its final outcome.
-    fn journal_outside_script(&self, request: ChatRequest, raw: Option<RawRequest>, outcome: Outcome) {
+    fn journal_outside_script(&self, request: ChatRequest, raw: Option<RawRequest>, outcome: Outcome) -> u64 {
         let mut state = self.lock();
+        let index = state.journal.len();
         let entry = JournalEntry {
-            index: state.journal.len(),
+            index,
             request,
             raw,
             route: None,
@@ -394,22 +521,12 @@ impl MockModel {
             error: None,
         };
         state.journal.push(entry);
+        index
     }
 
     /// The models routes match on, in route order (for `GET /v1/models`).
     pub fn route_models(&self) -> Vec<String> {
         self.lock().routes.iter().filter_map(|r| r.route.matcher.model.clone()).collect()
-    }
-
-    /// Replaces the whole script (routes and policies) with the scenario's and forgets every request.
-    pub fn load_scenario(&self, scenario: &crate::Scenario) -> Result<()> {
-        let fresh = scenario.to_mock()?;
-        let fresh_state = fresh.state.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut state = self.lock();
-        let capacity = state.journal.capacity();
-        *state = fresh_state;
-        state.journal = capacity.map_or_else(Journal::unbounded, Journal::bounded);
-        Ok(())
     }
 
     /// Takes the next step for `request` under the lock and journals the request (as pending).
@@ -432,10 +549,11 @@ impl MockModel {
         let Some(route_index) = state.routes.iter().position(|r| r.route.matcher.matches(request)) else {
             entry.outcome = Outcome::Unmatched;
             state.journal.push(entry);
-            return Err((index, CallError::Cuecard(unmatched_error(index, request, &state.routes))));
+            let error = unmatched_error(index, request, &state.routes);
+            return Err((index, CallError::Cuecard(error)));
         };
         entry.route = Some(route_index);
-        let default_exhaustion = state.exhaustion;
+        let default_exhaustion = state.settings.exhaustion;
         let Some(route) = state.routes.get_mut(route_index) else {
             return Err((index, CallError::Cuecard(Error::new(ErrorKind::Internal, "route index out of range"))));
         };
@@ -466,21 +584,29 @@ impl MockModel {
             return Err((index, CallError::Cuecard(Error::new(ErrorKind::Internal, "step index out of range"))));
         };
         entry.step = Some(step_index);
-        let response_id = state.next_response_id;
-        state.next_response_id += 1;
+        let number = state.next_response_number;
+        state.next_response_number += 1;
         let missing_ids = missing_tool_call_ids(&step);
         let tool_call_ids = (0..missing_ids).map(|k| state.next_tool_call_id + k).collect();
         state.next_tool_call_id += missing_ids;
         state.journal.push(entry);
-        Ok(Taken { entry_index: index, step, response_id, tool_call_ids, at_ms, usage: state.usage })
+        Ok(Taken {
+            entry_index: index,
+            step,
+            number,
+            tool_call_ids,
+            at_ms,
+            usage: state.settings.usage,
+            step_defaults: state.settings.step_defaults,
+        })
     }
 
     /// Builds the answer of a taken step; runs a computed step's callback. `Err` carries the failure to report
     /// (the journal entry is already settled then).
-    fn resolve(&self, request: &ChatRequest, taken: Taken) -> Result<Resolved, Failure> {
-        let Taken { entry_index, step, response_id, tool_call_ids, at_ms, usage } = taken;
+    fn resolve(&self, request: &ChatRequest, taken: Taken) -> Result<Resolved, Box<Failure>> {
+        let Taken { entry_index, step, number, tool_call_ids, at_ms, usage, step_defaults } = taken;
         let mut ids = tool_call_ids.into_iter();
-        let (step, mut ids): (Arc<Step>, Box<dyn Iterator<Item = u64>>) = match &step.body {
+        let (step, timing, mut ids): (Arc<Step>, Timing, Box<dyn Iterator<Item = u64>>) = match &step.body {
             StepBody::Compute(responder) => {
                 let computed = match responder.respond(request) {
                     Ok(computed) if computed.is_computed() => Err(CallError::Cuecard(callback_failed(
@@ -490,42 +616,53 @@ impl MockModel {
                 };
                 match computed {
                     Ok(computed) => {
-                        // Computed answers may be any step, with the computed step's delays unless they set their own.
-                        let mut computed = computed;
-                        if computed.timing == crate::script::Timing::default() {
-                            computed.timing = step.timing;
-                        }
+                        // A computed answer has its own delays where it sets them, else the computed step's.
+                        let timing = computed.timing.or(step.timing).or(step_defaults).resolve();
                         let first = self.allocate_tool_call_ids(missing_tool_call_ids(&computed));
-                        (Arc::new(computed), Box::new(first..))
+                        (Arc::new(computed), timing, Box::new(first..))
                     }
                     Err(error) => {
                         let message = error.to_string();
                         self.finish(entry_index, Outcome::CallbackFailed { message }, None, at_ms, 0);
-                        return Err(Failure { error, delay_ms: 0 });
+                        return Err(Box::new(Failure { error, timing: Timing::default(), envelope: None }));
                     }
                 }
             }
-            _ => (step, Box::new(std::iter::from_fn(move || ids.next()))),
+            _ => {
+                let timing = step.timing.or(step_defaults).resolve();
+                (step, timing, Box::new(std::iter::from_fn(move || ids.next())))
+            }
         };
-        let created = CLOCK_EPOCH_SECONDS + at_ms / 1000;
-        let response_id = format!("chatcmpl-{response_id}");
+        let mut envelope =
+            Envelope { number, scripted_id: None, model: request.model.clone(), created: created_seconds(at_ms) };
         let mut next_call_id = || format!("call_{}", ids.next().unwrap_or(0));
         let resolved = match &step.body {
             StepBody::Fail(error) => {
-                let delay_ms = step.timing.delay_ms;
                 let outcome = Outcome::Failed { kind: error.kind, status: error.status };
-                self.finish_with(entry_index, outcome, None, Some(error.clone()), at_ms, delay_ms);
-                return Err(Failure { error: CallError::Provider(error.clone()), delay_ms });
+                self.finish_with(entry_index, outcome, None, Some(error.clone()), at_ms, timing.delay_ms);
+                return Err(Box::new(Failure {
+                    error: CallError::Provider(error.clone()),
+                    timing,
+                    envelope: Some(envelope),
+                }));
             }
             StepBody::Compute(_) => {
                 // Refused above; kept as an error rather than a panic.
                 let error = CallError::Cuecard(Error::new(ErrorKind::Internal, "a computed step was left unresolved"));
                 self.finish(entry_index, Outcome::CallbackFailed { message: error.to_string() }, None, at_ms, 0);
-                return Err(Failure { error, delay_ms: 0 });
+                return Err(Box::new(Failure { error, timing: Timing::default(), envelope: None }));
             }
             StepBody::Answer(answer) => {
-                let response = answer_response(answer, &step, request, response_id, created, usage, &mut next_call_id);
-                Resolved { response, thinking: answer.thinking.clone(), text: answer.text.clone(), step: step.clone() }
+                let id = envelope.id("chatcmpl-");
+                let response = answer_response(answer, &step, request, id, envelope.created, usage, &mut next_call_id);
+                Resolved {
+                    response,
+                    thinking: answer.thinking.clone(),
+                    text: answer.text.clone(),
+                    step: step.clone(),
+                    timing,
+                    envelope,
+                }
             }
             StepBody::Response(given) => {
                 let mut response = given.clone();
@@ -537,9 +674,14 @@ impl MockModel {
                 if let Some(usage) = step.usage {
                     response.usage = Some(usage);
                 }
+                envelope.scripted_id.clone_from(&response.id);
+                if let Some(model) = &response.model {
+                    envelope.model.clone_from(model);
+                }
+                envelope.created = response.created.unwrap_or(envelope.created);
                 let thinking = response.message.thinking.clone().map(Chunks::Words);
                 let text = response.message.text.clone().filter(|t| !t.is_empty()).map(Chunks::Words);
-                Resolved { response, thinking, text, step: step.clone() }
+                Resolved { response, thinking, text, step: step.clone(), timing, envelope }
             }
         };
         Ok(resolved)
@@ -620,6 +762,7 @@ impl MockModel {
                 ErrorKind::RequestCountMismatch,
                 format!("expected exactly 1 request, but the mock received {count}"),
             )
+            .with_context("count", count)
         })
     }
 
@@ -627,7 +770,23 @@ impl MockModel {
     pub fn last_request(&self) -> Result<ChatRequest> {
         self.lock().journal.entries().last().map(|e| e.request.clone()).ok_or_else(|| {
             Error::new(ErrorKind::RequestCountMismatch, "expected a request, but the mock received none")
+                .with_context("count", 0)
         })
+    }
+
+    /// The text of the only user message of the only request (LangChain4j's `userMessageText()`); an error
+    /// naming what was found otherwise.
+    pub fn user_message_text(&self) -> Result<String> {
+        let request = self.request()?;
+        let users: Vec<&crate::Message> =
+            request.messages.iter().filter(|m| m.role == crate::model::Role::User).collect();
+        match users.as_slice() {
+            [only] => Ok(only.text()),
+            other => Err(Error::new(
+                ErrorKind::RequestCountMismatch,
+                format!("expected exactly 1 user message in the request, but it has {}", other.len()),
+            )),
+        }
     }
 
     /// Steps no request took, over all routes (a repeating or cycling route counts its steps as used once taken).
@@ -664,42 +823,18 @@ impl MockModel {
     }
 
     /// Provider-side call records: one per journaled request, as an engine's observer would have recorded them,
-    /// so assertions work when no engine reports to an observer. `attempt` counts earlier requests of the same
-    /// operation; `parse_success` is unknown (`None`).
+    /// so assertions work when no engine reports to an observer (see [`observe::records_from_journal`]).
     pub fn call_records(&self) -> Vec<CallRecord> {
         let state = self.lock();
-        let mut attempts: std::collections::HashMap<Option<String>, u32> = std::collections::HashMap::new();
-        state
-            .journal
-            .entries()
-            .map(|entry| {
-                let operation = entry.request.metadata.operation.clone();
-                let attempt = attempts.entry(operation.clone()).or_insert(0);
-                let context = CallContext {
-                    operation,
-                    service: None,
-                    provider_id: state.provider_id.clone(),
-                    model: entry.request.model.clone(),
-                    attempt: *attempt,
-                };
-                *attempt += 1;
-                let mut record = CallRecord::new(context);
-                record.response = entry.response.clone();
-                record.failure = match &entry.error {
-                    Some(error) => Some(FailureInfo::from_provider_error(error)),
-                    None => FailureInfo::from_outcome(&entry.outcome),
-                };
-                record.completed = !matches!(entry.outcome, Outcome::Pending);
-                record
-            })
-            .collect()
+        observe::records_from_journal(state.journal.entries(), &state.settings.provider_id)
     }
 }
 
-/// A failure to report from `resolve`, with the virtual time it took.
+/// A failure to report from `resolve`, with the delays it takes and the envelope of a taken step.
 struct Failure {
     error: CallError,
-    delay_ms: u64,
+    timing: Timing,
+    envelope: Option<Envelope>,
 }
 
 fn plan(resolved: &Resolved, at_ms: u64) -> StreamPlan<'_> {
@@ -708,7 +843,7 @@ fn plan(resolved: &Resolved, at_ms: u64) -> StreamPlan<'_> {
         text: resolved.text.as_ref(),
         response: &resolved.response,
         fail_after: resolved.step.fail_after.as_ref(),
-        timing: resolved.step.timing,
+        timing: resolved.timing,
         start_ms: at_ms,
     }
 }
@@ -879,12 +1014,12 @@ impl MockBuilder {
 
     /// Makes the last step fail after its tokens.
     pub fn and_fails(self, error: crate::ProviderError) -> MockBuilder {
-        self.apply(|mock| mock.and_fails(error))
+        self.apply(|mock| mock.fail_last_step_after(error))
     }
 
     /// Repeats the last step for every further request.
     pub fn repeats(self) -> MockBuilder {
-        self.apply(MockModel::repeats)
+        self.apply(MockModel::repeat_last_step)
     }
 
     /// Adds a route; the steps added after it (until the next route) belong to it.
@@ -894,14 +1029,12 @@ impl MockBuilder {
 
     /// Sets the route-level exhaustion policy of the current route.
     pub fn route_on_exhausted(self, exhaustion: Exhaustion) -> MockBuilder {
-        self.apply(|mock| {
-            let mut state = mock.lock();
-            let current = state.current_route;
-            let route = state.routes.get_mut(current).ok_or_else(|| invalid_state("no current route"))?;
-            route.route.check_policy(exhaustion)?;
-            route.route.exhaustion = Some(exhaustion);
-            Ok(())
-        })
+        self.apply(|mock| mock.set_route_exhaustion(exhaustion))
+    }
+
+    /// Changes the settings that `settings` gives.
+    pub fn settings(self, settings: MockSettings) -> MockBuilder {
+        self.apply(|mock| mock.configure(&settings))
     }
 
     /// Sets the default exhaustion policy.

@@ -404,9 +404,9 @@ impl FinishReason {
     }
 }
 
-/// Token usage of one answer.
+/// Token usage of one answer. As data, `total_tokens` may be left out: it is then the sum.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "UsageData")]
 pub struct Usage {
     /// Tokens read.
     pub input_tokens: u64,
@@ -417,6 +417,27 @@ pub struct Usage {
     /// Input tokens served from a prompt cache, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cached_tokens: Option<u64>,
+}
+
+/// The data form of [`Usage`], whose total is optional.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UsageData {
+    input_tokens: u64,
+    output_tokens: u64,
+    #[serde(default)]
+    total_tokens: Option<u64>,
+    #[serde(default)]
+    cached_tokens: Option<u64>,
+}
+
+impl From<UsageData> for Usage {
+    fn from(data: UsageData) -> Usage {
+        let mut usage = Usage::new(data.input_tokens, data.output_tokens);
+        usage.total_tokens = data.total_tokens.unwrap_or(usage.total_tokens);
+        usage.cached_tokens = data.cached_tokens;
+        usage
+    }
 }
 
 impl Usage {

@@ -6,16 +6,18 @@
 //! any time; finally `on_call_completed(parse_success)` with `Some(true)`/`Some(false)` for structured output
 //! and `None` for raw text or a failed call.
 
-use crate::journal::Outcome;
+use crate::failure::ProviderError;
+use crate::journal::{JournalEntry, Outcome};
 use crate::model::ChatResponse;
-use crate::ProviderError;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-/// What an engine knows when it starts one provider call.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+/// What an engine knows when it starts one provider call. As data every field may be left out (the provider id
+/// is then `"mock"`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct CallContext {
     /// The operation (method) being called.
     pub operation: Option<String>,
@@ -29,19 +31,42 @@ pub struct CallContext {
     pub attempt: u32,
 }
 
+impl Default for CallContext {
+    fn default() -> CallContext {
+        CallContext {
+            operation: None,
+            service: None,
+            provider_id: crate::clock::DEFAULT_PROVIDER_ID.to_string(),
+            model: String::new(),
+            attempt: 0,
+        }
+    }
+}
+
 /// A provider failure as observed: the kind is a provider error kind code (`rate_limited`) or, for host
-/// exceptions, the host's class name, so assertions can name either.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// exceptions, the host's class name; `type_names` lists the exception's classes (its own and its bases), so an
+/// assertion may name the kind or any class the failure is an instance of (Tramai's `andObservedFailure(KClass)`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct FailureInfo {
     /// `rate_limited`, ..., or a host class name.
     pub kind: String,
     /// HTTP status, if any.
+    #[serde(default)]
     pub status: Option<u16>,
     /// Whether it was retryable.
+    #[serde(default)]
     pub retryable: bool,
     /// The message.
+    #[serde(default)]
     pub message: String,
+    /// The host classes of the failure, most derived first (`["RateLimitError", "APIStatusError", ...]`);
+    /// `["ProviderError"]` for a scripted failure.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub type_names: Vec<String>,
 }
+
+/// The class name every language gives a scripted provider failure.
+pub const PROVIDER_ERROR_TYPE: &str = "ProviderError";
 
 impl FailureInfo {
     /// From a scripted provider failure.
@@ -51,7 +76,13 @@ impl FailureInfo {
             status: error.status,
             retryable: error.retryable,
             message: error.message.clone(),
+            type_names: vec![PROVIDER_ERROR_TYPE.to_string()],
         }
+    }
+
+    /// Whether an assertion naming `kind_or_type` matches: the kind, or one of the failure's classes.
+    pub fn is(&self, kind_or_type: &str) -> bool {
+        self.kind == kind_or_type || self.type_names.iter().any(|t| t == kind_or_type)
     }
 
     /// From the outcome of a journaled request, when it failed.
@@ -62,6 +93,7 @@ impl FailureInfo {
                 status: *status,
                 retryable: kind.default_retryable(),
                 message: kind.default_message().to_string(),
+                type_names: vec![PROVIDER_ERROR_TYPE.to_string()],
             }),
             Outcome::Exhausted => Some(FailureInfo::cuecard("script_exhausted")),
             Outcome::Unmatched => Some(FailureInfo::cuecard("no_route_matched")),
@@ -70,20 +102,57 @@ impl FailureInfo {
                 status: None,
                 retryable: false,
                 message: message.clone(),
+                type_names: Vec::new(),
             }),
             Outcome::Rejected { reason } => Some(FailureInfo {
                 kind: "rejected".into(),
                 status: Some(400),
                 retryable: false,
                 message: reason.clone(),
+                type_names: Vec::new(),
             }),
             Outcome::Pending | Outcome::Answered => None,
         }
     }
 
     fn cuecard(code: &str) -> FailureInfo {
-        FailureInfo { kind: code.to_string(), status: None, retryable: false, message: code.replace('_', " ") }
+        FailureInfo {
+            kind: code.to_string(),
+            status: None,
+            retryable: false,
+            message: code.replace('_', " "),
+            type_names: Vec::new(),
+        }
     }
+}
+
+/// Provider-side call records made from a journal, one per request, as an engine's observer would have recorded
+/// them: `attempt` counts earlier requests of the same operation; a scripted failure (kept in the entry) is the
+/// record's failure; `parse_success` is unknown (`None`).
+pub fn records_from_journal<'a>(entries: impl Iterator<Item = &'a JournalEntry>, provider_id: &str) -> Vec<CallRecord> {
+    let mut attempts: std::collections::HashMap<Option<String>, u32> = std::collections::HashMap::new();
+    entries
+        .map(|entry| {
+            let operation = entry.request.metadata.operation.clone();
+            let attempt = attempts.entry(operation.clone()).or_insert(0);
+            let context = CallContext {
+                operation,
+                service: None,
+                provider_id: provider_id.to_string(),
+                model: entry.request.model.clone(),
+                attempt: *attempt,
+            };
+            *attempt += 1;
+            let mut record = CallRecord::new(context);
+            record.response = entry.response.clone();
+            record.failure = match &entry.error {
+                Some(error) => Some(FailureInfo::from_provider_error(error)),
+                None => FailureInfo::from_outcome(&entry.outcome),
+            };
+            record.completed = !matches!(entry.outcome, Outcome::Pending);
+            record
+        })
+        .collect()
 }
 
 /// A named event an engine reports (`tramai.retry.scheduled`, ...), with attributes.
@@ -177,13 +246,6 @@ impl RecordingObserver {
         records.len() - 1
     }
 
-    /// Updates record `index`; does nothing for an unknown index.
-    pub fn update(&self, index: usize, f: impl FnOnce(&mut CallRecord)) {
-        if let Some(record) = self.lock().get_mut(index) {
-            f(record);
-        }
-    }
-
     /// Copies of the records, in order.
     pub fn call_records(&self) -> Vec<CallRecord> {
         self.lock().clone()
@@ -201,37 +263,101 @@ struct RecordingObservation {
     index: usize,
 }
 
+impl RecordingObservation {
+    fn report(&self, event: ObservationEvent) {
+        // The index came from this observer, and records are never removed while an observation is live
+        // (`clear` forgets them; a late callback to a cleared record is dropped).
+        let _ = self.observer.report(self.index, event);
+    }
+}
+
 impl Observation for RecordingObservation {
     fn on_provider_response(&mut self, response: &ChatResponse) {
-        let response = response.clone();
-        self.observer.update(self.index, |r| r.response = Some(response));
+        self.report(ObservationEvent::ProviderResponse { response: response.clone() });
     }
 
     fn on_provider_failure(&mut self, failure: &FailureInfo) {
-        let failure = failure.clone();
-        self.observer.update(self.index, |r| r.failure = Some(failure));
+        self.report(ObservationEvent::ProviderFailure { failure: failure.clone() });
     }
 
     fn on_structured_parse_failure(&mut self, _raw_response: &str, error_summary: &str) {
         // Like Tramai, the raw response is not stored: it may hold data the test should not keep.
-        let summary = error_summary.to_string();
-        self.observer.update(self.index, |r| r.parse_failure_summary = Some(summary));
+        self.report(ObservationEvent::StructuredParseFailure { summary: error_summary.to_string() });
     }
 
     fn on_engine_event(&mut self, name: &str, attributes: &BTreeMap<String, Value>) {
-        let event = EngineEvent { name: name.to_string(), attributes: attributes.clone() };
-        self.observer.update(self.index, |r| r.engine_events.push(event));
+        self.report(ObservationEvent::EngineEvent { name: name.to_string(), attributes: attributes.clone() });
     }
 
     fn on_call_completed(&mut self, parse_success: Option<bool>) {
-        self.observer.update(self.index, |r| {
-            r.parse_success = parse_success;
-            r.completed = true;
-        });
+        self.report(ObservationEvent::CallCompleted { parse_success });
     }
 
     fn on_call_cancelled(&mut self) {
-        self.observer.update(self.index, |r| r.cancelled = true);
+        self.report(ObservationEvent::CallCancelled);
+    }
+}
+
+/// One callback of an observation as data, for bindings that report by record index
+/// (`{"event": "provider_failure", "failure": {"kind": "rate_limited", "status": 429}}`).
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ObservationEvent {
+    /// The provider answered.
+    ProviderResponse {
+        /// The response.
+        response: ChatResponse,
+    },
+    /// The provider failed.
+    ProviderFailure {
+        /// The failure.
+        failure: FailureInfo,
+    },
+    /// Structured parsing failed (the raw response is not kept, as in Tramai).
+    StructuredParseFailure {
+        /// The summary.
+        summary: String,
+    },
+    /// A named engine event.
+    EngineEvent {
+        /// The name.
+        name: String,
+        /// The attributes.
+        #[serde(default)]
+        attributes: BTreeMap<String, Value>,
+    },
+    /// The call is over.
+    CallCompleted {
+        /// `None` for raw operations.
+        #[serde(default)]
+        parse_success: Option<bool>,
+    },
+    /// The call was cancelled.
+    CallCancelled,
+}
+
+impl RecordingObserver {
+    /// Applies one callback to record `index`; an unknown index is `invalid_argument`.
+    pub fn report(&self, index: usize, event: ObservationEvent) -> crate::Result<()> {
+        let mut records = self.lock();
+        let count = records.len();
+        let record = records.get_mut(index).ok_or_else(|| {
+            crate::error::invalid_argument(format!("no call record {index}: the observer has {count}"))
+        })?;
+        match event {
+            ObservationEvent::ProviderResponse { response } => record.response = Some(response),
+            ObservationEvent::ProviderFailure { failure } => record.failure = Some(failure),
+            ObservationEvent::StructuredParseFailure { summary } => record.parse_failure_summary = Some(summary),
+            ObservationEvent::EngineEvent { name, attributes } => {
+                record.engine_events.push(EngineEvent { name, attributes })
+            }
+            ObservationEvent::CallCompleted { parse_success } => {
+                record.parse_success = parse_success;
+                record.completed = true;
+            }
+            ObservationEvent::CallCancelled => record.cancelled = true,
+        }
+        Ok(())
     }
 }
 

@@ -8,11 +8,9 @@
 //! The format is documented in the README and described by `tests/scenario.schema.json`. Unknown fields and
 //! wrong types are errors naming the path of the offending field; semantic problems are all reported at once.
 
+use crate::api::spec::RouteSpec;
 use crate::error::{Error, ErrorKind, Issue, Result};
-use crate::failure::{ProviderError, ProviderErrorKind};
-use crate::mock::MockModel;
-use crate::model::{ChatResponse, FinishReason, Usage};
-use crate::script::{Answer, Chunks, Exhaustion, Route, RouteMatch, ScriptedToolCall, Step, StreamBreak, Timing};
+use crate::script::{Exhaustion, MockSettings, Route, RouteMatch, Script, StepTiming};
 use crate::usage::UsagePolicy;
 use serde::Deserialize;
 use serde_json::Value;
@@ -21,159 +19,39 @@ use std::path::Path;
 /// The scenario format version this build reads.
 pub const FORMAT_VERSION: u64 = 1;
 
+/// Nesting deeper than this is refused before parsing, as the wire server refuses such JSON (YAML parsing is
+/// quadratic in depth, and no scenario needs more than a handful of levels).
+pub const MAX_DEPTH: usize = 128;
+
+/// A scenario document as written. Its settings are those of [`MockSettings`] that make sense in a file.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ScenarioSpec {
     cuecard: u64,
     #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
     on_exhausted: Option<Exhaustion>,
     #[serde(default)]
-    usage: Option<Value>,
+    usage: Option<UsagePolicy>,
     #[serde(default)]
     seed: Option<u64>,
     #[serde(default)]
     provider_id: Option<String>,
     #[serde(default)]
-    description: Option<String>,
+    capabilities: Option<Vec<String>>,
+    #[serde(default)]
+    step_defaults: Option<StepTiming>,
+    #[serde(default)]
+    instant: Option<bool>,
     routes: Vec<RouteSpec>,
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RouteSpec {
-    #[serde(default, rename = "match")]
-    matcher: Option<MatchSpec>,
-    #[serde(default)]
-    on_exhausted: Option<Exhaustion>,
-    steps: Vec<StepSpec>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MatchSpec {
-    #[serde(default)]
-    operation: Option<String>,
-    #[serde(default)]
-    model: Option<String>,
-    #[serde(default)]
-    endpoint: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct StepSpec {
-    #[serde(default)]
-    text: Option<String>,
-    #[serde(default)]
-    tokens: Option<Vec<String>>,
-    #[serde(default)]
-    thinking: Option<String>,
-    #[serde(default)]
-    tool_calls: Option<Vec<ToolCallSpec>>,
-    #[serde(default)]
-    response: Option<ChatResponse>,
-    #[serde(default)]
-    fail: Option<FailSpec>,
-    #[serde(default)]
-    fail_after: Option<FailSpec>,
-    #[serde(default)]
-    finish_reason: Option<FinishReason>,
-    #[serde(default)]
-    usage: Option<UsageSpec>,
-    #[serde(default)]
-    delay_ms: Option<u64>,
-    #[serde(default)]
-    ttft_ms: Option<u64>,
-    #[serde(default)]
-    token_delay_ms: Option<u64>,
-    #[serde(default)]
-    stall_ms: Option<u64>,
-    #[serde(default)]
-    fail_after_as: Option<StreamBreak>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ToolCallSpec {
-    #[serde(default)]
-    id: Option<String>,
-    name: String,
-    #[serde(default)]
-    arguments: Option<Value>,
-    #[serde(default)]
-    arguments_json: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FailSpec {
-    kind: ProviderErrorKind,
-    #[serde(default)]
-    status: Option<u16>,
-    #[serde(default)]
-    message: Option<String>,
-    #[serde(default)]
-    retryable: Option<bool>,
-    #[serde(default)]
-    retry_after_ms: Option<u64>,
-    #[serde(default)]
-    error_type: Option<String>,
-    #[serde(default)]
-    error_code: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct UsageSpec {
-    input_tokens: u64,
-    output_tokens: u64,
-    #[serde(default)]
-    total_tokens: Option<u64>,
-    #[serde(default)]
-    cached_tokens: Option<u64>,
-}
-
-impl UsageSpec {
-    fn to_usage(&self) -> Usage {
-        let mut usage = Usage::new(self.input_tokens, self.output_tokens);
-        if let Some(total) = self.total_tokens {
-            usage.total_tokens = total;
-        }
-        usage.cached_tokens = self.cached_tokens;
-        usage
-    }
-}
-
-impl FailSpec {
-    fn to_error(&self) -> ProviderError {
-        let mut error = ProviderError::new(self.kind);
-        if let Some(status) = self.status {
-            error.status = Some(status);
-            if self.kind == ProviderErrorKind::Custom {
-                error.retryable = matches!(status, 408 | 409 | 429) || status >= 500;
-            }
-        }
-        if let Some(message) = &self.message {
-            error.message = message.clone();
-        }
-        if let Some(retryable) = self.retryable {
-            error.retryable = retryable;
-        }
-        error.retry_after_ms = self.retry_after_ms;
-        error.error_type = self.error_type.clone();
-        error.error_code = self.error_code.clone();
-        error
-    }
-}
-
-/// A parsed, validated scenario. Build as many mocks from it as you like.
+/// A parsed, validated scenario: a [`Script`] and a description. Make as many mocks from it as you like
+/// (`MockModel::from_scenario`).
 #[derive(Clone, Debug)]
 pub struct Scenario {
-    routes: Vec<Route>,
-    exhaustion: Exhaustion,
-    usage: UsagePolicy,
-    seed: u64,
-    provider_id: Option<String>,
+    script: Script,
     description: Option<String>,
 }
 
@@ -185,14 +63,25 @@ fn invalid(path: &str, message: impl Into<String>) -> Error {
     )
 }
 
+/// A serde error at a path. serde_yaml puts the position (and sometimes the path again) into its message; the
+/// path is reported once, by the issue.
 fn serde_issue(path: String, message: String) -> Error {
     let path = if path == "." { String::new() } else { path };
+    let message = match message.split_once(" at line ") {
+        Some((head, _)) if !head.is_empty() => head.to_string(),
+        _ => message,
+    };
+    let message = match message.strip_prefix(&format!("{path}: ")) {
+        Some(rest) if !path.is_empty() => rest.to_string(),
+        _ => message,
+    };
     invalid(&path, message)
 }
 
 impl Scenario {
     /// Parses and validates a JSON scenario.
     pub fn from_json(text: &str) -> Result<Scenario> {
+        crate::api::host_data::check_text_depth(text, MAX_DEPTH).map_err(|m| invalid("", m))?;
         let de = &mut serde_json::Deserializer::from_str(text);
         let spec: ScenarioSpec = serde_path_to_error::deserialize(de)
             .map_err(|e| serde_issue(e.path().to_string(), e.inner().to_string()))?;
@@ -201,10 +90,20 @@ impl Scenario {
 
     /// Parses and validates a YAML scenario.
     pub fn from_yaml(text: &str) -> Result<Scenario> {
+        crate::api::host_data::check_text_depth(text, MAX_DEPTH).map_err(|m| invalid("", m))?;
         let de = serde_yaml_ng::Deserializer::from_str(text);
         let spec: ScenarioSpec = serde_path_to_error::deserialize(de)
             .map_err(|e| serde_issue(e.path().to_string(), e.inner().to_string()))?;
         Scenario::from_spec(spec)
+    }
+
+    /// Parses a scenario text that is JSON (it starts with `{`) or YAML.
+    pub fn from_text(text: &str) -> Result<Scenario> {
+        if text.trim_start().starts_with('{') {
+            Scenario::from_json(text)
+        } else {
+            Scenario::from_yaml(text)
+        }
     }
 
     /// Parses and validates a scenario given as a JSON value (a Python dict, a JS object).
@@ -217,8 +116,11 @@ impl Scenario {
     /// Reads a scenario file: YAML for `.yaml`/`.yml`, JSON otherwise. Invalid UTF-8 is an error.
     pub fn from_path(path: impl AsRef<Path>) -> Result<Scenario> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path)
-            .map_err(|e| Error::new(ErrorKind::Io, format!("cannot read {}: {e}", path.display())))?;
+        let bytes = std::fs::read(path).map_err(|e| {
+            let kind = if e.kind() == std::io::ErrorKind::NotFound { ErrorKind::NotFound } else { ErrorKind::Io };
+            Error::new(kind, format!("cannot read {}: {e}", path.display()))
+                .with_context("path", path.display().to_string())
+        })?;
         let text = String::from_utf8(bytes).map_err(|e| {
             Error::new(
                 ErrorKind::InvalidUtf8,
@@ -236,6 +138,16 @@ impl Scenario {
         }
     }
 
+    /// A scenario given the way the bindings take it: a text that is JSON or YAML (it has a newline, or starts
+    /// with `{`), else the path of a file.
+    pub fn from_text_or_path(source: &str) -> Result<Scenario> {
+        if source.contains('\n') || source.trim_start().starts_with('{') {
+            Scenario::from_text(source)
+        } else {
+            Scenario::from_path(source)
+        }
+    }
+
     fn from_spec(spec: ScenarioSpec) -> Result<Scenario> {
         let mut issues = Vec::new();
         if spec.cuecard != FORMAT_VERSION {
@@ -244,27 +156,6 @@ impl Scenario {
                 message: format!("unsupported format version {} (this build reads {FORMAT_VERSION})", spec.cuecard),
             });
         }
-        let usage = match &spec.usage {
-            None => UsagePolicy::None,
-            Some(Value::String(s)) if s == "none" => UsagePolicy::None,
-            Some(Value::String(s)) if s == "estimate" => UsagePolicy::Estimate,
-            Some(value @ Value::Object(_)) => match serde_json::from_value::<UsageSpec>(value.clone()) {
-                Ok(u) => UsagePolicy::Given(u.to_usage()),
-                Err(e) => {
-                    issues.push(Issue { path: "usage".into(), message: e.to_string() });
-                    UsagePolicy::None
-                }
-            },
-            Some(other) => {
-                issues.push(Issue {
-                    path: "usage".into(),
-                    message: format!(
-                        "expected \"none\", \"estimate\" or {{\"input_tokens\", \"output_tokens\"}}, found {other}"
-                    ),
-                });
-                UsagePolicy::None
-            }
-        };
         if spec.routes.is_empty() {
             issues.push(Issue { path: "routes".into(), message: "a scenario needs at least one route".into() });
         }
@@ -272,19 +163,13 @@ impl Scenario {
         let mut routes = Vec::new();
         for (r, route_spec) in spec.routes.iter().enumerate() {
             let path = format!("routes[{r}]");
-            let matcher = route_spec.matcher.as_ref().map_or_else(RouteMatch::any, |m| RouteMatch {
-                operation: m.operation.clone(),
-                model: m.model.clone(),
-                endpoint: m.endpoint.clone(),
-                predicate: None,
-            });
+            let matcher = route_spec.matcher.as_ref().map_or_else(RouteMatch::any, |m| m.to_route_match());
             let mut route = Route::new(matcher);
             route.exhaustion = route_spec.on_exhausted;
-            for (s, step_spec) in route_spec.steps.iter().enumerate() {
-                match build_step(step_spec) {
+            for (s, step_input) in route_spec.steps.iter().enumerate() {
+                match step_input.build() {
                     Ok(step) => route = route.step(step),
-                    Err(problem) => issues
-                        .push(Issue { path: format!("{path}.steps[{s}]{}", problem.path), message: problem.message }),
+                    Err(problem) => issues.push(problem.at(&format!("{path}.steps[{s}]"))),
                 }
             }
             if let Err(e) = route.check_policy(route_spec.on_exhausted.unwrap_or(exhaustion)) {
@@ -308,34 +193,27 @@ impl Scenario {
         if !issues.is_empty() {
             return Err(Error::with_issues(ErrorKind::InvalidScenario, "invalid scenario", issues));
         }
-        Ok(Scenario {
-            routes,
-            exhaustion,
-            usage,
-            seed: spec.seed.unwrap_or(0),
+        let settings = MockSettings {
+            on_exhausted: Some(exhaustion),
+            usage: Some(spec.usage.unwrap_or_default()),
+            seed: Some(spec.seed.unwrap_or(0)),
             provider_id: spec.provider_id,
-            description: spec.description,
-        })
+            capabilities: spec.capabilities,
+            step_defaults: spec.step_defaults,
+            instant: spec.instant,
+            journal_limit: None,
+        };
+        Ok(Scenario { script: Script { routes, settings }, description: spec.description })
     }
 
-    /// A fresh mock scripted by this scenario.
-    pub fn to_mock(&self) -> Result<MockModel> {
-        let mock = MockModel::new();
-        mock.set_exhaustion(self.exhaustion)?;
-        mock.set_usage(self.usage);
-        mock.set_seed(self.seed);
-        if let Some(id) = &self.provider_id {
-            mock.set_provider_id(id.clone());
-        }
-        for route in &self.routes {
-            mock.add_route(route.clone())?;
-        }
-        Ok(mock)
+    /// The script: routes and settings.
+    pub fn script(&self) -> &Script {
+        &self.script
     }
 
     /// The routes.
     pub fn routes(&self) -> &[Route] {
-        &self.routes
+        &self.script.routes
     }
 
     /// The description, if the scenario has one.
@@ -345,135 +223,14 @@ impl Scenario {
 
     /// Number of steps over all routes.
     pub fn step_count(&self) -> usize {
-        self.routes.iter().map(|r| r.steps.len()).sum()
+        self.script.routes.iter().map(|r| r.steps.len()).sum()
     }
-}
-
-/// Parses one step in the scenario format (`{"text": ...}`, `{"fail": {...}}`, ...), for bindings whose computed
-/// answers and builders speak that format. The step is an argument there, so problems are `invalid_argument`
-/// errors that name their path relative to the step.
-pub fn step_from_value(value: Value) -> Result<Step> {
-    let argument_error = |path: String, message: String| {
-        let path = path.trim_start_matches('.').to_string();
-        Error::with_issues(ErrorKind::InvalidArgument, "invalid step", vec![Issue { path, message }])
-    };
-    let spec: StepSpec = serde_path_to_error::deserialize(value)
-        .map_err(|e| argument_error(e.path().to_string(), e.inner().to_string()))?;
-    build_step(&spec).map_err(|p| argument_error(p.path, p.message))
-}
-
-/// A problem inside one step: a path relative to the step (`.fail`, `.tool_calls[1]`) and a message.
-struct StepProblem {
-    path: String,
-    message: String,
-}
-
-fn problem(path: &str, message: impl Into<String>) -> StepProblem {
-    StepProblem { path: path.to_string(), message: message.into() }
-}
-
-fn build_step(spec: &StepSpec) -> std::result::Result<Step, StepProblem> {
-    let has_answer =
-        spec.text.is_some() || spec.tokens.is_some() || spec.thinking.is_some() || spec.tool_calls.is_some();
-    let kinds = [has_answer, spec.response.is_some(), spec.fail.is_some()].iter().filter(|b| **b).count();
-    if kinds == 0 {
-        return Err(problem("", "a step needs one of text, tokens, thinking, tool_calls, response or fail"));
-    }
-    if kinds > 1 {
-        return Err(problem(
-            "",
-            "a step is either an answer (text, tokens, thinking, tool_calls), a response, or a fail, not several",
-        ));
-    }
-    if spec.text.is_some() && spec.tokens.is_some() {
-        return Err(problem("", "text and tokens are two ways to give the same text: use one"));
-    }
-    let mut step = if let Some(fail) = &spec.fail {
-        if spec.fail_after.is_some() || spec.finish_reason.is_some() || spec.usage.is_some() {
-            return Err(problem(
-                ".fail",
-                "a step that fails before streaming cannot also have fail_after, finish_reason or usage",
-            ));
-        }
-        Step::fail(fail.to_error())
-    } else if let Some(response) = &spec.response {
-        Step::response(response.clone())
-    } else {
-        Step::answer(answer_from(spec)?)
-    };
-    step.timing = Timing {
-        delay_ms: spec.delay_ms.unwrap_or(0),
-        ttft_ms: spec.ttft_ms.unwrap_or(0),
-        token_delay_ms: spec.token_delay_ms.unwrap_or(0),
-        stall_ms: spec.stall_ms.unwrap_or(0),
-    };
-    if let Some(reason) = spec.finish_reason {
-        step = step.with_finish_reason(reason);
-    }
-    if let Some(usage) = &spec.usage {
-        step = step.with_usage(usage.to_usage());
-    }
-    if let Some(fail_after) = &spec.fail_after {
-        step = step.failing_after(fail_after.to_error()).map_err(|e| problem(".fail_after", e.message()))?;
-    }
-    if let Some(form) = spec.fail_after_as {
-        if spec.fail_after.is_none() {
-            return Err(problem(
-                ".fail_after_as",
-                "fail_after_as says how fail_after looks on the wire: add fail_after",
-            ));
-        }
-        step = step.with_fail_after_as(form);
-    }
-    Ok(step)
-}
-
-fn answer_from(spec: &StepSpec) -> std::result::Result<Answer, StepProblem> {
-    let text = match (&spec.text, &spec.tokens) {
-        (Some(text), _) if text.is_empty() => {
-            return Err(problem(".text", "the text cannot be empty: use \"tokens\": [] for an answer without text"))
-        }
-        (Some(text), _) => Some(Chunks::Words(text.clone())),
-        (None, Some(tokens)) => {
-            if let Some(i) = tokens.iter().position(String::is_empty) {
-                return Err(problem(&format!(".tokens[{i}]"), "a token cannot be empty"));
-            }
-            (!tokens.is_empty()).then(|| Chunks::Exact(tokens.clone()))
-        }
-        (None, None) => None,
-    };
-    let thinking = match &spec.thinking {
-        Some(t) if t.is_empty() => return Err(problem(".thinking", "the thinking cannot be empty")),
-        other => other.clone().map(Chunks::Words),
-    };
-    let mut tool_calls = Vec::new();
-    for (i, call) in spec.tool_calls.iter().flatten().enumerate() {
-        let path = format!(".tool_calls[{i}]");
-        if call.name.is_empty() {
-            return Err(problem(&format!("{path}.name"), "the tool name cannot be empty"));
-        }
-        let arguments = match (&call.arguments, &call.arguments_json) {
-            (Some(_), Some(_)) => {
-                return Err(problem(&path, "give arguments (a JSON value) or arguments_json (raw text), not both"))
-            }
-            (Some(value), None) => value.to_string(),
-            (None, Some(raw)) => raw.clone(),
-            (None, None) => "{}".to_string(),
-        };
-        tool_calls.push(ScriptedToolCall { id: call.id.clone(), name: call.name.clone(), arguments });
-    }
-    if spec.tool_calls.as_ref().is_some_and(Vec::is_empty) {
-        return Err(problem(
-            ".tool_calls",
-            "tool_calls cannot be empty: leave it out for an answer without tool calls",
-        ));
-    }
-    Ok(Answer { thinking, text, tool_calls })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mock::MockModel;
     use crate::model::ChatRequest;
 
     fn issues(json: &str) -> Vec<String> {
@@ -488,7 +245,7 @@ mod tests {
                 {"steps": [{"fail": {"kind": "rate_limited", "retry_after_ms": 20}}, {"text": "Hello!"}]}]}"#,
         )
         .unwrap();
-        let mock = scenario.to_mock().unwrap();
+        let mock = MockModel::from_scenario(&scenario).unwrap();
         let classify = ChatRequest::user("m", "x").with_operation("classify");
         assert_eq!(mock.chat(&classify).unwrap().text(), "spam");
         let err = mock.chat(&ChatRequest::user("m", "x")).unwrap_err();
@@ -530,9 +287,34 @@ mod tests {
     #[test]
     fn yaml_reads_the_same_format() {
         let scenario = Scenario::from_yaml("cuecard: 1\nroutes:\n  - steps:\n      - tokens: [Hel, lo]\n").unwrap();
-        let mock = scenario.to_mock().unwrap();
+        let mock = MockModel::from_scenario(&scenario).unwrap();
         assert_eq!(mock.chat(&ChatRequest::user("m", "x")).unwrap().text(), "Hello");
         let err = Scenario::from_yaml("cuecard: 1\nroutes:\n  - steps:\n      - tokens: 5\n").unwrap_err();
-        assert!(err.issues()[0].path.starts_with("routes[0].steps[0].tokens"), "{err}");
+        assert_eq!(err.issues()[0].path, "routes[0].steps[0].tokens", "{err}");
+        assert!(!err.issues()[0].message.contains("routes[0]"), "the path is said once: {err}");
+    }
+
+    #[test]
+    fn a_step_may_be_a_plain_text_and_settings_come_from_the_file() {
+        let scenario = Scenario::from_text(
+            "cuecard: 1\ninstant: true\ncapabilities: [tools]\nstep_defaults: {delay_ms: 7}\nroutes:\n  - steps: [Hello]\n",
+        )
+        .unwrap();
+        let settings = &scenario.script().settings;
+        assert_eq!(settings.instant, Some(true));
+        assert_eq!(settings.capabilities.as_deref(), Some(&["tools".to_string()][..]));
+        let mock = MockModel::from_scenario(&scenario).unwrap();
+        let timed = mock.chat_timed(&ChatRequest::user("m", "x"));
+        assert_eq!(timed.value.unwrap().text(), "Hello");
+        assert_eq!(timed.delay_ms, 7, "the step default applies to a step without delays");
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_before_parsing() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let err = Scenario::from_json(&format!(r#"{{"cuecard":1,"routes":{deep}}}"#)).unwrap_err();
+        assert!(err.message().contains("nested deeper than 128"), "{err}");
+        let err = Scenario::from_yaml(&format!("cuecard: 1\nroutes: {deep}\n")).unwrap_err();
+        assert!(err.message().contains("nested deeper than 128"), "{err}");
     }
 }

@@ -7,6 +7,7 @@
 use crate::error::{invalid_argument, invalid_state, Error, ErrorKind, Result};
 use crate::failure::ProviderError;
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Usage};
+use crate::usage::UsagePolicy;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::any::Any;
@@ -120,8 +121,9 @@ impl fmt::Debug for StepBody {
     }
 }
 
-/// Virtual delays of a step, in milliseconds. They are data on the stream events; who consumes the stream
-/// decides whether to wait them out in real time or only record them (virtual time).
+/// The virtual delays of one answer, in milliseconds, resolved from its step and the mock's step defaults. They
+/// are data on the stream events; who consumes the stream decides whether to wait them out in real time or only
+/// record them (virtual time).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Timing {
     /// Before the answer (or the failure) starts.
@@ -134,6 +136,58 @@ pub struct Timing {
     /// before the body of a whole answer), to provoke a client's read timeout.
     #[serde(default)]
     pub stall_ms: u64,
+}
+
+/// The delays a step sets. A field it leaves unset takes the mock's step default (Cogitator's
+/// `setDefaultDelay`, the scenario's `step_defaults`), else 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepTiming {
+    /// Before the answer (or the failure) starts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_ms: Option<u64>,
+    /// Added before the first streamed event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttft_ms: Option<u64>,
+    /// Before each further streamed token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_delay_ms: Option<u64>,
+    /// On the wire: hold the response this long without sending anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stall_ms: Option<u64>,
+}
+
+impl StepTiming {
+    /// Each field of `self`, or else of `fallback`.
+    pub fn or(self, fallback: StepTiming) -> StepTiming {
+        StepTiming {
+            delay_ms: self.delay_ms.or(fallback.delay_ms),
+            ttft_ms: self.ttft_ms.or(fallback.ttft_ms),
+            token_delay_ms: self.token_delay_ms.or(fallback.token_delay_ms),
+            stall_ms: self.stall_ms.or(fallback.stall_ms),
+        }
+    }
+
+    /// The delays to use: unset fields are 0.
+    pub fn resolve(self) -> Timing {
+        Timing {
+            delay_ms: self.delay_ms.unwrap_or(0),
+            ttft_ms: self.ttft_ms.unwrap_or(0),
+            token_delay_ms: self.token_delay_ms.unwrap_or(0),
+            stall_ms: self.stall_ms.unwrap_or(0),
+        }
+    }
+}
+
+impl From<Timing> for StepTiming {
+    fn from(t: Timing) -> StepTiming {
+        StepTiming {
+            delay_ms: Some(t.delay_ms),
+            ttft_ms: Some(t.ttft_ms),
+            token_delay_ms: Some(t.token_delay_ms),
+            stall_ms: Some(t.stall_ms),
+        }
+    }
 }
 
 /// How a failure after the tokens looks on the wire.
@@ -155,7 +209,7 @@ pub struct Step {
     pub(crate) body: StepBody,
     pub(crate) finish_reason: Option<FinishReason>,
     pub(crate) usage: Option<Usage>,
-    pub(crate) timing: Timing,
+    pub(crate) timing: StepTiming,
     pub(crate) fail_after: Option<ProviderError>,
     pub(crate) fail_after_as: Option<StreamBreak>,
 }
@@ -166,7 +220,7 @@ impl Step {
             body,
             finish_reason: None,
             usage: None,
-            timing: Timing::default(),
+            timing: StepTiming::default(),
             fail_after: None,
             fail_after_as: None,
         }
@@ -190,7 +244,7 @@ impl Step {
 
     /// Holds the wire response `ms` without sending anything.
     pub fn with_stall_ms(mut self, ms: u64) -> Step {
-        self.timing.stall_ms = ms;
+        self.timing.stall_ms = Some(ms);
         self
     }
 
@@ -288,27 +342,27 @@ impl Step {
         self
     }
 
-    /// Sets all delays at once.
-    pub fn with_timing(mut self, timing: Timing) -> Step {
-        self.timing = timing;
+    /// Sets the delays this step gives (unset ones take the mock's step defaults).
+    pub fn with_timing(mut self, timing: impl Into<StepTiming>) -> Step {
+        self.timing = timing.into();
         self
     }
 
     /// Waits `ms` before answering.
     pub fn with_delay_ms(mut self, ms: u64) -> Step {
-        self.timing.delay_ms = ms;
+        self.timing.delay_ms = Some(ms);
         self
     }
 
     /// Waits `ms` before the first streamed token.
     pub fn with_ttft_ms(mut self, ms: u64) -> Step {
-        self.timing.ttft_ms = ms;
+        self.timing.ttft_ms = Some(ms);
         self
     }
 
     /// Waits `ms` before each further token.
     pub fn with_token_delay_ms(mut self, ms: u64) -> Step {
-        self.timing.token_delay_ms = ms;
+        self.timing.token_delay_ms = Some(ms);
         self
     }
 
@@ -346,8 +400,8 @@ impl Step {
         &self.body
     }
 
-    /// The step's delays.
-    pub fn timing(&self) -> Timing {
+    /// The delays the step sets itself.
+    pub fn timing(&self) -> StepTiming {
         self.timing
     }
 
@@ -438,6 +492,9 @@ pub enum Exhaustion {
 }
 
 impl Exhaustion {
+    /// Every policy.
+    pub const ALL: [Exhaustion; 3] = [Exhaustion::Fail, Exhaustion::RepeatLast, Exhaustion::Cycle];
+
     /// The snake_case name.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -445,6 +502,18 @@ impl Exhaustion {
             Exhaustion::RepeatLast => "repeat_last",
             Exhaustion::Cycle => "cycle",
         }
+    }
+}
+
+impl std::str::FromStr for Exhaustion {
+    type Err = Error;
+
+    /// `fail`, `repeat_last` or `cycle`; anything else is `invalid_argument` naming the three.
+    fn from_str(text: &str) -> Result<Exhaustion> {
+        Exhaustion::ALL.into_iter().find(|e| e.as_str() == text).ok_or_else(|| {
+            invalid_argument(format!("on_exhausted {text:?} is not one of fail, repeat_last, cycle"))
+                .with_context("argument", "on_exhausted")
+        })
     }
 }
 
@@ -591,6 +660,48 @@ impl Route {
     }
 }
 
+/// The settings of a mock that are not steps: every one can come from a scenario file or be set from code
+/// (`MockModel::configure`), in every language. Each field is optional: `configure` changes only what is given.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MockSettings {
+    /// What routes without a policy of their own do after their last step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_exhausted: Option<Exhaustion>,
+    /// How responses report token usage: `"none"`, `"estimate"` or a given usage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<UsagePolicy>,
+    /// The seed of everything random.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// The provider id in call records (default `"mock"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_id: Option<String>,
+    /// Capabilities the mock declares, for code that asks (it answers from its script regardless).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<Vec<String>>,
+    /// Delays for steps that do not set their own (Cogitator's `setDefaultDelay`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_defaults: Option<StepTiming>,
+    /// Whether hosts skip the scripted delays (virtual times are still recorded). Bindings and the server read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instant: Option<bool>,
+    /// Keep only the last N journal entries (counters still count every request); `0` keeps none. Set from code
+    /// or the CLI, not from a scenario.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub journal_limit: Option<usize>,
+}
+
+/// A whole script: routes with their steps, and the settings. A scenario builds one; a mock is made from one or
+/// replaces its own with one.
+#[derive(Clone, Debug, Default)]
+pub struct Script {
+    /// The routes, in match order.
+    pub routes: Vec<Route>,
+    /// The settings.
+    pub settings: MockSettings,
+}
+
 /// An error raised by a host callback (a Python exception, a JS error, ...), carried through the core unchanged
 /// so the binding can re-raise the very same object.
 #[derive(Clone)]
@@ -658,7 +769,7 @@ impl CallError {
         match self {
             CallError::Provider(e) => e.kind.code(),
             CallError::Cuecard(e) => e.code(),
-            CallError::Host(_) => "host_error",
+            CallError::Host(_) => ErrorKind::HostError.code(),
         }
     }
 }
@@ -677,6 +788,13 @@ impl From<ProviderError> for CallError {
 
 pub(crate) fn callback_failed(message: impl Into<String>) -> Error {
     Error::new(ErrorKind::CallbackFailed, message)
+}
+
+impl HostError {
+    /// The error other languages and the wire see of a host error: `host_error` with its message.
+    pub fn to_error(&self) -> Error {
+        Error::new(ErrorKind::HostError, self.message.clone())
+    }
 }
 
 #[cfg(test)]

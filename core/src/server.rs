@@ -22,14 +22,16 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::sync::oneshot;
 
-/// How to run a server.
-#[derive(Clone, Copy, Debug)]
+/// How to run a server. As data: `{"host": "127.0.0.1", "port": 0, "instant": false}`, every field optional.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct ServerOptions {
     /// The address to bind; 127.0.0.1 unless asked otherwise.
     pub host: IpAddr,
     /// The port; 0 picks a free one.
     pub port: u16,
-    /// Skip scripted delays (virtual time is still recorded).
+    /// Skip scripted delays (virtual time is still recorded). A mock whose settings say `instant` is served
+    /// instantly too.
     pub instant: bool,
 }
 
@@ -58,8 +60,9 @@ impl Default for ServerOptions {
 #[derive(Debug)]
 pub struct Server {
     addr: SocketAddr,
-    shutdown: Option<oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    // Behind mutexes so that `stop` takes `&self`: a binding can share the server and stop it from any thread.
+    shutdown: std::sync::Mutex<Option<oneshot::Sender<()>>>,
+    thread: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 impl Server {
@@ -103,7 +106,11 @@ impl Server {
             })
             .map_err(io)?;
         match ready_rx.recv() {
-            Ok(Ok(())) => Ok(Server { addr, shutdown: Some(shutdown), thread: Some(thread) }),
+            Ok(Ok(())) => Ok(Server {
+                addr,
+                shutdown: std::sync::Mutex::new(Some(shutdown)),
+                thread: std::sync::Mutex::new(Some(thread)),
+            }),
             Ok(Err(e)) => Err(io(e)),
             Err(_) => Err(Error::new(ErrorKind::Internal, "the server thread ended before it was ready")),
         }
@@ -130,14 +137,21 @@ impl Server {
     }
 
     /// Stops accepting, lets requests in flight finish (up to a second), and waits for the server thread.
-    /// Calling it again does nothing.
-    pub fn stop(&mut self) {
-        if let Some(shutdown) = self.shutdown.take() {
+    /// Calling it again, from any thread, does nothing.
+    pub fn stop(&self) {
+        let shutdown = self.shutdown.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        if let Some(shutdown) = shutdown {
             let _ = shutdown.send(());
         }
-        if let Some(thread) = self.thread.take() {
+        let thread = self.thread.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        if let Some(thread) = thread {
             let _ = thread.join();
         }
+    }
+
+    /// Whether the server has been stopped.
+    pub fn is_stopped(&self) -> bool {
+        self.thread.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_none()
     }
 }
 
@@ -221,6 +235,7 @@ async fn answer(
         headers,
         body,
     };
+    let instant = instant || mock.is_instant();
     let wait = |ms: u64| async move {
         if !instant && ms > 0 {
             tokio::time::sleep(Duration::from_millis(ms)).await;
@@ -229,7 +244,7 @@ async fn answer(
     match wire::handle(&mock, &http) {
         HttpReply::Full { delay_ms, status, headers, body } => {
             wait(delay_ms).await;
-            Ok(response(status, &headers, ReplyBody::full(body)))
+            Ok(response(status, &headers, ReplyBody::full(body.into_bytes())))
         }
         HttpReply::Stream { stall_ms, status, headers, frames, end } => {
             Ok(response(status, &headers, ReplyBody::stream(frames, end, stall_ms, instant)))
@@ -316,7 +331,7 @@ impl Body for ReplyBody {
                 continue;
             }
             return match this.frames.pop_front() {
-                Some(frame) => Poll::Ready(Some(Ok(BodyFrame::data(Bytes::from(frame.bytes))))),
+                Some(frame) => Poll::Ready(Some(Ok(BodyFrame::data(Bytes::from(frame.data))))),
                 None => match this.end {
                     StreamEnd::Close => Poll::Ready(None),
                     StreamEnd::Cut if !this.flushed_before_cut => {

@@ -170,6 +170,32 @@ pub(crate) fn total_delay(events: &[TimedEvent]) -> u64 {
     events.iter().fold(0u64, |sum, e| sum.saturating_add(e.delay_ms))
 }
 
+/// What every frame of one answer repeats on the wire: the response's number (from the mock's counter), the id a
+/// scripted response gave, the model and the creation time. Each encoder formats its own ids from the number
+/// (`chatcmpl-3`, `msg_3`, `resp_3`), so nothing parses ids back out of strings. A stream that fails before it
+/// completes has an envelope too.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Envelope {
+    /// The response number, from 1, counted per mock.
+    pub number: u64,
+    /// The id a scripted whole response gave, used as is by every encoder.
+    pub scripted_id: Option<String>,
+    /// The model that answers.
+    pub model: String,
+    /// Creation time, Unix seconds from the mock's clock.
+    pub created: u64,
+}
+
+impl Envelope {
+    /// The scripted id, or `prefix` followed by the number (`msg_3`).
+    pub fn id(&self, prefix: &str) -> String {
+        match &self.scripted_id {
+            Some(id) => id.clone(),
+            None => format!("{prefix}{}", self.number),
+        }
+    }
+}
+
 /// The events of one streamed answer, in order. Iterate it, or read [`EventStream::events`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct EventStream {
@@ -180,6 +206,8 @@ pub struct EventStream {
     stall_ms: u64,
     #[serde(skip)]
     request_index: u64,
+    #[serde(skip)]
+    envelope: Envelope,
 }
 
 impl EventStream {
@@ -188,8 +216,14 @@ impl EventStream {
         stream_break: StreamBreak,
         stall_ms: u64,
         request_index: u64,
+        envelope: Envelope,
     ) -> EventStream {
-        EventStream { events, stream_break, stall_ms, request_index }
+        EventStream { events, stream_break, stall_ms, request_index, envelope }
+    }
+
+    /// The ids, model and time every frame of this answer repeats on the wire.
+    pub fn envelope(&self) -> &Envelope {
+        &self.envelope
     }
 
     /// How a failure at the end of this stream looks on the wire.

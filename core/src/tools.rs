@@ -1,16 +1,16 @@
 //! Mock tools: tools that record every invocation and answer fixed, computed, failing or slowly; plus the
 //! fixture tools of Cogitator's test utilities (calculator, weather, failing, slow).
 
-use crate::error::{Error, ErrorKind};
+use crate::error::{invalid_argument, not_found, Error, ErrorKind, Result};
 use crate::mock::Timed;
 use crate::model::ToolDefinition;
 use crate::script::CallError;
-use serde::Serialize;
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A host or Rust function that computes a tool's result from its arguments.
-pub type ToolFunction = Arc<dyn Fn(&Value) -> Result<Value, CallError> + Send + Sync>;
+pub type ToolFunction = Arc<dyn Fn(&Value) -> std::result::Result<Value, CallError> + Send + Sync>;
 
 /// How a mock tool answers.
 #[derive(Clone)]
@@ -43,17 +43,57 @@ impl std::fmt::Debug for ToolResponder {
     }
 }
 
-/// One recorded invocation.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// One recorded invocation. As data: `{"index", "arguments", "result"}` or, for a failed one,
+/// `{"index", "arguments", "error"}`, plus `"delay_ms"`.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ToolInvocation {
     /// Position among this tool's invocations.
     pub index: usize,
     /// The arguments it was called with.
     pub arguments: Value,
     /// The result, or the failure message.
-    pub result: Result<Value, String>,
+    pub result: std::result::Result<Value, String>,
     /// Virtual time the tool took.
     pub delay_ms: u64,
+}
+
+impl Serialize for ToolInvocation {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut out = serde_json::Map::new();
+        out.insert("index".into(), Value::from(self.index));
+        out.insert("arguments".into(), self.arguments.clone());
+        match &self.result {
+            Ok(value) => out.insert("result".into(), value.clone()),
+            Err(message) => out.insert("error".into(), Value::from(message.as_str())),
+        };
+        out.insert("delay_ms".into(), Value::from(self.delay_ms));
+        out.serialize(serializer)
+    }
+}
+
+/// How to make a [`MockTool`], as data (a Python `**kwargs`, a JS options object). Give at most one of `result`
+/// and `fails`, or neither and a responder (host code); with none of the three the tool answers `{}`.
+/// `delay_ms` makes it slow (a virtual delay the host waits out).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MockToolOptions {
+    /// The tool's name.
+    pub name: String,
+    /// What it does.
+    #[serde(default)]
+    pub description: String,
+    /// The JSON Schema of its arguments (default: an object with no properties).
+    #[serde(default)]
+    pub parameters: Option<Value>,
+    /// Always answer this.
+    #[serde(default)]
+    pub result: Option<Value>,
+    /// Always fail with this message.
+    #[serde(default)]
+    pub fails: Option<String>,
+    /// Take this long (virtual milliseconds) before answering.
+    #[serde(default)]
+    pub delay_ms: Option<u64>,
 }
 
 /// A tool double: name, description and JSON-schema parameters, a responder, and a record of every call.
@@ -83,6 +123,26 @@ impl MockTool {
         }
     }
 
+    /// A tool from options and, for a computed tool, the host function that answers.
+    pub fn from_options(options: MockToolOptions, responder: Option<ToolFunction>) -> Result<MockTool> {
+        if options.name.is_empty() {
+            return Err(invalid_argument("a tool needs a name").with_context("argument", "name"));
+        }
+        let answers = match (options.result, responder, options.fails) {
+            (Some(value), None, None) => ToolResponder::Fixed(value),
+            (None, Some(function), None) => ToolResponder::Computed(function),
+            (None, None, Some(message)) => ToolResponder::Failing(message),
+            (None, None, None) => ToolResponder::Fixed(json!({})),
+            _ => return Err(invalid_argument("give at most one of result, responder or fails")),
+        };
+        let answers = match options.delay_ms {
+            Some(delay_ms) => ToolResponder::Slow { delay_ms, then: Box::new(answers) },
+            None => answers,
+        };
+        let parameters = options.parameters.unwrap_or_else(|| json!({"type": "object", "properties": {}}));
+        Ok(MockTool::new(options.name, options.description, parameters, answers))
+    }
+
     /// A tool that always answers `result` (Tramai's `MockTool.fixed`).
     pub fn fixed(name: impl Into<String>, description: impl Into<String>, result: Value) -> MockTool {
         MockTool::new(name, description, json!({"type": "object", "properties": {}}), ToolResponder::Fixed(result))
@@ -93,7 +153,7 @@ impl MockTool {
         name: impl Into<String>,
         description: impl Into<String>,
         parameters: Value,
-        f: impl Fn(&Value) -> Result<Value, CallError> + Send + Sync + 'static,
+        f: impl Fn(&Value) -> std::result::Result<Value, CallError> + Send + Sync + 'static,
     ) -> MockTool {
         MockTool::new(name, description, parameters, ToolResponder::Computed(Arc::new(f)))
     }
@@ -127,7 +187,7 @@ impl MockTool {
     }
 
     /// Calls the tool: records the arguments first, then answers. A failing tool gives `tool_failed`.
-    pub fn invoke(&self, arguments: &Value) -> Timed<Result<Value, CallError>> {
+    pub fn invoke(&self, arguments: &Value) -> Timed<std::result::Result<Value, CallError>> {
         let (result, delay_ms) = answer(&self.responder, arguments, 0);
         let recorded = match &result {
             Ok(v) => Ok(v.clone()),
@@ -141,7 +201,7 @@ impl MockTool {
 
     /// Calls the tool with arguments as JSON text (as a model produces them). Invalid JSON is recorded as a
     /// string argument and fails with `invalid_argument`.
-    pub fn invoke_json(&self, arguments_json: &str) -> Timed<Result<Value, CallError>> {
+    pub fn invoke_json(&self, arguments_json: &str) -> Timed<std::result::Result<Value, CallError>> {
         match serde_json::from_str::<Value>(arguments_json) {
             Ok(arguments) => self.invoke(&arguments),
             Err(e) => {
@@ -180,7 +240,11 @@ impl MockTool {
     }
 }
 
-fn answer(responder: &ToolResponder, arguments: &Value, waited_ms: u64) -> (Result<Value, CallError>, u64) {
+fn answer(
+    responder: &ToolResponder,
+    arguments: &Value,
+    waited_ms: u64,
+) -> (std::result::Result<Value, CallError>, u64) {
     match responder {
         ToolResponder::Fixed(value) => (Ok(value.clone()), waited_ms),
         ToolResponder::Computed(f) => (f(arguments), waited_ms),
@@ -195,6 +259,24 @@ fn answer(responder: &ToolResponder, arguments: &Value, waited_ms: u64) -> (Resu
 /// `createWeatherTool`, `createFailingTool` and `createSlowTool`.
 pub mod fixtures {
     use super::*;
+
+    /// The fixture names [`by_name`] knows.
+    pub const NAMES: [&str; 4] = ["calculator", "weather", "failing", "slow"];
+
+    /// A fixture tool by name: `calculator`, `weather`, `failing` (with an optional message) or `slow` (with an
+    /// optional delay); another name is `not_found` listing these.
+    pub fn by_name(name: &str, message: Option<&str>, delay_ms: Option<u64>) -> Result<MockTool> {
+        match name {
+            "calculator" => Ok(calculator()),
+            "weather" => Ok(weather()),
+            "failing" => Ok(failing(message)),
+            "slow" => Ok(slow(delay_ms)),
+            other => {
+                Err(not_found(format!("no fixture tool {other:?} ({})", NAMES.join(", ")))
+                    .with_context("argument", "name"))
+            }
+        }
+    }
 
     /// `calculator`: evaluates `a op b` for non-negative integers and `+ - * /`; anything else answers
     /// `{"error": "Invalid expression"}` (returned, not raised). Division by zero gives `null` (JSON has no
@@ -345,10 +427,31 @@ mod tests {
         assert_eq!(err.code(), "tool_failed");
         assert_eq!(err.to_string(), "Tool execution failed");
         assert_eq!(failing.invocations()[0].result, Err("Tool execution failed".to_string()));
+        assert_eq!(
+            serde_json::to_value(&failing.invocations()[0]).unwrap(),
+            json!({"index": 0, "arguments": {}, "error": "Tool execution failed", "delay_ms": 0})
+        );
         let slow = slow(Some(250));
         let timed = slow.invoke(&json!({"x": 1}));
         assert_eq!(timed.delay_ms, 250);
         assert_eq!(timed.value.unwrap_or(Value::Null), json!({"result": "completed", "delay": 250, "args": {"x": 1}}));
+    }
+
+    #[test]
+    fn tools_from_options_and_fixtures_by_name() {
+        let options = |value: Value| serde_json::from_value::<MockToolOptions>(value).unwrap();
+        let slow = MockTool::from_options(options(json!({"name": "t", "result": 1, "delay_ms": 5})), None).unwrap();
+        let timed = slow.invoke(&json!({}));
+        assert_eq!((timed.value.unwrap(), timed.delay_ms), (json!(1), 5));
+        let default = MockTool::from_options(options(json!({"name": "t"})), None).unwrap();
+        assert_eq!(default.invoke(&json!({})).value.unwrap(), json!({}));
+        let both = MockTool::from_options(options(json!({"name": "t", "result": 1, "fails": "x"})), None);
+        assert_eq!(both.unwrap_err().code(), "invalid_argument");
+        assert_eq!(MockTool::from_options(options(json!({"name": ""})), None).unwrap_err().code(), "invalid_argument");
+        assert_eq!(by_name("weather", None, None).unwrap().name(), "get_weather");
+        let err = by_name("clock", None, None).unwrap_err();
+        assert_eq!(err.code(), "not_found");
+        assert!(err.message().contains("calculator, weather, failing, slow"), "{err}");
     }
 
     #[test]

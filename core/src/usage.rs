@@ -8,11 +8,13 @@
 
 use crate::model::{ChatRequest, ContentPart, Message, ToolCall, Usage};
 use crate::tokenize::count_tokens;
-use serde::{Deserialize, Serialize};
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
 
-/// How a mock reports token usage in its responses.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// How a mock reports token usage in its responses. As data: `"none"`, `"estimate"`, or a usage object
+/// (`{"input_tokens": 3, "output_tokens": 2}`) given in every response.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum UsagePolicy {
     /// No usage (the default, as the seed systems do).
     #[default]
@@ -21,6 +23,39 @@ pub enum UsagePolicy {
     Given(Usage),
     /// Estimated by the word-like token counter (see the module documentation for the rule).
     Estimate,
+}
+
+impl Serialize for UsagePolicy {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            UsagePolicy::None => serializer.serialize_str("none"),
+            UsagePolicy::Estimate => serializer.serialize_str("estimate"),
+            UsagePolicy::Given(usage) => usage.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for UsagePolicy {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<UsagePolicy, D::Error> {
+        struct PolicyVisitor;
+        impl<'de> Visitor<'de> for PolicyVisitor {
+            type Value = UsagePolicy;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("\"none\", \"estimate\" or a usage object {\"input_tokens\", \"output_tokens\"}")
+            }
+            fn visit_str<E: de::Error>(self, word: &str) -> Result<UsagePolicy, E> {
+                match word {
+                    "none" => Ok(UsagePolicy::None),
+                    "estimate" => Ok(UsagePolicy::Estimate),
+                    other => Err(E::invalid_value(de::Unexpected::Str(other), &self)),
+                }
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<UsagePolicy, A::Error> {
+                Usage::deserialize(de::value::MapAccessDeserializer::new(map)).map(UsagePolicy::Given)
+            }
+        }
+        deserializer.deserialize_any(PolicyVisitor)
+    }
 }
 
 fn count_tool_calls(calls: &[ToolCall]) -> u64 {
@@ -70,5 +105,22 @@ mod tests {
         // "Order"," ","123","45" = 4; "get","_weather" = 2; "{\"","city","\":\"","Paris","\"}" = 5
         let usage = estimate(&request, Some("Order 12345"), None, &[call]);
         assert_eq!(usage, Usage::new(7, 11));
+    }
+
+    #[test]
+    fn the_policy_reads_and_writes_the_scenario_form() {
+        for (json, policy) in [
+            ("\"none\"", UsagePolicy::None),
+            ("\"estimate\"", UsagePolicy::Estimate),
+            (r#"{"input_tokens":3,"output_tokens":2,"total_tokens":5}"#, UsagePolicy::Given(Usage::new(3, 2))),
+        ] {
+            assert_eq!(serde_json::from_str::<UsagePolicy>(json).unwrap(), policy);
+            assert_eq!(serde_json::to_string(&policy).unwrap(), json);
+        }
+        let given: UsagePolicy = serde_json::from_str(r#"{"input_tokens":3,"output_tokens":2}"#).unwrap();
+        assert_eq!(given, UsagePolicy::Given(Usage::new(3, 2)), "the total defaults to the sum");
+        let err = serde_json::from_str::<UsagePolicy>("\"sometimes\"").unwrap_err().to_string();
+        assert!(err.contains("\"none\", \"estimate\" or a usage object"), "{err}");
+        assert!(serde_json::from_str::<UsagePolicy>(r#"{"input_tokens":3}"#).is_err());
     }
 }

@@ -1,8 +1,9 @@
-//! Fluent assertions over a mock's journal and an observer's call records, with Tramai's semantics
-//! (`spec/seed-systems.md` §1.3) and messages that show expected vs actual and the recorded history.
+//! Assertions over a mock's journal and an observer's call records, with Tramai's semantics
+//! (`docs/seeds.md`), as data: a [`Check`] names one assertion and its arguments, and [`run_checks`] runs a list
+//! of them. Every binding's fluent chain builds `Check`s, so every language has every check and the same
+//! failure message: what was expected, what was found, and the history that explains it.
 //!
-//! The checks return `Result<_, AssertionFailure>` so bindings can raise their own assertion error with the same
-//! message; Rust tests use [`expect_that`], whose methods panic with that message.
+//! The Rust fluent API ([`assert_that`], returning `Result`, and [`expect_that`], panicking) is built on it too:
 //!
 //! ```
 //! use cuecard::{verify::assert_that, ChatRequest, MockModel, ProviderError};
@@ -20,9 +21,233 @@ use crate::mock::MockModel;
 use crate::model::{ChatRequest, ResponseFormat, Role};
 use crate::observe::{CallRecord, RecordingObserver};
 use crate::script::preview;
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
-/// A check that did not hold: what was expected, what was found, and the history that explains it.
+/// Which journaled request a request check looks at: `"last"` (the default), `"only"` (exactly one request
+/// must have arrived), or an arrival index.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RequestRef {
+    /// The last request received.
+    #[default]
+    Last,
+    /// The only request received.
+    Only,
+    /// The request with this journal index.
+    At(u64),
+}
+
+impl Serialize for RequestRef {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RequestRef::Last => serializer.serialize_str("last"),
+            RequestRef::Only => serializer.serialize_str("only"),
+            RequestRef::At(index) => serializer.serialize_u64(*index),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestRef {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<RequestRef, D::Error> {
+        struct RefVisitor;
+        impl Visitor<'_> for RefVisitor {
+            type Value = RequestRef;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("\"last\", \"only\" or a request index")
+            }
+            fn visit_str<E: de::Error>(self, word: &str) -> Result<RequestRef, E> {
+                match word {
+                    "last" => Ok(RequestRef::Last),
+                    "only" => Ok(RequestRef::Only),
+                    other => Err(E::invalid_value(de::Unexpected::Str(other), &self)),
+                }
+            }
+            fn visit_u64<E: de::Error>(self, index: u64) -> Result<RequestRef, E> {
+                Ok(RequestRef::At(index))
+            }
+            fn visit_i64<E: de::Error>(self, index: i64) -> Result<RequestRef, E> {
+                u64::try_from(index)
+                    .map(RequestRef::At)
+                    .map_err(|_| E::invalid_value(de::Unexpected::Signed(index), &self))
+            }
+        }
+        deserializer.deserialize_any(RefVisitor)
+    }
+}
+
+fn is_last(request: &RequestRef) -> bool {
+    *request == RequestRef::Last
+}
+
+/// One assertion, as data: `{"check": "was_called_times", "operation": "greet", "times": 2}`.
+///
+/// Operation checks read the requests for the operation from the journal, and the call records from the
+/// observer when one is given (engine-reported), else from the mock's own provider-side records.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "check", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Check {
+    /// Every step of every route answered a request.
+    AllStepsUsed,
+    /// No request arrived after its route ran out or matched no route.
+    NoUnexpectedRequests,
+    /// Both: every step used and no unexpected request.
+    ScriptFullyUsed,
+    /// The mock received exactly `times` requests in all.
+    ReceivedRequests {
+        /// How many.
+        times: u64,
+    },
+    /// The mock received exactly `times` requests for the operation (failed ones included).
+    WasCalledTimes {
+        /// The operation.
+        operation: String,
+        /// How many.
+        times: usize,
+    },
+    /// There were `times` retries: call records for the operation minus one (provider retries, parse retries
+    /// and tool-loop round trips, as Tramai counts them).
+    AndRetried {
+        /// The operation.
+        operation: String,
+        /// How many.
+        times: usize,
+    },
+    /// The last call record parsed successfully.
+    AndParsedSuccessfully {
+        /// The operation.
+        operation: String,
+    },
+    /// Some call record observed a structured-output parse failure.
+    AndObservedParseFailure {
+        /// The operation.
+        operation: String,
+    },
+    /// Some call record failed with `kind` (a provider error kind, or a host class the failure is an instance of).
+    AndObservedFailure {
+        /// The operation.
+        operation: String,
+        /// The kind or class name.
+        kind: String,
+    },
+    /// The last call record failed with `kind`.
+    AndFailedWith {
+        /// The operation.
+        operation: String,
+        /// The kind or class name.
+        kind: String,
+    },
+    /// Every call record went to this provider (vacuously true without records, as in Tramai).
+    EmittedProvider {
+        /// The operation.
+        operation: String,
+        /// The provider id.
+        provider_id: String,
+    },
+    /// The tool was called at least once (a call replayed inside a later request of the operation).
+    AndCalledTool {
+        /// The operation.
+        operation: String,
+        /// The tool.
+        name: String,
+    },
+    /// The tool was called exactly `times` times.
+    AndCalledToolTimes {
+        /// The operation.
+        operation: String,
+        /// The tool.
+        name: String,
+        /// How many.
+        times: usize,
+    },
+    /// The request's last user message contains `text`.
+    HasLastUserMessageContaining {
+        /// Which request.
+        #[serde(default, skip_serializing_if = "is_last")]
+        request: RequestRef,
+        /// The text.
+        text: String,
+    },
+    /// A system (or developer) message of the request contains `text`.
+    HasSystemMessageContaining {
+        /// Which request.
+        #[serde(default, skip_serializing_if = "is_last")]
+        request: RequestRef,
+        /// The text.
+        text: String,
+    },
+    /// The request offers a tool named `name`.
+    OffersTool {
+        /// Which request.
+        #[serde(default, skip_serializing_if = "is_last")]
+        request: RequestRef,
+        /// The tool.
+        name: String,
+    },
+    /// The request offers exactly these tools, in any order.
+    OffersExactlyTools {
+        /// Which request.
+        #[serde(default, skip_serializing_if = "is_last")]
+        request: RequestRef,
+        /// The tools.
+        names: Vec<String>,
+    },
+    /// The request asks for a JSON-schema response format (with this schema name, if given).
+    HasJsonSchemaResponseFormat {
+        /// Which request.
+        #[serde(default, skip_serializing_if = "is_last")]
+        request: RequestRef,
+        /// The schema's name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
+    /// The request is for `model`.
+    HasModel {
+        /// Which request.
+        #[serde(default, skip_serializing_if = "is_last")]
+        request: RequestRef,
+        /// The model.
+        model: String,
+    },
+}
+
+/// The name of every check, as `Check`'s `"check"` tag: each binding's test asserts its fluent chain covers them.
+pub const CHECK_NAMES: [&str; 19] = [
+    "all_steps_used",
+    "no_unexpected_requests",
+    "script_fully_used",
+    "received_requests",
+    "was_called_times",
+    "and_retried",
+    "and_parsed_successfully",
+    "and_observed_parse_failure",
+    "and_observed_failure",
+    "and_failed_with",
+    "emitted_provider",
+    "and_called_tool",
+    "and_called_tool_times",
+    "has_last_user_message_containing",
+    "has_system_message_containing",
+    "offers_tool",
+    "offers_exactly_tools",
+    "has_json_schema_response_format",
+    "has_model",
+];
+
+impl Check {
+    /// Reads a check from JSON data; a malformed one is `invalid_argument` naming the path.
+    pub fn from_value(value: serde_json::Value) -> crate::Result<Check> {
+        serde_path_to_error::deserialize(value).map_err(|e| {
+            let path = e.path().to_string();
+            let at = if path == "." { String::new() } else { format!(" at {path}") };
+            Error::new(ErrorKind::InvalidArgument, format!("invalid check{at}: {}", e.inner()))
+                .with_context("argument", "check")
+        })
+    }
+}
+
+/// A check that did not hold: what was expected, what was found, and the history that explains it. Its JSON
+/// form is `{"check", "expected", "actual", "history", "message"}`.
 #[derive(Clone, PartialEq, Eq)]
 pub struct AssertionFailure {
     /// The check, as written: `when_called("classify").was_called_times(3)`.
@@ -52,123 +277,215 @@ impl fmt::Debug for AssertionFailure {
     }
 }
 
+impl Serialize for AssertionFailure {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serde_json::json!({
+            "check": self.check, "expected": self.expected, "actual": self.actual, "history": self.history,
+            "message": self.to_string(),
+        })
+        .serialize(serializer)
+    }
+}
+
 impl std::error::Error for AssertionFailure {}
 
 impl From<AssertionFailure> for Error {
     fn from(failure: AssertionFailure) -> Error {
         Error::new(ErrorKind::AssertionFailed, failure.to_string())
+            .with_context("check", failure.check)
+            .with_context("expected", failure.expected)
+            .with_context("actual", failure.actual)
     }
 }
 
 /// The result of a check.
-pub type Check<T> = Result<T, AssertionFailure>;
+pub type CheckResult<T> = Result<T, AssertionFailure>;
 
-/// Starts assertions over `mock`.
-pub fn assert_that(mock: &MockModel) -> Verification<'_> {
-    Verification { mock, observer: None }
+/// Runs `checks` in order against the mock (and the observer's records, if given); the first that does not hold
+/// is the failure.
+pub fn run_checks(mock: &MockModel, observer: Option<&RecordingObserver>, checks: &[Check]) -> CheckResult<()> {
+    checks.iter().try_for_each(|check| run_check(mock, observer, check))
 }
 
-/// Assertions over a mock, optionally with an observer's records.
-#[derive(Clone, Copy, Debug)]
-pub struct Verification<'a> {
-    mock: &'a MockModel,
-    observer: Option<&'a RecordingObserver>,
+/// Runs one check.
+pub fn run_check(mock: &MockModel, observer: Option<&RecordingObserver>, check: &Check) -> CheckResult<()> {
+    match check {
+        Check::AllStepsUsed => all_steps_used(mock),
+        Check::NoUnexpectedRequests => no_unexpected_requests(mock),
+        Check::ScriptFullyUsed => script_fully_used(mock),
+        Check::ReceivedRequests { times } => received_requests(mock, *times),
+        Check::WasCalledTimes { operation, .. }
+        | Check::AndRetried { operation, .. }
+        | Check::AndParsedSuccessfully { operation }
+        | Check::AndObservedParseFailure { operation }
+        | Check::AndObservedFailure { operation, .. }
+        | Check::AndFailedWith { operation, .. }
+        | Check::EmittedProvider { operation, .. }
+        | Check::AndCalledTool { operation, .. }
+        | Check::AndCalledToolTimes { operation, .. } => OperationView::new(mock, observer, operation).check(check),
+        Check::HasLastUserMessageContaining { request, .. }
+        | Check::HasSystemMessageContaining { request, .. }
+        | Check::OffersTool { request, .. }
+        | Check::OffersExactlyTools { request, .. }
+        | Check::HasJsonSchemaResponseFormat { request, .. }
+        | Check::HasModel { request, .. } => {
+            let (label, request) = find_request(mock, *request)?;
+            check_request(&request, &label, check)
+        }
+    }
 }
 
-impl<'a> Verification<'a> {
-    /// Uses the engine-reported records of `observer` for retry, parse and failure checks (otherwise the
-    /// mock's own provider-side records are used).
-    pub fn with_observer(mut self, observer: &'a RecordingObserver) -> Verification<'a> {
-        self.observer = Some(observer);
-        self
+fn all_steps_used(mock: &MockModel) -> CheckResult<()> {
+    let unused = mock.unused_steps();
+    if unused.is_empty() {
+        return Ok(());
     }
+    Err(AssertionFailure {
+        check: "all_steps_used()".into(),
+        expected: "every scripted step to answer a request".into(),
+        actual: format!("{} unused step{}", unused.len(), plural(unused.len())),
+        history: format!("{}\n{}", unused_table(mock), journal_table(&mock.entries())),
+    })
+}
 
-    /// Checks about the calls for one operation.
-    pub fn when_called(&self, operation: &str) -> MethodCheck {
-        let requests: Vec<JournalEntry> =
-            self.mock.entries().into_iter().filter(|e| e.request.operation() == Some(operation)).collect();
-        let (records, source) = match self.observer {
-            Some(observer) => (observer.call_records(), "observer"),
-            None => (self.mock.call_records(), "mock"),
-        };
-        let records = records.into_iter().filter(|r| r.context.operation.as_deref() == Some(operation)).collect();
-        MethodCheck { operation: operation.to_string(), requests, records, source }
+fn no_unexpected_requests(mock: &MockModel) -> CheckResult<()> {
+    let count = mock.unexpected_count();
+    if count == 0 {
+        return Ok(());
     }
+    Err(AssertionFailure {
+        check: "no_unexpected_requests()".into(),
+        expected: "no request beyond the script".into(),
+        actual: format!("{count} unexpected request{}", plural(count as usize)),
+        history: format!("{}\n{}", unexpected_table(mock), journal_table(&mock.entries())),
+    })
+}
 
-    /// Every step of every route was taken.
-    pub fn all_steps_used(&self) -> Check<&Self> {
-        let unused = self.mock.unused_steps();
-        if unused.is_empty() {
-            return Ok(self);
-        }
-        let lines: Vec<String> = unused
-            .iter()
-            .map(|u| format!("  route {} ({}) step {}: {}", u.route, u.route_match, u.step, u.step_description))
-            .collect();
-        Err(AssertionFailure {
-            check: "all_steps_used()".into(),
-            expected: "every scripted step to answer a request".into(),
-            actual: format!("{} unused step{}", unused.len(), plural(unused.len())),
-            history: format!("unused steps:\n{}\n{}", lines.join("\n"), journal_table(&self.mock.entries())),
+/// Both script checks at once, so a test that fails at its end hears about unused steps and unexpected requests
+/// together.
+fn script_fully_used(mock: &MockModel) -> CheckResult<()> {
+    let unused = mock.unused_steps().len();
+    let unexpected = mock.unexpected_count() as usize;
+    if unused == 0 && unexpected == 0 {
+        return Ok(());
+    }
+    let mut actual = Vec::new();
+    let mut history = Vec::new();
+    if unused > 0 {
+        actual.push(format!("{unused} unused step{}", plural(unused)));
+        history.push(unused_table(mock));
+    }
+    if unexpected > 0 {
+        actual.push(format!("{unexpected} unexpected request{}", plural(unexpected)));
+        history.push(unexpected_table(mock));
+    }
+    history.push(journal_table(&mock.entries()));
+    Err(AssertionFailure {
+        check: "script_fully_used()".into(),
+        expected: "every scripted step to answer a request, and no request beyond the script".into(),
+        actual: actual.join(", "),
+        history: history.join("\n"),
+    })
+}
+
+fn received_requests(mock: &MockModel, times: u64) -> CheckResult<()> {
+    let count = mock.request_count();
+    if count == times {
+        return Ok(());
+    }
+    Err(AssertionFailure {
+        check: format!("received_requests({times})"),
+        expected: format!("{times} request{}", plural(times as usize)),
+        actual: format!("{count} request{}", plural(count as usize)),
+        history: journal_table(&mock.entries()),
+    })
+}
+
+fn unused_table(mock: &MockModel) -> String {
+    let lines: Vec<String> = mock
+        .unused_steps()
+        .iter()
+        .map(|u| format!("  route {} ({}) step {}: {}", u.route, u.route_match, u.step, u.step_description))
+        .collect();
+    format!("unused steps:\n{}", lines.join("\n"))
+}
+
+/// Each unexpected request with why and the last thing the user said, so the test's author sees at once which
+/// call went beyond the script.
+fn unexpected_table(mock: &MockModel) -> String {
+    let lines: Vec<String> = mock
+        .unexpected_requests()
+        .iter()
+        .map(|e| {
+            let user =
+                e.request.last_user_message().map_or_else(|| "no user message".into(), |m| preview_at(&m.text(), 60));
+            let operation = e.request.operation().map_or_else(String::new, |op| format!("operation {op:?}, "));
+            format!(
+                "  #{} ({operation}model {:?}) {}: last user message {user}",
+                e.index,
+                e.request.model,
+                e.outcome.describe()
+            )
         })
-    }
+        .collect();
+    format!("unexpected requests:\n{}", lines.join("\n"))
+}
 
-    /// No request arrived after its route's script ran out or matched no route.
-    pub fn no_unexpected_requests(&self) -> Check<&Self> {
-        let count = self.mock.unexpected_count();
-        if count == 0 {
-            return Ok(self);
-        }
-        Err(AssertionFailure {
-            check: "no_unexpected_requests()".into(),
-            expected: "no request beyond the script".into(),
-            actual: format!("{count} unexpected request{}", plural(count as usize)),
-            history: journal_table(&self.mock.entries()),
-        })
-    }
-
-    /// Both script checks: all steps used and no unexpected request.
-    pub fn script_fully_used(&self) -> Check<&Self> {
-        self.all_steps_used()?.no_unexpected_requests()
-    }
-
-    /// Checks about the last request.
-    pub fn last_request(&self) -> Check<RequestCheck> {
-        match self.mock.last_request() {
-            Ok(request) => Ok(RequestCheck { request, label: "last_request()".into() }),
-            Err(e) => Err(AssertionFailure {
+fn find_request(mock: &MockModel, which: RequestRef) -> CheckResult<(String, ChatRequest)> {
+    match which {
+        RequestRef::Last => {
+            mock.last_request().map(|r| ("last_request()".to_string(), r)).map_err(|e| AssertionFailure {
                 check: "last_request()".into(),
                 expected: "a request".into(),
                 actual: e.message().to_string(),
                 history: String::new(),
-            }),
+            })
         }
-    }
-
-    /// Checks about the only request (fails when there are none or several).
-    pub fn request(&self) -> Check<RequestCheck> {
-        match self.mock.request() {
-            Ok(request) => Ok(RequestCheck { request, label: "request()".into() }),
-            Err(e) => Err(AssertionFailure {
-                check: "request()".into(),
-                expected: "exactly 1 request".into(),
-                actual: e.message().to_string(),
-                history: journal_table(&self.mock.entries()),
-            }),
+        RequestRef::Only => mock.request().map(|r| ("request()".to_string(), r)).map_err(|e| AssertionFailure {
+            check: "request()".into(),
+            expected: "exactly 1 request".into(),
+            actual: e.message().to_string(),
+            history: journal_table(&mock.entries()),
+        }),
+        RequestRef::At(index) => {
+            let label = format!("request_at({index})");
+            let entries = mock.entries();
+            match entries.iter().find(|e| e.index == index) {
+                Some(entry) => Ok((label, entry.request.clone())),
+                None => Err(AssertionFailure {
+                    check: label,
+                    expected: format!("request #{index} in the journal"),
+                    actual: format!(
+                        "the journal holds {} request{}",
+                        mock.request_count(),
+                        plural(mock.request_count() as usize)
+                    ),
+                    history: journal_table(&entries),
+                }),
+            }
         }
     }
 }
 
-/// Checks about the calls for one operation. Each returns `Ok(&self)` to chain, or the failure.
-#[derive(Clone, Debug)]
-pub struct MethodCheck {
+/// The requests and call records of one operation, for the operation checks.
+struct OperationView {
     operation: String,
     requests: Vec<JournalEntry>,
     records: Vec<CallRecord>,
     source: &'static str,
 }
 
-impl MethodCheck {
+impl OperationView {
+    fn new(mock: &MockModel, observer: Option<&RecordingObserver>, operation: &str) -> OperationView {
+        let requests = mock.entries().into_iter().filter(|e| e.request.operation() == Some(operation)).collect();
+        let (records, source) = match observer {
+            Some(observer) => (observer.call_records(), "observer"),
+            None => (mock.call_records(), "mock"),
+        };
+        let records = records.into_iter().filter(|r| r.context.operation.as_deref() == Some(operation)).collect();
+        OperationView { operation: operation.to_string(), requests, records, source }
+    }
+
     fn fail(&self, check: String, expected: String, actual: String) -> AssertionFailure {
         AssertionFailure {
             check: format!("when_called({:?}).{check}", self.operation),
@@ -179,7 +496,7 @@ impl MethodCheck {
     }
 
     /// The history table: the operation's requests, and its call records.
-    pub fn history(&self) -> String {
+    fn history(&self) -> String {
         let mut out = format!("requests for {:?} ({}):\n", self.operation, self.requests.len());
         out.push_str(&journal_table(&self.requests));
         out.push_str(&format!(
@@ -192,11 +509,25 @@ impl MethodCheck {
         out
     }
 
-    /// The mock received exactly `n` requests for the operation (failed ones included).
-    pub fn was_called_times(&self, n: usize) -> Check<&Self> {
+    fn check(&self, check: &Check) -> CheckResult<()> {
+        match check {
+            Check::WasCalledTimes { times, .. } => self.was_called_times(*times),
+            Check::AndRetried { times, .. } => self.and_retried(*times),
+            Check::AndParsedSuccessfully { .. } => self.and_parsed_successfully(),
+            Check::AndObservedParseFailure { .. } => self.and_observed_parse_failure(),
+            Check::AndObservedFailure { kind, .. } => self.and_observed_failure(kind),
+            Check::AndFailedWith { kind, .. } => self.and_failed_with(kind),
+            Check::EmittedProvider { provider_id, .. } => self.emitted_provider(provider_id),
+            Check::AndCalledTool { name, .. } => self.and_called_tool(name),
+            Check::AndCalledToolTimes { name, times, .. } => self.and_called_tool_times(name, *times),
+            other => Err(self.fail(format!("{other:?}"), "an operation check".into(), "another check".into())),
+        }
+    }
+
+    fn was_called_times(&self, n: usize) -> CheckResult<()> {
         let actual = self.requests.len();
         if actual == n {
-            return Ok(self);
+            return Ok(());
         }
         Err(self.fail(
             format!("was_called_times({n})"),
@@ -205,12 +536,10 @@ impl MethodCheck {
         ))
     }
 
-    /// There were `n` retries: the number of call records minus one. Like Tramai, this counts every provider
-    /// call for the operation: provider retries, structured-parse retries and tool-loop round trips.
-    pub fn and_retried(&self, n: usize) -> Check<&Self> {
+    fn and_retried(&self, n: usize) -> CheckResult<()> {
         let actual = self.records.len() as i64 - 1;
         if actual == n as i64 {
-            return Ok(self);
+            return Ok(());
         }
         Err(self.fail(
             format!("and_retried({n})"),
@@ -219,10 +548,9 @@ impl MethodCheck {
         ))
     }
 
-    /// The last call record parsed successfully (`parse_success == true`).
-    pub fn and_parsed_successfully(&self) -> Check<&Self> {
+    fn and_parsed_successfully(&self) -> CheckResult<()> {
         match self.records.last() {
-            Some(record) if record.parse_success == Some(true) => Ok(self),
+            Some(record) if record.parse_success == Some(true) => Ok(()),
             Some(record) => Err(self.fail(
                 "and_parsed_successfully()".into(),
                 "the last call record to have parsed successfully".into(),
@@ -234,10 +562,9 @@ impl MethodCheck {
         }
     }
 
-    /// Some call record observed a structured-output parse failure.
-    pub fn and_observed_parse_failure(&self) -> Check<&Self> {
+    fn and_observed_parse_failure(&self) -> CheckResult<()> {
         if self.records.iter().any(|r| r.parse_failure_summary.as_deref().is_some_and(|s| !s.trim().is_empty())) {
-            return Ok(self);
+            return Ok(());
         }
         Err(self.fail(
             "and_observed_parse_failure()".into(),
@@ -246,10 +573,9 @@ impl MethodCheck {
         ))
     }
 
-    /// Some call record observed a provider failure of `kind` (`rate_limited`, or a host class name).
-    pub fn and_observed_failure(&self, kind: &str) -> Check<&Self> {
-        if self.records.iter().any(|r| r.failure.as_ref().is_some_and(|f| f.kind == kind)) {
-            return Ok(self);
+    fn and_observed_failure(&self, kind: &str) -> CheckResult<()> {
+        if self.records.iter().any(|r| r.failure.as_ref().is_some_and(|f| f.is(kind))) {
+            return Ok(());
         }
         Err(self.fail(
             format!("and_observed_failure({kind:?})"),
@@ -258,29 +584,27 @@ impl MethodCheck {
         ))
     }
 
-    /// The last call record failed with `kind` (so it fails after a recovery).
-    pub fn and_failed_with(&self, kind: &str) -> Check<&Self> {
-        let last = self.records.last().and_then(|r| r.failure.as_ref()).map(|f| f.kind.clone());
-        if last.as_deref() == Some(kind) {
-            return Ok(self);
+    fn and_failed_with(&self, kind: &str) -> CheckResult<()> {
+        let last = self.records.last().and_then(|r| r.failure.as_ref());
+        if last.is_some_and(|f| f.is(kind)) {
+            return Ok(());
         }
         Err(self.fail(
             format!("and_failed_with({kind:?})"),
             format!("the last call record to have failed with {kind}"),
             match last {
-                Some(other) => format!("it failed with {other}"),
+                Some(other) => format!("it failed with {}", other.kind),
                 None if self.records.is_empty() => "no call records".into(),
                 None => "it did not fail".into(),
             },
         ))
     }
 
-    /// Every call record went to provider `id` (vacuously true without records, as in Tramai).
-    pub fn emitted_provider(&self, id: &str) -> Check<&Self> {
+    fn emitted_provider(&self, id: &str) -> CheckResult<()> {
         let others: Vec<&str> =
             self.records.iter().map(|r| r.context.provider_id.as_str()).filter(|p| *p != id).collect();
         if others.is_empty() {
-            return Ok(self);
+            return Ok(());
         }
         Err(self.fail(
             format!("emitted_provider({id:?})"),
@@ -291,20 +615,13 @@ impl MethodCheck {
 
     /// How often the tool was called, judged from the assistant tool calls replayed inside the requests for the
     /// operation (Tramai's semantics: a call replayed in N later requests counts N times).
-    pub fn tool_call_count(&self, name: &str) -> usize {
-        self.requests
-            .iter()
-            .flat_map(|e| e.request.messages.iter())
-            .filter(|m| m.role == Role::Assistant)
-            .flat_map(|m| m.tool_calls.iter())
-            .filter(|c| c.name == name)
-            .count()
+    fn tool_call_count(&self, name: &str) -> usize {
+        self.tools_called().iter().filter(|called| *called == name).count()
     }
 
-    /// The tool was called at least once.
-    pub fn and_called_tool(&self, name: &str) -> Check<&Self> {
+    fn and_called_tool(&self, name: &str) -> CheckResult<()> {
         if self.tool_call_count(name) > 0 {
-            return Ok(self);
+            return Ok(());
         }
         Err(self.fail(
             format!("and_called_tool({name:?})"),
@@ -313,11 +630,10 @@ impl MethodCheck {
         ))
     }
 
-    /// The tool was called exactly `n` times.
-    pub fn and_called_tool_times(&self, name: &str, n: usize) -> Check<&Self> {
+    fn and_called_tool_times(&self, name: &str, n: usize) -> CheckResult<()> {
         let actual = self.tool_call_count(name);
         if actual == n {
-            return Ok(self);
+            return Ok(());
         }
         Err(self.fail(
             format!("and_called_tool_times({name:?}, {n})"),
@@ -340,96 +656,63 @@ impl MethodCheck {
     }
 }
 
-/// Checks about one request's content.
-#[derive(Clone, Debug)]
-pub struct RequestCheck {
-    request: ChatRequest,
-    label: String,
-}
-
-impl RequestCheck {
-    /// Checks about a request you hold.
-    pub fn of(request: ChatRequest) -> RequestCheck {
-        RequestCheck { request, label: "request".into() }
-    }
-
-    fn fail(&self, check: String, expected: String, actual: String) -> AssertionFailure {
-        let json = serde_json::to_string_pretty(&self.request).unwrap_or_default();
-        AssertionFailure {
-            check: format!("{}.{check}", self.label),
-            expected,
-            actual,
-            history: format!("request:\n{json}"),
-        }
-    }
-
-    /// The request checked.
-    pub fn request(&self) -> &ChatRequest {
-        &self.request
-    }
-
-    /// The last user message contains `text`.
-    pub fn has_last_user_message_containing(&self, text: &str) -> Check<&Self> {
-        let last = self.request.last_user_message().map(|m| m.text());
-        if last.as_deref().is_some_and(|t| t.contains(text)) {
-            return Ok(self);
-        }
-        Err(self.fail(
-            format!("has_last_user_message_containing({text:?})"),
-            format!("the last user message to contain {text:?}"),
-            last.map_or("no user message".into(), |t| preview_long(&t)),
-        ))
-    }
-
-    /// A system (or developer) message contains `text`.
-    pub fn has_system_message_containing(&self, text: &str) -> Check<&Self> {
-        let system = self.request.system_text();
-        if system.as_deref().is_some_and(|t| t.contains(text)) {
-            return Ok(self);
-        }
-        Err(self.fail(
-            format!("has_system_message_containing({text:?})"),
-            format!("a system message containing {text:?}"),
-            system.map_or("no system message".into(), |t| preview_long(&t)),
-        ))
-    }
-
-    /// The request offers a tool named `name`.
-    pub fn offers_tool(&self, name: &str) -> Check<&Self> {
-        if self.request.tools.iter().any(|t| t.name == name) {
-            return Ok(self);
-        }
-        let names: Vec<&str> = self.request.tools.iter().map(|t| t.name.as_str()).collect();
-        Err(self.fail(
-            format!("offers_tool({name:?})"),
-            format!("tool {name:?} offered"),
-            format!("tools offered: [{}]", names.join(", ")),
-        ))
-    }
-
-    /// The request offers exactly these tools (in any order).
-    pub fn offers_exactly_tools(&self, names: &[&str]) -> Check<&Self> {
-        let mut offered: Vec<&str> = self.request.tools.iter().map(|t| t.name.as_str()).collect();
-        let mut expected = names.to_vec();
-        offered.sort_unstable();
-        expected.sort_unstable();
-        if offered == expected {
-            return Ok(self);
-        }
-        Err(self.fail(
-            format!("offers_exactly_tools({names:?})"),
-            format!("tools [{}]", expected.join(", ")),
-            format!("tools [{}]", offered.join(", ")),
-        ))
-    }
-
-    /// The request asks for a JSON-schema response format (optionally with this schema name).
-    pub fn has_json_schema_response_format(&self, name: Option<&str>) -> Check<&Self> {
-        match &self.request.response_format {
-            Some(ResponseFormat::JsonSchema { name: actual, .. }) if name.is_none() || actual.as_deref() == name => {
-                Ok(self)
+/// Runs a request check against `request`, labelled `label` (`last_request()`).
+fn check_request(request: &ChatRequest, label: &str, check: &Check) -> CheckResult<()> {
+    let fail = |check: String, expected: String, actual: String| {
+        let json = serde_json::to_string_pretty(request).unwrap_or_default();
+        AssertionFailure { check: format!("{label}.{check}"), expected, actual, history: format!("request:\n{json}") }
+    };
+    match check {
+        Check::HasLastUserMessageContaining { text, .. } => {
+            let last = request.last_user_message().map(|m| m.text());
+            if last.as_deref().is_some_and(|t| t.contains(text.as_str())) {
+                return Ok(());
             }
-            other => Err(self.fail(
+            Err(fail(
+                format!("has_last_user_message_containing({text:?})"),
+                format!("the last user message to contain {text:?}"),
+                last.map_or("no user message".into(), |t| preview_at(&t, 200)),
+            ))
+        }
+        Check::HasSystemMessageContaining { text, .. } => {
+            let system = request.system_text();
+            if system.as_deref().is_some_and(|t| t.contains(text.as_str())) {
+                return Ok(());
+            }
+            Err(fail(
+                format!("has_system_message_containing({text:?})"),
+                format!("a system message containing {text:?}"),
+                system.map_or("no system message".into(), |t| preview_at(&t, 200)),
+            ))
+        }
+        Check::OffersTool { name, .. } => {
+            if request.tools.iter().any(|t| &t.name == name) {
+                return Ok(());
+            }
+            let names: Vec<&str> = request.tools.iter().map(|t| t.name.as_str()).collect();
+            Err(fail(
+                format!("offers_tool({name:?})"),
+                format!("tool {name:?} offered"),
+                format!("tools offered: [{}]", names.join(", ")),
+            ))
+        }
+        Check::OffersExactlyTools { names, .. } => {
+            let mut offered: Vec<&str> = request.tools.iter().map(|t| t.name.as_str()).collect();
+            let mut expected: Vec<&str> = names.iter().map(String::as_str).collect();
+            offered.sort_unstable();
+            expected.sort_unstable();
+            if offered == expected {
+                return Ok(());
+            }
+            Err(fail(
+                format!("offers_exactly_tools({names:?})"),
+                format!("tools [{}]", expected.join(", ")),
+                format!("tools [{}]", offered.join(", ")),
+            ))
+        }
+        Check::HasJsonSchemaResponseFormat { name, .. } => match &request.response_format {
+            Some(ResponseFormat::JsonSchema { name: actual, .. }) if name.is_none() || actual == name => Ok(()),
+            other => Err(fail(
                 format!("has_json_schema_response_format({name:?})"),
                 match name {
                     Some(n) => format!("a json_schema response format named {n:?}"),
@@ -437,19 +720,187 @@ impl RequestCheck {
                 },
                 describe_format(other.as_ref()),
             )),
+        },
+        Check::HasModel { model, .. } => {
+            if &request.model == model {
+                return Ok(());
+            }
+            Err(fail(format!("has_model({model:?})"), format!("model {model:?}"), format!("model {:?}", request.model)))
         }
+        other => Err(fail(format!("{other:?}"), "a request check".into(), "another check".into())),
+    }
+}
+
+// ---- the fluent Rust API, built on `Check` --------------------------------------------------------------------
+
+/// Starts assertions over `mock`.
+pub fn assert_that(mock: &MockModel) -> Verification<'_> {
+    Verification { mock, observer: None }
+}
+
+/// Assertions over a mock, optionally with an observer's records.
+#[derive(Clone, Copy, Debug)]
+pub struct Verification<'a> {
+    mock: &'a MockModel,
+    observer: Option<&'a RecordingObserver>,
+}
+
+impl<'a> Verification<'a> {
+    /// Uses the engine-reported records of `observer` for retry, parse and failure checks (otherwise the
+    /// mock's own provider-side records are used).
+    pub fn with_observer(mut self, observer: &'a RecordingObserver) -> Verification<'a> {
+        self.observer = Some(observer);
+        self
+    }
+
+    /// Runs a check given as data.
+    pub fn check(&self, check: &Check) -> CheckResult<&Self> {
+        run_check(self.mock, self.observer, check).map(|()| self)
+    }
+
+    /// Checks about the calls for one operation.
+    pub fn when_called(&self, operation: &str) -> MethodCheck<'a> {
+        MethodCheck { verification: *self, operation: operation.to_string() }
+    }
+
+    /// Every step of every route was taken.
+    pub fn all_steps_used(&self) -> CheckResult<&Self> {
+        self.check(&Check::AllStepsUsed)
+    }
+
+    /// No request arrived after its route's script ran out or matched no route.
+    pub fn no_unexpected_requests(&self) -> CheckResult<&Self> {
+        self.check(&Check::NoUnexpectedRequests)
+    }
+
+    /// Both script checks: all steps used and no unexpected request.
+    pub fn script_fully_used(&self) -> CheckResult<&Self> {
+        self.check(&Check::ScriptFullyUsed)
+    }
+
+    /// The mock received exactly `n` requests.
+    pub fn received_requests(&self, n: u64) -> CheckResult<&Self> {
+        self.check(&Check::ReceivedRequests { times: n })
+    }
+
+    /// Checks about the last request.
+    pub fn last_request(&self) -> CheckResult<RequestCheck<'a>> {
+        find_request(self.mock, RequestRef::Last)?;
+        Ok(RequestCheck { verification: *self, request: RequestRef::Last })
+    }
+
+    /// Checks about the only request (fails when there are none or several).
+    pub fn request(&self) -> CheckResult<RequestCheck<'a>> {
+        find_request(self.mock, RequestRef::Only)?;
+        Ok(RequestCheck { verification: *self, request: RequestRef::Only })
+    }
+
+    /// Checks about the request with journal index `index`.
+    pub fn request_at(&self, index: u64) -> CheckResult<RequestCheck<'a>> {
+        find_request(self.mock, RequestRef::At(index))?;
+        Ok(RequestCheck { verification: *self, request: RequestRef::At(index) })
+    }
+}
+
+/// Checks about the calls for one operation. Each returns `Ok(&self)` to chain, or the failure.
+#[derive(Clone, Debug)]
+pub struct MethodCheck<'a> {
+    verification: Verification<'a>,
+    operation: String,
+}
+
+impl MethodCheck<'_> {
+    fn run(&self, check: Check) -> CheckResult<&Self> {
+        self.verification.check(&check).map(|_| self)
+    }
+
+    /// The mock received exactly `n` requests for the operation (failed ones included).
+    pub fn was_called_times(&self, n: usize) -> CheckResult<&Self> {
+        self.run(Check::WasCalledTimes { operation: self.operation.clone(), times: n })
+    }
+
+    /// There were `n` retries: the number of call records minus one.
+    pub fn and_retried(&self, n: usize) -> CheckResult<&Self> {
+        self.run(Check::AndRetried { operation: self.operation.clone(), times: n })
+    }
+
+    /// The last call record parsed successfully (`parse_success == true`).
+    pub fn and_parsed_successfully(&self) -> CheckResult<&Self> {
+        self.run(Check::AndParsedSuccessfully { operation: self.operation.clone() })
+    }
+
+    /// Some call record observed a structured-output parse failure.
+    pub fn and_observed_parse_failure(&self) -> CheckResult<&Self> {
+        self.run(Check::AndObservedParseFailure { operation: self.operation.clone() })
+    }
+
+    /// Some call record observed a provider failure of `kind` (`rate_limited`, or a host class name).
+    pub fn and_observed_failure(&self, kind: &str) -> CheckResult<&Self> {
+        self.run(Check::AndObservedFailure { operation: self.operation.clone(), kind: kind.to_string() })
+    }
+
+    /// The last call record failed with `kind` (so it fails after a recovery).
+    pub fn and_failed_with(&self, kind: &str) -> CheckResult<&Self> {
+        self.run(Check::AndFailedWith { operation: self.operation.clone(), kind: kind.to_string() })
+    }
+
+    /// Every call record went to provider `id` (vacuously true without records, as in Tramai).
+    pub fn emitted_provider(&self, id: &str) -> CheckResult<&Self> {
+        self.run(Check::EmittedProvider { operation: self.operation.clone(), provider_id: id.to_string() })
+    }
+
+    /// The tool was called at least once.
+    pub fn and_called_tool(&self, name: &str) -> CheckResult<&Self> {
+        self.run(Check::AndCalledTool { operation: self.operation.clone(), name: name.to_string() })
+    }
+
+    /// The tool was called exactly `n` times.
+    pub fn and_called_tool_times(&self, name: &str, n: usize) -> CheckResult<&Self> {
+        self.run(Check::AndCalledToolTimes { operation: self.operation.clone(), name: name.to_string(), times: n })
+    }
+}
+
+/// Checks about one journaled request.
+#[derive(Clone, Debug)]
+pub struct RequestCheck<'a> {
+    verification: Verification<'a>,
+    request: RequestRef,
+}
+
+impl RequestCheck<'_> {
+    fn run(&self, check: Check) -> CheckResult<&Self> {
+        self.verification.check(&check).map(|_| self)
+    }
+
+    /// The last user message contains `text`.
+    pub fn has_last_user_message_containing(&self, text: &str) -> CheckResult<&Self> {
+        self.run(Check::HasLastUserMessageContaining { request: self.request, text: text.to_string() })
+    }
+
+    /// A system (or developer) message contains `text`.
+    pub fn has_system_message_containing(&self, text: &str) -> CheckResult<&Self> {
+        self.run(Check::HasSystemMessageContaining { request: self.request, text: text.to_string() })
+    }
+
+    /// The request offers a tool named `name`.
+    pub fn offers_tool(&self, name: &str) -> CheckResult<&Self> {
+        self.run(Check::OffersTool { request: self.request, name: name.to_string() })
+    }
+
+    /// The request offers exactly these tools (in any order).
+    pub fn offers_exactly_tools(&self, names: &[&str]) -> CheckResult<&Self> {
+        let names = names.iter().map(|n| n.to_string()).collect();
+        self.run(Check::OffersExactlyTools { request: self.request, names })
+    }
+
+    /// The request asks for a JSON-schema response format (optionally with this schema name).
+    pub fn has_json_schema_response_format(&self, name: Option<&str>) -> CheckResult<&Self> {
+        self.run(Check::HasJsonSchemaResponseFormat { request: self.request, name: name.map(str::to_string) })
     }
 
     /// The request is for `model`.
-    pub fn has_model(&self, model: &str) -> Check<&Self> {
-        if self.request.model == model {
-            return Ok(self);
-        }
-        Err(self.fail(
-            format!("has_model({model:?})"),
-            format!("model {model:?}"),
-            format!("model {:?}", self.request.model),
-        ))
+    pub fn has_model(&self, model: &str) -> CheckResult<&Self> {
+        self.run(Check::HasModel { request: self.request, model: model.to_string() })
     }
 }
 
@@ -464,11 +915,12 @@ fn describe_format(format: Option<&ResponseFormat>) -> String {
     }
 }
 
-fn preview_long(text: &str) -> String {
-    if text.chars().count() <= 200 {
+/// A text quoted as JSON, shortened to `max` characters.
+fn preview_at(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
         serde_json::Value::from(text).to_string()
     } else {
-        let short: String = text.chars().take(199).collect();
+        let short: String = text.chars().take(max - 1).collect();
         format!("{}…", serde_json::Value::from(short))
     }
 }
@@ -578,7 +1030,7 @@ pub struct Expect<'a> {
     inner: Verification<'a>,
 }
 
-fn or_panic<T>(check: Check<T>) -> T {
+fn or_panic<T>(check: CheckResult<T>) -> T {
     match check {
         Ok(value) => value,
         Err(failure) => panic!("{failure}"),
@@ -592,7 +1044,7 @@ impl<'a> Expect<'a> {
     }
 
     /// Checks about one operation.
-    pub fn when_called(&self, operation: &str) -> ExpectMethod {
+    pub fn when_called(&self, operation: &str) -> ExpectMethod<'a> {
         ExpectMethod { inner: self.inner.when_called(operation) }
     }
 
@@ -614,15 +1066,21 @@ impl<'a> Expect<'a> {
         self
     }
 
+    /// Panics unless the mock received exactly `n` requests.
+    pub fn received_requests(&self, n: u64) -> &Self {
+        or_panic(self.inner.received_requests(n));
+        self
+    }
+
     /// Checks about the last request (panics when there is none).
-    pub fn last_request(&self) -> ExpectRequest {
+    pub fn last_request(&self) -> ExpectRequest<'a> {
         ExpectRequest { inner: or_panic(self.inner.last_request()) }
     }
 }
 
 /// Panicking form of [`MethodCheck`].
-pub struct ExpectMethod {
-    inner: MethodCheck,
+pub struct ExpectMethod<'a> {
+    inner: MethodCheck<'a>,
 }
 
 macro_rules! panicking {
@@ -637,7 +1095,7 @@ macro_rules! panicking {
     };
 }
 
-impl ExpectMethod {
+impl ExpectMethod<'_> {
     panicking! {
         was_called_times(n: usize);
         and_retried(n: usize);
@@ -652,16 +1110,57 @@ impl ExpectMethod {
 }
 
 /// Panicking form of [`RequestCheck`].
-pub struct ExpectRequest {
-    inner: RequestCheck,
+pub struct ExpectRequest<'a> {
+    inner: RequestCheck<'a>,
 }
 
-impl ExpectRequest {
+impl ExpectRequest<'_> {
     panicking! {
         has_last_user_message_containing(text: &str);
         has_system_message_containing(text: &str);
         offers_tool(name: &str);
+        offers_exactly_tools(names: &[&str]);
         has_json_schema_response_format(name: Option<&str>);
         has_model(model: &str);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_check_name_is_a_variant_and_back() {
+        let samples = [
+            json!({"check": "all_steps_used"}),
+            json!({"check": "no_unexpected_requests"}),
+            json!({"check": "script_fully_used"}),
+            json!({"check": "received_requests", "times": 1}),
+            json!({"check": "was_called_times", "operation": "o", "times": 1}),
+            json!({"check": "and_retried", "operation": "o", "times": 1}),
+            json!({"check": "and_parsed_successfully", "operation": "o"}),
+            json!({"check": "and_observed_parse_failure", "operation": "o"}),
+            json!({"check": "and_observed_failure", "operation": "o", "kind": "k"}),
+            json!({"check": "and_failed_with", "operation": "o", "kind": "k"}),
+            json!({"check": "emitted_provider", "operation": "o", "provider_id": "p"}),
+            json!({"check": "and_called_tool", "operation": "o", "name": "t"}),
+            json!({"check": "and_called_tool_times", "operation": "o", "name": "t", "times": 2}),
+            json!({"check": "has_last_user_message_containing", "text": "x"}),
+            json!({"check": "has_system_message_containing", "request": "only", "text": "x"}),
+            json!({"check": "offers_tool", "request": 3, "name": "t"}),
+            json!({"check": "offers_exactly_tools", "names": ["a", "b"]}),
+            json!({"check": "has_json_schema_response_format", "name": "n"}),
+            json!({"check": "has_model", "model": "m"}),
+        ];
+        assert_eq!(samples.len(), CHECK_NAMES.len());
+        for (sample, name) in samples.iter().zip(CHECK_NAMES) {
+            assert_eq!(sample["check"], name);
+            let check = Check::from_value(sample.clone()).unwrap();
+            assert_eq!(&serde_json::to_value(&check).unwrap(), sample);
+        }
+        let err = Check::from_value(json!({"check": "was_called_times", "operation": "o", "n": 2})).unwrap_err();
+        assert_eq!(err.code(), "invalid_argument");
+        assert!(err.message().contains("unknown field `n`"), "{err}");
     }
 }

@@ -99,10 +99,10 @@ fn a_computed_answer_sees_the_request_and_its_host_error_passes_through_unchange
 fn a_computed_tool_call_may_repeat_but_a_fixed_one_may_not() {
     let mock = MockModel::new();
     mock.add_step(Step::tool_call("get_weather", &json!({}))).unwrap();
-    assert_eq!(mock.repeats().unwrap_err().code(), "invalid_state");
+    assert_eq!(mock.then_repeats().unwrap_err().code(), "invalid_state");
     let mock = MockModel::new();
     mock.add_step(Step::compute(|_: &ChatRequest| Ok(Step::tool_call("get_weather", &json!({}))))).unwrap();
-    mock.repeats().unwrap();
+    mock.then_repeats().unwrap();
     let ids: Vec<String> = (0..3).map(|_| mock.chat(&request("x")).unwrap().message.tool_calls[0].id.clone()).collect();
     assert_eq!(ids, ["call_1", "call_2", "call_3"]);
     assert_eq!(mock.add_step(Step::text("late").unwrap()).unwrap_err().code(), "invalid_state");
@@ -112,7 +112,7 @@ fn a_computed_tool_call_may_repeat_but_a_fixed_one_may_not() {
 fn and_fails_is_refused_once_the_last_step_was_answered() {
     let mock = MockModel::builder().responds("Hello there").build().unwrap();
     mock.chat(&request("x")).unwrap();
-    let err = mock.and_fails(ProviderError::connection_reset()).unwrap_err();
+    let err = mock.and_fails(&(&ProviderError::connection_reset()).into()).unwrap_err();
     assert_eq!(err.code(), "invalid_state");
     assert!(err.message().contains("already answered"));
     let mock =
@@ -149,7 +149,7 @@ fn the_journal_keeps_snapshots_and_answers_count_queries() {
 #[test]
 fn bounded_journal_keeps_memory_flat_and_counts_everything() {
     let mock = MockModel::builder().responds("ok").repeats().build().unwrap();
-    mock.set_journal_capacity(Some(16));
+    mock.set_journal_limit(Some(16));
     for i in 0..50_000 {
         mock.chat(&request(&format!("{i}"))).unwrap();
     }

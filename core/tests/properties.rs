@@ -80,7 +80,7 @@ proptest! {
             r#"{{"cuecard":1,"on_exhausted":{policy},"routes":[{{"steps":[{{"text":{text}}},{{"fail":{{"kind":"{kind}","status":{status}}}}}]}}]}}"#
         );
         match cuecard::Scenario::from_json(&json) {
-            Ok(s) => { let _ = s.to_mock(); }
+            Ok(s) => { let _ = cuecard::MockModel::from_scenario(&s); }
             Err(e) => prop_assert_eq!(e.code(), "invalid_scenario"),
         }
     }

@@ -39,7 +39,7 @@ fn status(reply: &str) -> u16 {
 #[test]
 fn starts_on_loopback_serves_and_stops_twice() {
     let mock = Arc::new(MockModel::builder().responds("Hello!").build().unwrap());
-    let mut server = Server::start(Arc::clone(&mock)).unwrap();
+    let server = Server::start(Arc::clone(&mock)).unwrap();
     assert!(server.addr().ip().is_loopback());
     assert_eq!(server.openai_base_url(), format!("http://{}/v1", server.addr()));
     let reply = chat(server.addr(), false);
@@ -101,11 +101,11 @@ fn delays_are_real_by_default_and_skipped_in_instant_mode() {
         r#"{"cuecard":1,"on_exhausted":"repeat_last","routes":[{"steps":[{"text":"slow","delay_ms":300}]}]}"#,
     )
     .unwrap();
-    let server = Server::start(Arc::new(scenario.to_mock().unwrap())).unwrap();
+    let server = Server::start(Arc::new(cuecard::MockModel::from_scenario(&scenario).unwrap())).unwrap();
     let started = Instant::now();
     chat(server.addr(), false);
     assert!(started.elapsed() >= Duration::from_millis(300), "the delay is waited out");
-    let mock = Arc::new(scenario.to_mock().unwrap());
+    let mock = Arc::new(cuecard::MockModel::from_scenario(&scenario).unwrap());
     let instant =
         Server::start_with(Arc::clone(&mock), ServerOptions { instant: true, ..ServerOptions::default() }).unwrap();
     chat(instant.addr(), false);
@@ -136,7 +136,7 @@ fn a_stall_holds_the_stream_and_a_clean_end_omits_the_terminator() {
             {"text":"with error","fail_after":{"kind":"server_error","message":"boom"}}]}]}"#,
     )
     .unwrap();
-    let server = Server::start(Arc::new(scenario.to_mock().unwrap())).unwrap();
+    let server = Server::start(Arc::new(cuecard::MockModel::from_scenario(&scenario).unwrap())).unwrap();
     let started = Instant::now();
     let held = chat(server.addr(), true);
     assert!(started.elapsed() >= Duration::from_millis(300), "the stall is waited out");

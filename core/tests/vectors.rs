@@ -51,7 +51,7 @@ fn tokenizer_reference_vectors() {
 /// Runs the calls of one scenario vector and returns what every binding must reproduce.
 fn run_scenario(input: &Value) -> Value {
     let scenario = Scenario::from_value(input["scenario"].clone()).unwrap();
-    let mock = scenario.to_mock().unwrap();
+    let mock = cuecard::MockModel::from_scenario(&scenario).unwrap();
     let mut results = Vec::new();
     for call in input["calls"].as_array().unwrap() {
         let request: ChatRequest = serde_json::from_value(call["request"].clone()).unwrap();

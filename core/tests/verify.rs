@@ -17,7 +17,7 @@ fn run_engine(
     let mut messages = vec![Message::user("Analyze the invoice")];
     for _parse_attempt in 0..3 {
         let mut attempt = 0;
-        let response = loop {
+        let (response, mut observation) = loop {
             let request = ChatRequest::new("gpt-4o", messages.clone()).with_operation(operation);
             let context = CallContext {
                 operation: Some(operation.into()),
@@ -39,7 +39,7 @@ fn run_engine(
                 }
                 Ok(response) => {
                     observation.on_provider_response(&response);
-                    break response;
+                    break (response, observation);
                 }
                 Err(error) => {
                     let provider = error.provider().cloned().ok_or_else(|| error.to_string())?;
@@ -53,22 +53,16 @@ fn run_engine(
             }
         };
         let text = response.text().to_string();
-        let observation_done = observer.call_records().len() - 1;
         if !structured {
-            observer.update(observation_done, |r| r.completed = true);
+            observation.on_call_completed(None);
             return Ok(text);
         }
         if serde_json::from_str::<serde_json::Value>(&text).is_ok() {
-            observer.update(observation_done, |r| {
-                r.parse_success = Some(true);
-                r.completed = true;
-            });
+            observation.on_call_completed(Some(true));
             return Ok(text);
         }
-        observer.update(observation_done, |r| {
-            r.parse_failure_summary = Some("Structured output failed validation".into());
-            r.parse_success = Some(false);
-        });
+        observation.on_structured_parse_failure(&text, "Structured output failed validation");
+        observation.on_call_completed(Some(false));
         messages.push(Message::assistant(text));
         messages.push(Message::user("Respond only with valid JSON matching this schema"));
     }

@@ -7,12 +7,10 @@
 
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
-use super::{
-    id_suffix, json_reply, sse_event, stream_envelope, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply,
-};
+use super::{json_reply, sse_event, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply};
 use crate::model::{ChatRequest, ChatResponse, ContentPart, FinishReason, Message, Role, ToolCall, ToolDefinition};
 use crate::script::StreamBreak;
-use crate::stream::{EventStream, StreamEvent};
+use crate::stream::{Envelope, EventStream, StreamEvent};
 use crate::tokenize::count_tokens;
 use serde_json::{json, Value};
 
@@ -63,7 +61,12 @@ impl ChatProtocol for AnthropicMessages {
         Ok(DecodedRequest { request, include_usage: false })
     }
 
-    fn encode_response(response: &ChatResponse, request: &DecodedRequest, request_id: &str) -> HttpReply {
+    fn encode_response(
+        response: &ChatResponse,
+        envelope: &Envelope,
+        _request: &DecodedRequest,
+        request_id: &str,
+    ) -> HttpReply {
         let mut content = Vec::new();
         if let Some(thinking) = &response.message.thinking {
             content.push(json!({"type": "thinking", "thinking": thinking, "signature": THINKING_SIGNATURE}));
@@ -76,46 +79,46 @@ impl ChatProtocol for AnthropicMessages {
                 json!({"type": "tool_use", "id": call.id, "name": call.name, "input": tool_input(&call.arguments)}),
             );
         }
-        let mut body = message_envelope(response, request);
+        let mut body = message_envelope(envelope, response.usage.unwrap_or_default());
         body["content"] = Value::Array(content);
         body["stop_reason"] = json!(stop_reason(response.finish_reason));
         json_reply(200, vec![("request-id".into(), request_id.into())], &body)
     }
 
-    fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
-        let base = stream_envelope(stream, request);
+    fn encode_stream(stream: &EventStream, _request: &DecodedRequest, request_id: &str) -> HttpReply {
         let event = |name: &str, data: Value| sse_event(Some(name), &data.to_string());
-        let mut start = message_envelope(&base, request);
+        let usage = stream.response().and_then(|r| r.usage).unwrap_or_default();
+        let mut start = message_envelope(stream.envelope(), usage);
         start["content"] = json!([]);
         start["stop_reason"] = Value::Null;
         start["usage"]["output_tokens"] = json!(0);
         let mut frames = vec![Frame {
             delay_ms: 0,
-            bytes: event("message_start", json!({"type": "message_start", "message": start})),
+            data: event("message_start", json!({"type": "message_start", "message": start})),
         }];
         let mut pending_delay = 0u64;
         // The open content block: its index, kind, and for tool_use the tool call's position in the answer.
         let mut block: Option<(usize, &'static str, Option<usize>)> = None;
         let mut next_index = 0usize;
         let mut output_tokens = 0usize;
-        let push = |frames: &mut Vec<Frame>, delay: &mut u64, bytes: Vec<u8>| {
-            frames.push(Frame { delay_ms: std::mem::take(delay), bytes });
+        let push = |frames: &mut Vec<Frame>, delay: &mut u64, data: String| {
+            frames.push(Frame { delay_ms: std::mem::take(delay), data });
         };
-        let close = |block: &mut Option<(usize, &'static str, Option<usize>)>| -> Vec<u8> {
-            let mut out = Vec::new();
+        let close = |block: &mut Option<(usize, &'static str, Option<usize>)>| -> String {
+            let mut out = String::new();
             if let Some((index, kind, _)) = block.take() {
                 if kind == "thinking" {
                     let delta = json!({"type": "content_block_delta", "index": index,
                         "delta": {"type": "signature_delta", "signature": THINKING_SIGNATURE}});
-                    out.extend(event("content_block_delta", delta));
+                    out.push_str(&event("content_block_delta", delta));
                 }
-                out.extend(event("content_block_stop", json!({"type": "content_block_stop", "index": index})));
+                out.push_str(&event("content_block_stop", json!({"type": "content_block_stop", "index": index})));
             }
             out
         };
         for timed in stream.events() {
             pending_delay += timed.delay_ms;
-            let mut bytes = Vec::new();
+            let mut bytes = String::new();
             let mut tool_index = None;
             let (kind, start_block, delta) = match &timed.event {
                 StreamEvent::ThinkingDelta { text } => {
@@ -140,20 +143,20 @@ impl ChatProtocol for AnthropicMessages {
                     )
                 }
                 StreamEvent::ToolCall { .. } => {
-                    bytes.extend(close(&mut block));
+                    bytes.push_str(&close(&mut block));
                     if !bytes.is_empty() {
                         push(&mut frames, &mut pending_delay, bytes);
                     }
                     continue;
                 }
                 StreamEvent::Complete { response } => {
-                    bytes.extend(close(&mut block));
+                    bytes.push_str(&close(&mut block));
                     let usage = response.usage.map_or(output_tokens as u64, |u| u.output_tokens);
                     let delta = json!({"type": "message_delta",
                         "delta": {"stop_reason": stop_reason(response.finish_reason), "stop_sequence": null},
                         "usage": {"output_tokens": usage}});
-                    bytes.extend(event("message_delta", delta));
-                    bytes.extend(event("message_stop", json!({"type": "message_stop"})));
+                    bytes.push_str(&event("message_delta", delta));
+                    bytes.push_str(&event("message_stop", json!({"type": "message_stop"})));
                     push(&mut frames, &mut pending_delay, bytes);
                     continue;
                 }
@@ -167,17 +170,17 @@ impl ChatProtocol for AnthropicMessages {
             };
             let same_block = matches!(block, Some((_, open, open_tool)) if open == kind && open_tool == tool_index);
             if !same_block {
-                bytes.extend(close(&mut block));
+                bytes.push_str(&close(&mut block));
                 let index = next_index;
                 next_index += 1;
                 block = Some((index, kind, tool_index));
-                bytes.extend(event(
+                bytes.push_str(&event(
                     "content_block_start",
                     json!({"type": "content_block_start", "index": index, "content_block": start_block}),
                 ));
             }
             let index = block.map_or(0, |(i, _, _)| i);
-            bytes.extend(event(
+            bytes.push_str(&event(
                 "content_block_delta",
                 json!({"type": "content_block_delta", "index": index, "delta": delta}),
             ));
@@ -187,13 +190,12 @@ impl ChatProtocol for AnthropicMessages {
     }
 }
 
-fn message_envelope(response: &ChatResponse, request: &DecodedRequest) -> Value {
-    let usage = response.usage.unwrap_or_default();
+fn message_envelope(envelope: &Envelope, usage: crate::model::Usage) -> Value {
     json!({
-        "id": format!("msg_{}", id_suffix(response.id.as_deref())),
+        "id": envelope.id("msg_"),
         "type": "message",
         "role": "assistant",
-        "model": response.model.clone().unwrap_or_else(|| request.request.model.clone()),
+        "model": envelope.model,
         "content": [],
         "stop_reason": null,
         "stop_sequence": null,

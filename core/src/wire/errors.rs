@@ -6,6 +6,7 @@
 //! failure's `retryable` flag, so every Stainless SDK retries exactly the failures the script marks retryable.
 
 use super::{json_reply, HttpReply};
+use crate::error::ErrorKind;
 use crate::failure::{ProviderError, ProviderErrorKind};
 use serde_json::{json, Value};
 
@@ -109,8 +110,16 @@ pub fn error_reply(dialect: Dialect, error: &ProviderError, request_id: &str, de
 }
 
 /// A reply for cuecard's own refusal (malformed request, unknown path, exhausted script): provider-shaped, with
-/// the cuecard code as the error code and `x-should-retry: false`, so an SDK surfaces it at once.
-pub(crate) fn cuecard_reply(dialect: Dialect, status: u16, code: &str, message: &str, request_id: &str) -> HttpReply {
+/// the cuecard code as the error code, in `x-cuecard-error` too, and `x-should-retry: false`, so an SDK surfaces
+/// it at once. Every code is one of [`ErrorKind`]'s.
+pub(crate) fn cuecard_reply(
+    dialect: Dialect,
+    status: u16,
+    kind: ErrorKind,
+    message: &str,
+    request_id: &str,
+) -> HttpReply {
+    let code = kind.code();
     let inner = match dialect {
         Dialect::OpenAi => json!({
             "message": message,

@@ -1,7 +1,8 @@
 //! `GET /v1/models`, `POST /v1/embeddings` and the admin surface under `/_cuecard/`.
 
 use super::errors::{cuecard_reply, Dialect};
-use super::{json_reply, next_request_id, raw, HttpReply, HttpRequest};
+use super::{json_reply, raw, request_id, HttpReply, HttpRequest};
+use crate::error::ErrorKind;
 use crate::mock::MockModel;
 use crate::model::{ChatRequest, Message};
 use crate::scenario::Scenario;
@@ -11,15 +12,15 @@ use serde_json::{json, Value};
 /// The model list: every model a route matches on, plus `cuecard-mock`.
 pub(crate) fn models(mock: &MockModel, request: &HttpRequest) -> HttpReply {
     let served = ChatRequest { metadata: metadata("models"), ..ChatRequest::default() };
-    mock.record_served(served, Some(raw(request)));
+    let index = mock.record_served(served, Some(raw(request)));
     let mut ids = mock.route_models();
-    ids.push("cuecard-mock".to_string());
+    ids.push(crate::clock::DEFAULT_MODEL.to_string());
     ids.dedup();
     let data: Vec<Value> = ids
         .iter()
-        .map(|id| json!({"id": id, "object": "model", "created": crate::CLOCK_EPOCH_SECONDS, "owned_by": "cuecard"}))
+        .map(|id| json!({"id": id, "object": "model", "created": crate::clock::CLOCK_EPOCH_SECONDS, "owned_by": "cuecard"}))
         .collect();
-    json_reply(200, vec![("x-request-id".into(), next_request_id(mock))], &json!({"object": "list", "data": data}))
+    json_reply(200, vec![("x-request-id".into(), request_id(index))], &json!({"object": "list", "data": data}))
 }
 
 fn metadata(endpoint: &str) -> crate::RequestMetadata {
@@ -53,12 +54,12 @@ pub(crate) fn embeddings(mock: &MockModel, request: &HttpRequest) -> HttpReply {
     let (model, inputs, dimensions, base64) = match decoded {
         Ok(d) => d,
         Err(message) => {
-            mock.reject(
+            let index = mock.reject(
                 ChatRequest { metadata: metadata("embeddings"), ..ChatRequest::default() },
                 Some(raw(request)),
                 message.clone(),
             );
-            return cuecard_reply(Dialect::OpenAi, 400, "invalid_request", &message, &next_request_id(mock));
+            return cuecard_reply(Dialect::OpenAi, 400, ErrorKind::InvalidRequest, &message, &request_id(index));
         }
     };
     let served = ChatRequest {
@@ -67,7 +68,7 @@ pub(crate) fn embeddings(mock: &MockModel, request: &HttpRequest) -> HttpReply {
         metadata: metadata("embeddings"),
         ..ChatRequest::default()
     };
-    mock.record_served(served, Some(raw(request)));
+    let index = mock.record_served(served, Some(raw(request)));
     let seed = mock.seed();
     let mut tokens = 0usize;
     let data: Vec<Value> = inputs
@@ -87,7 +88,7 @@ pub(crate) fn embeddings(mock: &MockModel, request: &HttpRequest) -> HttpReply {
         .collect();
     let body = json!({"object": "list", "data": data, "model": model,
         "usage": {"prompt_tokens": tokens, "total_tokens": tokens}});
-    json_reply(200, vec![("x-request-id".into(), next_request_id(mock))], &body)
+    json_reply(200, vec![("x-request-id".into(), request_id(index))], &body)
 }
 
 /// A unit vector derived from the text: FNV-1a of (seed, model, text) seeds a xorshift generator.
@@ -115,24 +116,19 @@ pub fn embedding(seed: u64, model: &str, text: &str, dimensions: usize) -> Vec<f
     values
 }
 
-/// `PUT /_cuecard/scenario` loads a scenario (JSON, or YAML when the content type says so), `GET
-/// /_cuecard/journal` reads the journal, `POST /_cuecard/reset` forgets requests and rewinds the script.
-/// Admin requests are not journaled.
+/// The content types `PUT /_cuecard/scenario` takes.
+const SCENARIO_CONTENT_TYPES: &str = "application/json or application/yaml (also text/yaml, application/x-yaml)";
+
+/// `PUT /_cuecard/scenario` loads a scenario (JSON or YAML as the content type says; without one, JSON when it
+/// starts with `{`, else YAML), `GET /_cuecard/journal` reads the journal, `POST /_cuecard/reset` forgets
+/// requests and rewinds the script. Admin requests are not journaled. Errors are `{"error": <cuecard error>}`.
 pub(crate) fn admin(mock: &MockModel, request: &HttpRequest) -> HttpReply {
     let path = request.path.trim_end_matches('/');
     match (request.method.as_str(), path) {
-        ("PUT" | "POST", "/_cuecard/scenario") => {
-            let text = match std::str::from_utf8(&request.body) {
-                Ok(text) => text,
-                Err(e) => return admin_error(400, "invalid_utf8", &format!("the scenario is not valid UTF-8 (byte {})", e.valid_up_to()), &[]),
-            };
-            let yaml = request.header("content-type").is_some_and(|c| c.contains("yaml"));
-            let parsed = if yaml { Scenario::from_yaml(text) } else { Scenario::from_json(text) };
-            match parsed.and_then(|s| mock.load_scenario(&s).map(|()| s)) {
-                Ok(s) => json_reply(200, vec![], &json!({"ok": true, "routes": s.routes().len(), "steps": s.step_count()})),
-                Err(e) => admin_error(400, e.code(), e.message(), e.issues()),
-            }
-        }
+        ("PUT" | "POST", "/_cuecard/scenario") => match load_scenario(mock, request) {
+            Ok(s) => json_reply(200, vec![], &json!({"ok": true, "routes": s.routes().len(), "steps": s.step_count()})),
+            Err((status, error)) => admin_error(status, &error),
+        },
         ("GET", "/_cuecard/journal") => {
             let body = json!({"count": mock.request_count(), "counts": mock.counts(), "unused_steps": mock.unused_steps(),
                 "entries": mock.entries()});
@@ -145,13 +141,42 @@ pub(crate) fn admin(mock: &MockModel, request: &HttpRequest) -> HttpReply {
         ("GET", "/_cuecard/health") => json_reply(200, vec![], &json!({"ok": true, "version": crate::VERSION})),
         (method, _) => admin_error(
             404,
-            "not_found",
-            &format!("unknown admin endpoint {method} {path} (PUT /_cuecard/scenario, GET /_cuecard/journal, POST /_cuecard/reset, GET /_cuecard/health)"),
-            &[],
+            &crate::Error::new(
+                ErrorKind::NotFound,
+                format!("unknown admin endpoint {method} {path} (PUT /_cuecard/scenario, GET /_cuecard/journal, POST /_cuecard/reset, GET /_cuecard/health)"),
+            ),
         ),
     }
 }
 
-fn admin_error(status: u16, code: &str, message: &str, issues: &[crate::Issue]) -> HttpReply {
-    json_reply(status, vec![], &json!({"error": {"code": code, "message": message, "issues": issues}}))
+fn load_scenario(mock: &MockModel, request: &HttpRequest) -> Result<Scenario, (u16, crate::Error)> {
+    let text = std::str::from_utf8(&request.body).map_err(|e| {
+        let message = format!("the scenario is not valid UTF-8 (byte {})", e.valid_up_to());
+        (400, crate::Error::new(ErrorKind::InvalidUtf8, message))
+    })?;
+    let content_type = request.header("content-type").map(|c| c.to_ascii_lowercase());
+    let parsed = match content_type.as_deref() {
+        Some(c) if c.contains("yaml") => Scenario::from_yaml(text),
+        Some(c) if c.contains("json") => Scenario::from_json(text),
+        Some(other) => {
+            let message = format!("a scenario is sent as {SCENARIO_CONTENT_TYPES}, not {other}");
+            return Err((415, crate::Error::new(ErrorKind::InvalidScenario, message)));
+        }
+        None => Scenario::from_text(text),
+    };
+    let parsed = parsed.map_err(|e| {
+        // A document that is not a scenario at all: say what the endpoint takes.
+        if e.issues().first().is_some_and(|i| i.path.is_empty()) {
+            let what = format!("invalid scenario (send a JSON or YAML scenario as {SCENARIO_CONTENT_TYPES})");
+            (400, crate::Error::with_issues(e.kind(), &what, e.issues().to_vec()))
+        } else {
+            (400, e)
+        }
+    })?;
+    mock.load_scenario(&parsed).map_err(|e| (400, e))?;
+    Ok(parsed)
+}
+
+fn admin_error(status: u16, error: &crate::Error) -> HttpReply {
+    json_reply(status, vec![], &json!({ "error": error.to_json() }))
 }

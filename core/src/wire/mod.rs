@@ -19,11 +19,13 @@ mod json;
 mod openai_chat;
 mod openai_responses;
 
+use crate::error::ErrorKind;
 use crate::journal::RawRequest;
 use crate::mock::MockModel;
 use crate::model::ChatRequest;
 use crate::script::CallError;
-use crate::stream::EventStream;
+use crate::stream::{Envelope, EventStream};
+use serde::{Deserialize, Serialize};
 
 pub use errors::{error_reply, Dialect};
 
@@ -36,8 +38,11 @@ pub const OPERATION_HEADER: &str = "x-cuecard-operation";
 /// The request headers the wire layer reads (lower case); transports may pass only these.
 pub const READ_HEADERS: [&str; 3] = [OPERATION_HEADER, "anthropic-version", "content-type"];
 
-/// An HTTP request as the wire layer sees it.
-#[derive(Clone, Debug, Default)]
+/// An HTTP request as the wire layer sees it. As data (what crosses to hosts that serve their own HTTP stack):
+/// `{"method", "path", "query", "headers": [[name, value], ...], "body"}`, or `"body_base64"` for a body that
+/// is not UTF-8; `path` may carry the query (`/v1/models?x=1`), which is then split off.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "HttpRequestData", into = "HttpRequestData")]
 pub struct HttpRequest {
     /// `GET`, `POST`, ...
     pub method: String,
@@ -51,15 +56,80 @@ pub struct HttpRequest {
     pub body: Vec<u8>,
 }
 
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HttpRequestData {
+    method: String,
+    path: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    query: String,
+    #[serde(default)]
+    headers: Vec<(String, String)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    body: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    body_base64: Option<String>,
+}
+
+impl From<HttpRequestData> for HttpRequest {
+    fn from(data: HttpRequestData) -> HttpRequest {
+        let body = match (data.body, data.body_base64) {
+            (Some(text), _) => text.into_bytes(),
+            (None, Some(encoded)) => {
+                use base64::Engine;
+                // Undecodable base64 becomes a body that is not JSON, which the endpoint refuses and journals.
+                base64::engine::general_purpose::STANDARD
+                    .decode(encoded.as_bytes())
+                    .unwrap_or_else(|_| encoded.into_bytes())
+            }
+            (None, None) => Vec::new(),
+        };
+        let mut request = HttpRequest::new(&data.method, &data.path, data.headers, body);
+        if request.query.is_empty() {
+            request.query = data.query;
+        }
+        request
+    }
+}
+
+impl From<HttpRequest> for HttpRequestData {
+    fn from(request: HttpRequest) -> HttpRequestData {
+        let (body, body_base64) = match String::from_utf8(request.body) {
+            Ok(text) if text.is_empty() => (None, None),
+            Ok(text) => (Some(text), None),
+            Err(e) => {
+                use base64::Engine;
+                (None, Some(base64::engine::general_purpose::STANDARD.encode(e.into_bytes())))
+            }
+        };
+        HttpRequestData {
+            method: request.method,
+            path: request.path,
+            query: request.query,
+            headers: request.headers,
+            body,
+            body_base64,
+        }
+    }
+}
+
 impl HttpRequest {
+    /// A request from what any HTTP stack has: the method, the request target (path and optional `?query`),
+    /// the headers (names are lower-cased here) and the body.
+    pub fn new(method: &str, target: &str, headers: Vec<(String, String)>, body: Vec<u8>) -> HttpRequest {
+        let (path, query) = target.split_once('?').unwrap_or((target, ""));
+        HttpRequest {
+            method: method.to_string(),
+            path: path.to_string(),
+            query: query.to_string(),
+            headers: headers.into_iter().map(|(n, v)| (n.to_ascii_lowercase(), v)).collect(),
+            body,
+        }
+    }
+
     /// A `POST` with a JSON body.
     pub fn post_json(path: &str, body: &str) -> HttpRequest {
-        HttpRequest {
-            method: "POST".into(),
-            path: path.into(),
-            body: body.as_bytes().to_vec(),
-            ..HttpRequest::default()
-        }
+        HttpRequest::new("POST", path, Vec::new(), body.as_bytes().to_vec())
     }
 
     /// Adds a header (the name is lower-cased).
@@ -74,17 +144,18 @@ impl HttpRequest {
     }
 }
 
-/// One piece of a streamed body, sent after waiting `delay_ms`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One piece of a streamed body (one whole SSE event), sent after waiting `delay_ms`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Frame {
     /// Virtual milliseconds to wait before sending it.
     pub delay_ms: u64,
-    /// The bytes (one whole SSE event).
-    pub bytes: Vec<u8>,
+    /// The text of the frame.
+    pub data: String,
 }
 
 /// How a streamed body ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum StreamEnd {
     /// The body ends normally.
     Close,
@@ -92,8 +163,10 @@ pub enum StreamEnd {
     Cut,
 }
 
-/// What to answer.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What to answer. As data, tagged by `kind`: `full`, `stream` or `abort`. Every body cuecard sends is UTF-8
+/// (JSON or SSE), so bodies and frames are text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum HttpReply {
     /// A whole response.
     Full {
@@ -104,7 +177,7 @@ pub enum HttpReply {
         /// Headers.
         headers: Vec<(String, String)>,
         /// Body.
-        body: Vec<u8>,
+        body: String,
     },
     /// A streamed (SSE) response: headers at once, then the frames.
     Stream {
@@ -135,12 +208,12 @@ impl HttpReply {
         }
     }
 
-    /// The whole body as bytes (a stream's frames concatenated).
-    pub fn body_bytes(&self) -> Vec<u8> {
+    /// The whole body (a stream's frames concatenated).
+    pub fn body_text(&self) -> String {
         match self {
             HttpReply::Full { body, .. } => body.clone(),
-            HttpReply::Stream { frames, .. } => frames.iter().flat_map(|f| f.bytes.iter().copied()).collect(),
-            HttpReply::Abort { .. } => Vec::new(),
+            HttpReply::Stream { frames, .. } => frames.iter().map(|f| f.data.as_str()).collect(),
+            HttpReply::Abort { .. } => String::new(),
         }
     }
 
@@ -157,7 +230,7 @@ impl HttpReply {
 
 pub(crate) fn json_reply(status: u16, mut headers: Vec<(String, String)>, body: &serde_json::Value) -> HttpReply {
     headers.insert(0, ("content-type".into(), "application/json".into()));
-    HttpReply::Full { delay_ms: 0, status, headers, body: body.to_string().into_bytes() }
+    HttpReply::Full { delay_ms: 0, status, headers, body: body.to_string() }
 }
 
 pub(crate) fn sse_headers(extra: Vec<(String, String)>) -> Vec<(String, String)> {
@@ -170,7 +243,7 @@ pub(crate) fn sse_headers(extra: Vec<(String, String)>) -> Vec<(String, String)>
 }
 
 /// An SSE event: an optional `event:` line, one `data:` line, and the blank line that dispatches it.
-pub(crate) fn sse_event(name: Option<&str>, data: &str) -> Vec<u8> {
+pub(crate) fn sse_event(name: Option<&str>, data: &str) -> String {
     let mut out = String::with_capacity(data.len() + 32);
     if let Some(name) = name {
         out.push_str("event: ");
@@ -180,7 +253,7 @@ pub(crate) fn sse_event(name: Option<&str>, data: &str) -> Vec<u8> {
     out.push_str("data: ");
     out.push_str(data);
     out.push_str("\n\n");
-    out.into_bytes()
+    out
 }
 
 /// The streamed reply around `frames`: SSE headers with the request id, and the end the stream asks for (a cut
@@ -196,17 +269,6 @@ pub(crate) fn stream_reply(stream: &EventStream, id_header: &str, request_id: &s
     }
 }
 
-/// The response whose id, model and creation time every event of a stream repeats: the complete response, or
-/// for a stream that fails before completing, the same values the mock would have given it.
-pub(crate) fn stream_envelope(stream: &EventStream, request: &DecodedRequest) -> crate::ChatResponse {
-    stream.response().cloned().unwrap_or_else(|| crate::ChatResponse {
-        id: Some(format!("chatcmpl-{}", stream.request_index() + 1)),
-        model: Some(request.request.model.clone()),
-        created: Some(crate::CLOCK_EPOCH_SECONDS),
-        ..crate::ChatResponse::default()
-    })
-}
-
 /// A protocol that answers chat requests.
 trait ChatProtocol {
     const DIALECT: Dialect;
@@ -214,7 +276,12 @@ trait ChatProtocol {
     /// The request JSON as a neutral request, or a message saying what is wrong.
     fn decode(body: &serde_json::Value) -> Result<DecodedRequest, String>;
     /// A whole response.
-    fn encode_response(response: &crate::ChatResponse, request: &DecodedRequest, request_id: &str) -> HttpReply;
+    fn encode_response(
+        response: &crate::ChatResponse,
+        envelope: &Envelope,
+        request: &DecodedRequest,
+        request_id: &str,
+    ) -> HttpReply;
     /// A stream.
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply;
 }
@@ -241,8 +308,8 @@ pub fn handle(mock: &MockModel, request: &HttpRequest) -> HttpReply {
             let dialect =
                 if request.header("anthropic-version").is_some() { Dialect::Anthropic } else { Dialect::OpenAi };
             let message = format!("unknown path: {method} {} (cuecard serves /v1/chat/completions, /v1/responses, /v1/messages, /v1/models, /v1/embeddings)", request.path);
-            mock.reject(ChatRequest::default(), Some(raw(request)), message.clone());
-            errors::cuecard_reply(dialect, 404, "not_found", &message, &next_request_id(mock))
+            let index = mock.reject(ChatRequest::default(), Some(raw(request)), message.clone());
+            errors::cuecard_reply(dialect, 404, ErrorKind::NotFound, &message, &request_id(index))
         }
     }
 }
@@ -251,9 +318,9 @@ pub(crate) fn raw(request: &HttpRequest) -> RawRequest {
     RawRequest { path: request.path.clone(), body: String::from_utf8_lossy(&request.body).into_owned() }
 }
 
-/// A request id for replies that have no journal index of their own (`req_<requests so far>`).
-pub(crate) fn next_request_id(mock: &MockModel) -> String {
-    format!("req_{}", mock.request_count())
+/// The request id of the request journaled at `index` (`req_1` for the first).
+pub(crate) fn request_id(index: u64) -> String {
+    format!("req_{}", index + 1)
 }
 
 fn chat<P: ChatProtocol>(mock: &MockModel, http: &HttpRequest) -> HttpReply {
@@ -262,8 +329,9 @@ fn chat<P: ChatProtocol>(mock: &MockModel, http: &HttpRequest) -> HttpReply {
         let message =
             format!("request body of {} bytes is larger than the limit of {MAX_BODY_BYTES} bytes", http.body.len());
         let request = ChatRequest { metadata: endpoint_metadata(P::ENDPOINT, http), ..ChatRequest::default() };
-        mock.reject(request, Some(RawRequest { path: http.path.clone(), body: String::new() }), message.clone());
-        return errors::cuecard_reply(dialect, 413, "request_too_large", &message, &next_request_id(mock));
+        let index =
+            mock.reject(request, Some(RawRequest { path: http.path.clone(), body: String::new() }), message.clone());
+        return errors::cuecard_reply(dialect, 413, ErrorKind::RequestTooLarge, &message, &request_id(index));
     }
     let parsed: Result<serde_json::Value, String> = std::str::from_utf8(&http.body)
         .map_err(|e| format!("the request body is not valid UTF-8 (byte {})", e.valid_up_to()))
@@ -273,8 +341,8 @@ fn chat<P: ChatProtocol>(mock: &MockModel, http: &HttpRequest) -> HttpReply {
         Ok(decoded) => decoded,
         Err(message) => {
             let request = ChatRequest { metadata: endpoint_metadata(P::ENDPOINT, http), ..ChatRequest::default() };
-            mock.reject(request, Some(raw(http)), message.clone());
-            return errors::cuecard_reply(dialect, 400, "invalid_request", &message, &next_request_id(mock));
+            let index = mock.reject(request, Some(raw(http)), message.clone());
+            return errors::cuecard_reply(dialect, 400, ErrorKind::InvalidRequest, &message, &request_id(index));
         }
     };
     let metadata = endpoint_metadata(P::ENDPOINT, http);
@@ -287,7 +355,7 @@ fn chat<P: ChatProtocol>(mock: &MockModel, http: &HttpRequest) -> HttpReply {
     }
     match mock.chat_stream_raw(&decoded.request, Some(raw(http))) {
         Ok(stream) => {
-            let request_id = format!("req_{}", stream.request_index() + 1);
+            let request_id = request_id(stream.request_index());
             if let Some(error) = stream.error().filter(|_| stream.response().is_none() && stream.events().len() == 1) {
                 // A failure before anything is streamed is an HTTP error, also when a stream was asked for.
                 let delay_ms = stream.events().first().map_or(0, |e| e.delay_ms) + stream.stall_ms();
@@ -295,33 +363,37 @@ fn chat<P: ChatProtocol>(mock: &MockModel, http: &HttpRequest) -> HttpReply {
             }
             P::encode_stream(&stream, &decoded, &request_id)
         }
-        Err(error) => call_error_reply(dialect, &error, &next_request_id(mock), 0),
+        Err((index, error)) => call_error_reply(dialect, &error, &request_id(index), 0),
     }
 }
 
 /// A non-streaming answer: the response (or failure) after the step's whole virtual duration.
 fn whole_answer<P: ChatProtocol>(mock: &MockModel, http: &HttpRequest, decoded: &DecodedRequest) -> HttpReply {
     let exchange = mock.chat_timed_raw(&decoded.request, Some(raw(http)));
-    let request_id = format!("req_{}", exchange.index + 1);
+    let request_id = request_id(exchange.index);
     let delay_ms = exchange.delay_ms + exchange.stall_ms;
-    match exchange.result {
-        Ok(response) => match P::encode_response(&response, decoded, &request_id) {
+    match (exchange.result, exchange.envelope) {
+        (Ok(response), Some(envelope)) => match P::encode_response(&response, &envelope, decoded, &request_id) {
             HttpReply::Full { status, headers, body, .. } => HttpReply::Full { delay_ms, status, headers, body },
             other => other,
         },
-        Err(error) => call_error_reply(P::DIALECT, &error, &request_id, delay_ms),
+        (Ok(_), None) => {
+            let error = CallError::Cuecard(crate::Error::new(ErrorKind::Internal, "an answer without an envelope"));
+            call_error_reply(P::DIALECT, &error, &request_id, delay_ms)
+        }
+        (Err(error), _) => call_error_reply(P::DIALECT, &error, &request_id, delay_ms),
     }
 }
 
 /// A failed call on the wire: a scripted failure in the provider's shape, or cuecard's own refusal (script
 /// exhausted, no route, a callback that failed) as a provider-shaped 500 that SDKs do not retry.
 fn call_error_reply(dialect: Dialect, error: &CallError, request_id: &str, delay_ms: u64) -> HttpReply {
-    let (code, message) = match error {
+    let (kind, message) = match error {
         CallError::Provider(error) => return error_reply(dialect, error, request_id, delay_ms),
-        CallError::Cuecard(e) => (e.code(), e.message().to_string()),
-        CallError::Host(h) => ("host_error", h.message().to_string()),
+        CallError::Cuecard(e) => (e.kind(), e.message().to_string()),
+        CallError::Host(h) => (ErrorKind::HostError, h.message().to_string()),
     };
-    errors::cuecard_reply(dialect, 500, code, &message, request_id)
+    errors::cuecard_reply(dialect, 500, kind, &message, request_id)
 }
 
 fn endpoint_metadata(endpoint: &str, http: &HttpRequest) -> crate::RequestMetadata {
@@ -330,12 +402,6 @@ fn endpoint_metadata(endpoint: &str, http: &HttpRequest) -> crate::RequestMetada
         endpoint: Some(endpoint.to_string()),
         ..crate::RequestMetadata::default()
     }
-}
-
-/// The numeric suffix of a response id (`chatcmpl-7` -> `7`), to derive the other protocols' ids from it.
-pub(crate) fn id_suffix(id: Option<&str>) -> String {
-    let id = id.unwrap_or("0");
-    id.rsplit(['-', '_']).next().unwrap_or(id).to_string()
 }
 
 #[cfg(test)]

@@ -7,13 +7,13 @@
 
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
-use super::{json_reply, sse_event, stream_envelope, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply};
+use super::{json_reply, sse_event, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply};
 use crate::model::{
     ChatRequest, ChatResponse, ContentPart, FinishReason, Message, ResponseFormat, Role, ToolCall, ToolChoice,
     ToolDefinition, Usage,
 };
 use crate::script::StreamBreak;
-use crate::stream::{EventStream, StreamEvent};
+use crate::stream::{Envelope, EventStream, StreamEvent};
 use serde_json::{json, Value};
 
 pub(crate) struct OpenAiChat;
@@ -55,7 +55,12 @@ impl ChatProtocol for OpenAiChat {
         Ok(DecodedRequest { request, include_usage })
     }
 
-    fn encode_response(response: &ChatResponse, _request: &DecodedRequest, request_id: &str) -> HttpReply {
+    fn encode_response(
+        response: &ChatResponse,
+        envelope: &Envelope,
+        _request: &DecodedRequest,
+        request_id: &str,
+    ) -> HttpReply {
         let mut message = json!({
             "role": "assistant",
             "content": response.message.text,
@@ -65,7 +70,7 @@ impl ChatProtocol for OpenAiChat {
         if !response.message.tool_calls.is_empty() {
             message["tool_calls"] = Value::Array(response.message.tool_calls.iter().map(tool_call_json).collect());
         }
-        let mut body = envelope(response, "chat.completion");
+        let mut body = chunk_envelope(envelope, "chat.completion");
         body["choices"] = json!([{
             "index": 0,
             "message": message,
@@ -79,11 +84,10 @@ impl ChatProtocol for OpenAiChat {
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
         let mut frames = Vec::new();
         let mut pending_delay = 0u64;
-        // The envelope (id, created, model) of every chunk comes from the complete response when there is one.
-        let base = stream_envelope(stream, request);
+        let base = stream.envelope();
         let usage_field = if request.include_usage { Some(Value::Null) } else { None };
-        let chunk = |delta: Value, finish: Option<&str>| -> Vec<u8> {
-            let mut c = envelope(&base, "chat.completion.chunk");
+        let chunk = |delta: Value, finish: Option<&str>| -> String {
+            let mut c = chunk_envelope(base, "chat.completion.chunk");
             c["choices"] = json!([{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]);
             if let Some(u) = &usage_field {
                 c["usage"] = u.clone();
@@ -93,24 +97,24 @@ impl ChatProtocol for OpenAiChat {
         let has_text = stream.iter().any(|e| matches!(e, StreamEvent::TextDelta { .. }));
         let role_delta =
             json!({"role": "assistant", "content": if has_text { json!("") } else { Value::Null }, "refusal": null});
-        frames.push(Frame { delay_ms: 0, bytes: chunk(role_delta, None) });
+        frames.push(Frame { delay_ms: 0, data: chunk(role_delta, None) });
         let mut announced = std::collections::HashSet::new();
         for timed in stream.events() {
             pending_delay += timed.delay_ms;
-            let bytes = match &timed.event {
+            let data = match &timed.event {
                 // Chat Completions has no reasoning stream: thinking is not sent (its time still passes).
                 StreamEvent::ThinkingDelta { .. } | StreamEvent::ToolCall { .. } => continue,
                 StreamEvent::TextDelta { text } => chunk(json!({"content": text}), None),
                 StreamEvent::ToolCallDelta { index, id, name, arguments } => {
-                    let mut out = Vec::new();
+                    let mut out = String::new();
                     if announced.insert(*index) {
                         let head = json!({"tool_calls": [{"index": index, "id": id, "type": "function",
                             "function": {"name": name, "arguments": ""}}]});
-                        out.extend(chunk(head, None));
+                        out.push_str(&chunk(head, None));
                     }
                     if !arguments.is_empty() {
                         let delta = json!({"tool_calls": [{"index": index, "function": {"arguments": arguments}}]});
-                        out.extend(chunk(delta, None));
+                        out.push_str(&chunk(delta, None));
                     }
                     out
                 }
@@ -118,36 +122,36 @@ impl ChatProtocol for OpenAiChat {
                     let mut out = chunk(json!({}), Some(finish_reason(response.finish_reason)));
                     if request.include_usage {
                         if let Some(usage) = &response.usage {
-                            let mut last = envelope(&base, "chat.completion.chunk");
+                            let mut last = chunk_envelope(base, "chat.completion.chunk");
                             last["choices"] = json!([]);
                             last["usage"] = usage_json(usage);
-                            out.extend(sse_event(None, &last.to_string()));
+                            out.push_str(&sse_event(None, &last.to_string()));
                         }
                     }
-                    out.extend(sse_event(None, "[DONE]"));
+                    out.push_str(&sse_event(None, "[DONE]"));
                     out
                 }
                 StreamEvent::Error { error } => match stream.stream_break() {
                     StreamBreak::ErrorEvent => {
                         sse_event(None, &json!({"error": error_object(Dialect::OpenAi, error)}).to_string())
                     }
-                    StreamBreak::ConnectionCut | StreamBreak::CleanEnd => Vec::new(),
+                    StreamBreak::ConnectionCut | StreamBreak::CleanEnd => String::new(),
                 },
             };
-            if !bytes.is_empty() {
-                frames.push(Frame { delay_ms: std::mem::take(&mut pending_delay), bytes });
+            if !data.is_empty() {
+                frames.push(Frame { delay_ms: std::mem::take(&mut pending_delay), data });
             }
         }
         stream_reply(stream, "x-request-id", request_id, frames)
     }
 }
 
-fn envelope(response: &ChatResponse, object: &str) -> Value {
+fn chunk_envelope(envelope: &Envelope, object: &str) -> Value {
     json!({
-        "id": response.id.clone().unwrap_or_else(|| "chatcmpl-0".into()),
+        "id": envelope.id("chatcmpl-"),
         "object": object,
-        "created": response.created.unwrap_or(crate::CLOCK_EPOCH_SECONDS),
-        "model": response.model.clone().unwrap_or_default(),
+        "created": envelope.created,
+        "model": envelope.model,
         "system_fingerprint": "fp_cuecard",
     })
 }

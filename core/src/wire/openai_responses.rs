@@ -7,14 +7,12 @@
 
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
-use super::{
-    id_suffix, json_reply, sse_event, stream_envelope, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply,
-};
+use super::{json_reply, sse_event, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply};
 use crate::model::{
     ChatRequest, ChatResponse, ContentPart, FinishReason, Message, ResponseFormat, Role, ToolCall, ToolDefinition,
 };
 use crate::script::StreamBreak;
-use crate::stream::{EventStream, StreamEvent};
+use crate::stream::{Envelope, EventStream, StreamEvent};
 use serde_json::{json, Value};
 
 pub(crate) struct OpenAiResponses;
@@ -83,26 +81,31 @@ impl ChatProtocol for OpenAiResponses {
         Ok(DecodedRequest { request, include_usage: false })
     }
 
-    fn encode_response(response: &ChatResponse, request: &DecodedRequest, request_id: &str) -> HttpReply {
-        let body = response_object(response, request, output_items(response, "completed"), status_of(response));
+    fn encode_response(
+        response: &ChatResponse,
+        envelope: &Envelope,
+        request: &DecodedRequest,
+        request_id: &str,
+    ) -> HttpReply {
+        let output = output_items(response, envelope, "completed");
+        let body = response_object(Some(response), envelope, request, output, status_of(response));
         json_reply(200, vec![("x-request-id".into(), request_id.into())], &body)
     }
 
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
-        let base = stream_envelope(stream, request);
-        let suffix = id_suffix(base.id.as_deref());
-        let message_id = format!("msg_{suffix}");
+        let envelope = stream.envelope();
+        let message_id = format!("msg_{}", envelope.number);
         let mut sequence = 0u64;
-        let mut event = |kind: &str, mut data: Value| -> Vec<u8> {
+        let mut event = |kind: &str, mut data: Value| -> String {
             data["type"] = json!(kind);
             data["sequence_number"] = json!(sequence);
             sequence += 1;
             sse_event(Some(kind), &data.to_string())
         };
-        let in_progress = response_object(&base, request, Vec::new(), "in_progress");
+        let in_progress = response_object(None, envelope, request, Vec::new(), "in_progress");
         let mut frames = vec![Frame {
             delay_ms: 0,
-            bytes: [
+            data: [
                 event("response.created", json!({"response": in_progress.clone()})),
                 event("response.in_progress", json!({"response": in_progress})),
             ]
@@ -115,22 +118,22 @@ impl ChatProtocol for OpenAiResponses {
         let mut open_call: Option<(String, String, String, String)> = None; // item id, call id, name, arguments
         for timed in stream.events() {
             pending_delay += timed.delay_ms;
-            let mut bytes = Vec::new();
+            let mut bytes = String::new();
             match &timed.event {
                 StreamEvent::ThinkingDelta { .. } => continue,
                 StreamEvent::TextDelta { text: token } => {
                     if !text_open {
                         text_open = true;
-                        bytes.extend(event("response.output_item.added", json!({"output_index": output_index,
+                        bytes.push_str(&event("response.output_item.added", json!({"output_index": output_index,
                             "item": {"id": message_id, "type": "message", "status": "in_progress", "role": "assistant", "content": []}})));
-                        bytes.extend(event(
+                        bytes.push_str(&event(
                             "response.content_part.added",
                             json!({"item_id": message_id, "output_index": output_index,
                             "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}}),
                         ));
                     }
                     text.push_str(token);
-                    bytes.extend(event(
+                    bytes.push_str(&event(
                         "response.output_text.delta",
                         json!({"item_id": message_id, "output_index": output_index,
                         "content_index": 0, "delta": token, "logprobs": []}),
@@ -138,20 +141,20 @@ impl ChatProtocol for OpenAiResponses {
                 }
                 StreamEvent::ToolCallDelta { index, id, name, arguments } => {
                     if text_open {
-                        bytes.extend(close_text(&mut event, &message_id, output_index, &text));
+                        bytes.push_str(&close_text(&mut event, &message_id, output_index, &text));
                         text_open = false;
                         output_index += 1;
                     }
                     if open_call.is_none() {
-                        let item_id = format!("fc_{suffix}_{index}");
-                        bytes.extend(event("response.output_item.added", json!({"output_index": output_index,
+                        let item_id = format!("fc_{}_{index}", envelope.number);
+                        bytes.push_str(&event("response.output_item.added", json!({"output_index": output_index,
                             "item": {"id": item_id, "type": "function_call", "status": "in_progress", "call_id": id, "name": name, "arguments": ""}})));
                         open_call = Some((item_id, id.clone(), name.clone(), String::new()));
                     }
                     if let Some((item_id, _, _, so_far)) = open_call.as_mut() {
                         if !arguments.is_empty() {
                             so_far.push_str(arguments);
-                            bytes.extend(event(
+                            bytes.push_str(&event(
                                 "response.function_call_arguments.delta",
                                 json!({"item_id": item_id,
                                 "output_index": output_index, "delta": arguments}),
@@ -161,12 +164,12 @@ impl ChatProtocol for OpenAiResponses {
                 }
                 StreamEvent::ToolCall { call, .. } => {
                     if let Some((item_id, call_id, name, _)) = open_call.take() {
-                        bytes.extend(event(
+                        bytes.push_str(&event(
                             "response.function_call_arguments.done",
                             json!({"item_id": item_id,
                             "output_index": output_index, "name": name, "arguments": call.arguments}),
                         ));
-                        bytes.extend(event(
+                        bytes.push_str(&event(
                             "response.output_item.done",
                             json!({"output_index": output_index,
                             "item": {"id": item_id, "type": "function_call", "status": "completed", "call_id": call_id,
@@ -177,24 +180,25 @@ impl ChatProtocol for OpenAiResponses {
                 }
                 StreamEvent::Complete { response } => {
                     if text_open {
-                        bytes.extend(close_text(&mut event, &message_id, output_index, &text));
+                        bytes.push_str(&close_text(&mut event, &message_id, output_index, &text));
                         text_open = false;
                     }
                     let status = status_of(response);
-                    let done = response_object(response, request, output_items(response, "completed"), status);
+                    let output = output_items(response, envelope, "completed");
+                    let done = response_object(Some(response), envelope, request, output, status);
                     let kind = if status == "incomplete" { "response.incomplete" } else { "response.completed" };
-                    bytes.extend(event(kind, json!({"response": done})));
+                    bytes.push_str(&event(kind, json!({"response": done})));
                 }
                 StreamEvent::Error { error } => {
                     if stream.stream_break() == StreamBreak::ErrorEvent {
                         let inner = error_object(Dialect::OpenAi, error);
-                        bytes.extend(event("error", json!({"code": inner["code"].clone().as_str().map_or_else(|| inner["type"].clone(), |c| json!(c)),
+                        bytes.push_str(&event("error", json!({"code": inner["code"].clone().as_str().map_or_else(|| inner["type"].clone(), |c| json!(c)),
                             "message": error.message, "param": null})));
                     }
                 }
             }
             if !bytes.is_empty() {
-                frames.push(Frame { delay_ms: std::mem::take(&mut pending_delay), bytes });
+                frames.push(Frame { delay_ms: std::mem::take(&mut pending_delay), data: bytes });
             }
         }
         stream_reply(stream, "x-request-id", request_id, frames)
@@ -202,11 +206,11 @@ impl ChatProtocol for OpenAiResponses {
 }
 
 fn close_text(
-    event: &mut impl FnMut(&str, Value) -> Vec<u8>,
+    event: &mut impl FnMut(&str, Value) -> String,
     message_id: &str,
     output_index: usize,
     text: &str,
-) -> Vec<u8> {
+) -> String {
     let part = json!({"type": "output_text", "text": text, "annotations": []});
     [
         event("response.output_text.done", json!({"item_id": message_id, "output_index": output_index, "content_index": 0, "text": text, "logprobs": []})),
@@ -224,25 +228,32 @@ fn status_of(response: &ChatResponse) -> &'static str {
     }
 }
 
-fn output_items(response: &ChatResponse, status: &str) -> Vec<Value> {
-    let suffix = id_suffix(response.id.as_deref());
+fn output_items(response: &ChatResponse, envelope: &Envelope, status: &str) -> Vec<Value> {
+    let number = envelope.number;
     let mut items = Vec::new();
     if let Some(text) = &response.message.text {
-        items.push(json!({"id": format!("msg_{suffix}"), "type": "message", "status": status, "role": "assistant",
+        items.push(json!({"id": format!("msg_{number}"), "type": "message", "status": status, "role": "assistant",
             "content": [{"type": "output_text", "text": text, "annotations": []}]}));
     }
     for (i, call) in response.message.tool_calls.iter().enumerate() {
-        items.push(json!({"id": format!("fc_{suffix}_{i}"), "type": "function_call", "status": status,
+        items.push(json!({"id": format!("fc_{number}_{i}"), "type": "function_call", "status": status,
             "call_id": call.id, "name": call.name, "arguments": call.arguments}));
     }
     items
 }
 
-fn response_object(response: &ChatResponse, request: &DecodedRequest, output: Vec<Value>, status: &str) -> Value {
-    let usage = if status == "in_progress" {
-        Value::Null
-    } else {
-        response.usage.map_or(Value::Null, |u| {
+/// The response object; `response` is `None` while it is in progress.
+fn response_object(
+    response: Option<&ChatResponse>,
+    envelope: &Envelope,
+    request: &DecodedRequest,
+    output: Vec<Value>,
+    status: &str,
+) -> Value {
+    let finish_reason = response.and_then(|r| r.finish_reason);
+    let usage = match response.and_then(|r| r.usage) {
+        None => Value::Null,
+        Some(u) => {
             json!({
                 "input_tokens": u.input_tokens,
                 "input_tokens_details": {"cached_tokens": u.cached_tokens.unwrap_or(0)},
@@ -250,23 +261,23 @@ fn response_object(response: &ChatResponse, request: &DecodedRequest, output: Ve
                 "output_tokens_details": {"reasoning_tokens": 0},
                 "total_tokens": u.total_tokens,
             })
-        })
+        }
     };
-    let incomplete = match (status, response.finish_reason) {
+    let incomplete = match (status, finish_reason) {
         ("incomplete", Some(FinishReason::ContentFilter)) => json!({"reason": "content_filter"}),
         ("incomplete", _) => json!({"reason": "max_output_tokens"}),
         _ => Value::Null,
     };
     json!({
-        "id": format!("resp_{}", id_suffix(response.id.as_deref())),
+        "id": envelope.id("resp_"),
         "object": "response",
-        "created_at": response.created.unwrap_or(crate::CLOCK_EPOCH_SECONDS),
+        "created_at": envelope.created,
         "status": status,
         "error": null,
         "incomplete_details": incomplete,
         "instructions": null,
         "max_output_tokens": request.request.max_tokens,
-        "model": response.model.clone().unwrap_or_else(|| request.request.model.clone()),
+        "model": envelope.model,
         "output": output,
         "parallel_tool_calls": true,
         "previous_response_id": null,

@@ -5,12 +5,12 @@ use crate::{MockModel, ProviderError, Step};
 use serde_json::{json, Value};
 
 fn body_json(reply: &HttpReply) -> Value {
-    serde_json::from_slice(&reply.body_bytes()).unwrap()
+    serde_json::from_str(&reply.body_text()).unwrap()
 }
 
 /// The `data:` payloads of an SSE body, with their event names.
 fn sse(reply: &HttpReply) -> Vec<(Option<String>, String)> {
-    let text = String::from_utf8(reply.body_bytes()).unwrap();
+    let text = reply.body_text();
     assert!(text.ends_with("\n\n") || text.is_empty(), "every event ends with a blank line");
     text.split("\n\n")
         .filter(|e| !e.is_empty())

@@ -1,0 +1,329 @@
+//! Host data into JSON, with the limits every binding inherits: nesting deeper than [`MAX_DEPTH`] levels, a
+//! container that contains itself, NaN or an infinity, a non-text key, and text that is not valid Unicode are
+//! refused with a typed error that names the argument and the path inside it.
+//!
+//! A binding implements [`HostValue`] for its own values (a Python object, a JS value) and calls [`to_json`];
+//! it never walks host data itself. Without these limits, 20,000 nested dicts or a list that contains itself
+//! crashed the Python interpreter, and NaN silently became `null`.
+
+use crate::error::{Error, ErrorKind, Result};
+use serde_json::{Map, Number, Value};
+
+/// The deepest nesting accepted, in every binding and on the wire.
+pub const MAX_DEPTH: usize = 128;
+
+/// One host value, read one level deep: a leaf, or a container with its children still as host values.
+pub enum HostNode<H> {
+    /// `None` / `null` / `undefined`.
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// An integer that fits in i64.
+    Int(i64),
+    /// A non-negative integer above i64::MAX that fits in u64.
+    UInt(u64),
+    /// A float (NaN and infinities are refused by [`to_json`]).
+    Float(f64),
+    /// Text.
+    Str(String),
+    /// A list, tuple or array.
+    List(Vec<H>),
+    /// A dict or object whose keys are text.
+    Map(Vec<(String, H)>),
+}
+
+/// Why a host value could not be read as JSON-like data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HostReadError {
+    /// Not JSON-like: the host's name of its type (`set`, `function`, `MyClass`).
+    NotJson(String),
+    /// Text that is not valid Unicode (a lone surrogate), with the host's explanation.
+    InvalidText(String),
+    /// An integer outside the range of i64 and u64.
+    IntegerTooLarge(String),
+    /// A map key that is not text: the key's host type.
+    KeyNotText(String),
+    /// The host failed while reading the value (an exception from a custom mapping).
+    Host(String),
+}
+
+/// A value of the host language that can be read as JSON-like data.
+pub trait HostValue: Sized {
+    /// The value, one level deep.
+    fn read(&self) -> std::result::Result<HostNode<Self>, HostReadError>;
+
+    /// A stable identity of a container (its address), to detect a container that contains itself. Hosts that
+    /// cannot tell return `None`; the depth limit still stops such data, with a less precise message.
+    fn identity(&self) -> Option<usize> {
+        None
+    }
+}
+
+/// Converts the host value given as the parameter `argument` into JSON, enforcing the limits.
+pub fn to_json<H: HostValue>(value: &H, argument: &str) -> Result<Value> {
+    let mut walker = Walker { argument, path: Vec::new(), open: Vec::new() };
+    walker.convert(value)
+}
+
+enum Segment {
+    Index(usize),
+    Key(String),
+}
+
+struct Walker<'a> {
+    argument: &'a str,
+    path: Vec<Segment>,
+    /// Identities of the containers on the current path.
+    open: Vec<usize>,
+}
+
+impl Walker<'_> {
+    fn path(&self) -> String {
+        let mut out = String::new();
+        for segment in &self.path {
+            match segment {
+                Segment::Index(i) => out.push_str(&format!("[{i}]")),
+                Segment::Key(k) if out.is_empty() => out.push_str(k),
+                Segment::Key(k) => {
+                    out.push('.');
+                    out.push_str(k);
+                }
+            }
+        }
+        out
+    }
+
+    fn error(&self, kind: ErrorKind, problem: &str) -> Error {
+        let path = self.path();
+        let at = if path.is_empty() { String::new() } else { format!(" at {path}") };
+        Error::new(kind, format!("invalid {}{at}: {problem}", self.argument))
+            .with_context("argument", self.argument)
+            .with_context("path", path)
+    }
+
+    fn convert<H: HostValue>(&mut self, value: &H) -> Result<Value> {
+        let node = value.read().map_err(|e| match e {
+            HostReadError::NotJson(type_name) => self.error(
+                ErrorKind::InvalidArgument,
+                &format!(
+                    "expected JSON-like data (a dict/object, list, text, number, boolean or null), found {type_name}"
+                ),
+            ),
+            HostReadError::InvalidText(why) => {
+                self.error(ErrorKind::InvalidUtf8, &format!("the text is not valid Unicode: {why}"))
+            }
+            HostReadError::IntegerTooLarge(shown) => {
+                self.error(ErrorKind::InvalidArgument, &format!("the integer {shown} does not fit in 64 bits"))
+            }
+            HostReadError::KeyNotText(type_name) => {
+                self.error(ErrorKind::InvalidArgument, &format!("keys must be text, found a key of type {type_name}"))
+            }
+            HostReadError::Host(message) => self.error(ErrorKind::InvalidArgument, &message),
+        })?;
+        Ok(match node {
+            HostNode::Null => Value::Null,
+            HostNode::Bool(b) => Value::Bool(b),
+            HostNode::Int(i) => Value::from(i),
+            HostNode::UInt(u) => Value::from(u),
+            HostNode::Float(f) => match Number::from_f64(f) {
+                Some(n) => Value::Number(n),
+                None => return Err(self.error(ErrorKind::InvalidArgument, &format!("{f} is not a JSON number"))),
+            },
+            HostNode::Str(s) => Value::String(s),
+            HostNode::List(items) => {
+                self.enter(value)?;
+                let mut out = Vec::with_capacity(items.len());
+                for (i, item) in items.iter().enumerate() {
+                    self.path.push(Segment::Index(i));
+                    out.push(self.convert(item)?);
+                    self.path.pop();
+                }
+                self.leave(value);
+                Value::Array(out)
+            }
+            HostNode::Map(entries) => {
+                self.enter(value)?;
+                let mut out = Map::new();
+                for (key, item) in &entries {
+                    self.path.push(Segment::Key(key.clone()));
+                    let converted = self.convert(item)?;
+                    self.path.pop();
+                    out.insert(key.clone(), converted);
+                }
+                self.leave(value);
+                Value::Object(out)
+            }
+        })
+    }
+
+    fn enter<H: HostValue>(&mut self, container: &H) -> Result<()> {
+        if let Some(id) = container.identity() {
+            if self.open.contains(&id) {
+                return Err(self.error(ErrorKind::InvalidArgument, "the data contains itself (a cycle)"));
+            }
+            self.open.push(id);
+        } else {
+            self.open.push(usize::MAX);
+        }
+        if self.open.len() > MAX_DEPTH {
+            return Err(self.error(ErrorKind::InvalidArgument, &format!("nested deeper than {MAX_DEPTH} levels")));
+        }
+        Ok(())
+    }
+
+    fn leave<H: HostValue>(&mut self, _container: &H) {
+        self.open.pop();
+    }
+}
+
+/// Refuses a JSON or YAML text nested deeper than `max` levels, before a parser sees it (parsers recurse, and
+/// YAML's cost grows with the square of the depth). Counts brackets outside quoted strings, and for YAML block
+/// style each indentation level and each `- ` that opens a sequence item. It errs towards counting too deep only
+/// for texts far deeper than any scenario.
+pub fn check_text_depth(text: &str, max: usize) -> std::result::Result<(), String> {
+    let too_deep = || format!("the document is nested deeper than {max} levels");
+    // Flow depth: brackets outside strings.
+    let mut depth = 0usize;
+    let mut quote: Option<u8> = None;
+    let mut escaped = false;
+    // Block depth: a stack of indentation widths of the open block lines.
+    let mut indents: Vec<usize> = Vec::new();
+    let mut at_line_start = true;
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' && q == b'"' {
+                escaped = true;
+            } else if b == q {
+                quote = None;
+            }
+            if b == b'\n' && q == b'\'' {
+                quote = None;
+            }
+            at_line_start = b == b'\n';
+            i += 1;
+            continue;
+        }
+        if at_line_start && depth == 0 {
+            let mut leading = 0;
+            while bytes.get(i + leading) == Some(&b' ') {
+                leading += 1;
+            }
+            // Each "- " at the start of a line opens one more level ("- - - x" is three).
+            let (mut dashes, mut at) = (0, i + leading);
+            while bytes.get(at) == Some(&b'-') && matches!(bytes.get(at + 1), Some(b' ' | b'\n')) {
+                dashes += 1;
+                at += 1;
+                while bytes.get(at) == Some(&b' ') {
+                    at += 1;
+                }
+            }
+            if !matches!(bytes.get(at), None | Some(b'\n' | b'\r' | b'#')) {
+                while indents.last().is_some_and(|&top| top >= leading) {
+                    indents.pop();
+                }
+                indents.push(leading);
+                // The first level is the document itself.
+                if indents.len() - 1 + dashes > max {
+                    return Err(too_deep());
+                }
+            }
+        }
+        at_line_start = b == b'\n';
+        match b {
+            b'"' | b'\'' => quote = Some(b),
+            b'[' | b'{' => {
+                depth += 1;
+                if depth + indents.len().saturating_sub(1) > max {
+                    return Err(too_deep());
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::rc::Rc;
+
+    /// A test host: JSON values, plus shared nodes to build cycles and a type the host cannot convert.
+    #[derive(Clone)]
+    enum Fake {
+        Json(Value),
+        Float(f64),
+        Set,
+        Shared(Rc<std::cell::RefCell<Vec<Fake>>>),
+        Nested(usize),
+    }
+
+    impl HostValue for Fake {
+        fn read(&self) -> std::result::Result<HostNode<Fake>, HostReadError> {
+            Ok(match self {
+                Fake::Json(Value::Null) => HostNode::Null,
+                Fake::Json(Value::Bool(b)) => HostNode::Bool(*b),
+                Fake::Json(Value::Number(n)) => HostNode::Int(n.as_i64().unwrap_or(0)),
+                Fake::Json(Value::String(s)) => HostNode::Str(s.clone()),
+                Fake::Json(Value::Array(a)) => HostNode::List(a.iter().cloned().map(Fake::Json).collect()),
+                Fake::Json(Value::Object(o)) => {
+                    HostNode::Map(o.iter().map(|(k, v)| (k.clone(), Fake::Json(v.clone()))).collect())
+                }
+                Fake::Float(f) => HostNode::Float(*f),
+                Fake::Set => return Err(HostReadError::NotJson("set".into())),
+                Fake::Shared(items) => HostNode::List(items.borrow().clone()),
+                Fake::Nested(0) => HostNode::Null,
+                Fake::Nested(n) => HostNode::Map(vec![("a".into(), Fake::Nested(n - 1))]),
+            })
+        }
+
+        fn identity(&self) -> Option<usize> {
+            match self {
+                Fake::Shared(items) => Some(Rc::as_ptr(items) as usize),
+                _ => None,
+            }
+        }
+    }
+
+    #[test]
+    fn json_like_data_converts_and_the_rest_is_refused_with_its_path() {
+        let value = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]});
+        assert_eq!(to_json(&Fake::Json(value.clone()), "request").unwrap(), value);
+        let err = to_json(&Fake::Float(f64::NAN), "request").unwrap_err();
+        assert_eq!((err.code(), err.message()), ("invalid_argument", "invalid request: NaN is not a JSON number"));
+        let err = to_json(&Fake::Set, "result").unwrap_err();
+        assert!(err.message().contains("found set"), "{err}");
+    }
+
+    #[test]
+    fn depth_and_cycles_are_refused() {
+        assert!(to_json(&Fake::Nested(MAX_DEPTH), "request").is_ok());
+        let err = to_json(&Fake::Nested(20_000), "request").unwrap_err();
+        assert!(err.message().contains("nested deeper than 128 levels"), "{err}");
+        assert!(err.context()["path"].as_str().unwrap().starts_with("a.a.a"));
+        let shared = Rc::new(std::cell::RefCell::new(Vec::new()));
+        shared.borrow_mut().push(Fake::Json(json!(1)));
+        shared.borrow_mut().push(Fake::Shared(shared.clone()));
+        let err = to_json(&Fake::Shared(shared.clone()), "request").unwrap_err();
+        assert_eq!(err.message(), "invalid request at [1]: the data contains itself (a cycle)");
+        shared.borrow_mut().clear(); // break the Rc cycle
+    }
+
+    #[test]
+    fn text_depth_counts_brackets_and_yaml_blocks() {
+        assert!(check_text_depth(r#"{"a": [1, {"b": "[[[[["}]}"#, 3).is_ok());
+        assert!(check_text_depth(&"[".repeat(129), 128).is_err());
+        let yaml: String = (0..140).map(|i| format!("{}a:\n", "  ".repeat(i))).collect();
+        assert!(check_text_depth(&yaml, 128).is_err());
+        assert!(check_text_depth(&format!("{}x", "- ".repeat(140)), 128).is_err());
+        let shallow = "cuecard: 1\nroutes:\n  - match: {operation: x}\n    steps:\n      - text: hi\n      - fail:\n          kind: timeout\n";
+        assert!(check_text_depth(shallow, 5).is_ok());
+    }
+}

@@ -1,0 +1,23 @@
+//! The host-neutral face: everything a binding calls, as public serde types and JSON-in/JSON-out entry points,
+//! so that a binding method converts its language's values and forwards in a line or two. Rules (defaults, which
+//! input means which step, how a failure object becomes an error, which checks exist, how deep host data may
+//! nest) live here or below, once, for every language.
+//!
+//! - [`spec`]: the scripting vocabulary as data (steps, tool calls, failures, route matches) and [`StepInput`];
+//! - [`verbs`]: the seed verbs on [`crate::MockModel`] (`then_responds`, `then_fails`, `and_fails`, `route`, ...);
+//! - [`responder`]: computed answers from hosts that return JSON;
+//! - [`host_data`]: host data into JSON with the depth, cycle and NaN limits;
+//! - [`request`]: what a binding's `chat("Hi")` means;
+//! - checks as data are [`crate::verify::Check`]; the wire as data is [`crate::wire::HttpRequest`] and
+//!   [`crate::wire::HttpReply`]; settings are [`crate::MockSettings`]; server options [`crate::ServerOptions`].
+
+pub mod host_data;
+pub mod request;
+pub mod responder;
+pub mod spec;
+mod verbs;
+
+pub use host_data::{to_json, HostNode, HostReadError, HostValue, MAX_DEPTH};
+pub use request::RequestInput;
+pub use responder::{step_from_answer, step_from_answer_json, JsonResponder};
+pub use spec::{FailSpec, MatchSpec, RouteSpec, SpecProblem, StepInput, StepSpec, ToolCallSpec};

@@ -1,0 +1,472 @@
+//! The scripting vocabulary as public serde data: one step, one tool call, one failure, one route match. The
+//! scenario format is made of these, and so is every binding's builder API, so `{"text": "Hi"}` means the same
+//! thing in a scenario file, a Python dict, a JS object and a C string.
+//!
+//! Each spec turns into the engine's types with a `to_*`/`build` method that checks it and names the path of
+//! any problem relative to the spec (`.tool_calls[1].name`), so a caller can prefix its own position.
+
+use crate::error::{Error, ErrorKind, Issue, Result};
+use crate::failure::{ProviderError, ProviderErrorKind};
+use crate::model::{ChatResponse, FinishReason, Usage};
+use crate::script::{Answer, Chunks, Exhaustion, RouteMatch, ScriptedToolCall, Step, StepTiming, StreamBreak};
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+use std::fmt;
+
+/// A problem inside a spec: a path relative to it (`""`, `.fail`, `.tool_calls[1].name`) and a message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecProblem {
+    /// Where, relative to the spec; empty for the spec as a whole.
+    pub path: String,
+    /// What is wrong there.
+    pub message: String,
+}
+
+impl SpecProblem {
+    fn new(path: &str, message: impl Into<String>) -> SpecProblem {
+        SpecProblem { path: path.to_string(), message: message.into() }
+    }
+
+    /// The problem as an issue whose path starts with `prefix` (`routes[0].steps[2]`).
+    pub fn at(self, prefix: &str) -> Issue {
+        Issue { path: format!("{prefix}{}", self.path), message: self.message }
+    }
+
+    /// The problem as an `invalid_argument` error about the argument `argument` (a binding's parameter).
+    pub fn into_argument_error(self, argument: &str) -> Error {
+        let path = self.path.trim_start_matches('.').to_string();
+        Error::with_issues(
+            ErrorKind::InvalidArgument,
+            &format!("invalid {argument}"),
+            vec![Issue { path, message: self.message }],
+        )
+        .with_context("argument", argument)
+    }
+}
+
+/// A provider failure as scripted: `{"kind": "rate_limited", "retry_after_ms": 20}`. Unset fields take the
+/// kind's defaults (status, retryable, message); a `custom` failure with a status takes that status's
+/// retryability unless `retryable` is given.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FailSpec {
+    /// The kind of failure.
+    pub kind: ProviderErrorKind,
+    /// HTTP status (100-599), instead of the kind's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// The message, instead of the kind's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Whether clients should retry, instead of the kind's (or status's) default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retryable: Option<bool>,
+    /// The delay the provider asks for, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_ms: Option<u64>,
+    /// The provider's error type on the wire.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_type: Option<String>,
+    /// The provider's error code on the wire.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<String>,
+}
+
+impl FailSpec {
+    /// A failure of `kind` with its defaults.
+    pub fn of(kind: ProviderErrorKind) -> FailSpec {
+        FailSpec {
+            kind,
+            status: None,
+            message: None,
+            retryable: None,
+            retry_after_ms: None,
+            error_type: None,
+            error_code: None,
+        }
+    }
+
+    /// The failure; a status outside 100-599 is a problem at `.status`.
+    pub fn to_error(&self) -> std::result::Result<ProviderError, SpecProblem> {
+        let mut error = ProviderError::new(self.kind);
+        if let Some(status) = self.status {
+            if !(100..=599).contains(&status) {
+                return Err(SpecProblem::new(".status", format!("{status} is not an HTTP status (100-599)")));
+            }
+            error = error.with_status(status);
+        }
+        if let Some(message) = &self.message {
+            error.message = message.clone();
+        }
+        if let Some(retryable) = self.retryable {
+            error.retryable = retryable;
+        }
+        error.retry_after_ms = self.retry_after_ms;
+        error.error_type = self.error_type.clone();
+        error.error_code = self.error_code.clone();
+        Ok(error)
+    }
+}
+
+/// A tool call as scripted. `arguments` is a JSON value; `arguments_json` is raw text that may be invalid JSON
+/// on purpose; neither means `{}`. Without `id` the mock assigns `call_N`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolCallSpec {
+    /// A fixed call id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments as a JSON value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Value>,
+    /// The arguments as raw JSON text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments_json: Option<String>,
+}
+
+impl ToolCallSpec {
+    /// A call of `name` with arguments as the seed APIs take them: a JSON string is raw arguments text (what a
+    /// model produces, possibly invalid JSON); any other value is the arguments themselves; `null` means `{}`.
+    pub fn new(name: impl Into<String>, arguments: Value) -> ToolCallSpec {
+        let (arguments, arguments_json) = match arguments {
+            Value::Null => (None, None),
+            Value::String(text) => (None, Some(text)),
+            other => (Some(other), None),
+        };
+        ToolCallSpec { id: None, name: name.into(), arguments, arguments_json }
+    }
+
+    fn build(&self) -> std::result::Result<ScriptedToolCall, SpecProblem> {
+        if self.name.is_empty() {
+            return Err(SpecProblem::new(".name", "the tool name cannot be empty"));
+        }
+        let arguments = match (&self.arguments, &self.arguments_json) {
+            (Some(_), Some(_)) => {
+                return Err(SpecProblem::new(
+                    "",
+                    "give arguments (a JSON value) or arguments_json (raw text), not both",
+                ))
+            }
+            (Some(value), None) => value.to_string(),
+            (None, Some(raw)) => raw.clone(),
+            (None, None) => "{}".to_string(),
+        };
+        Ok(ScriptedToolCall { id: self.id.clone(), name: self.name.clone(), arguments })
+    }
+}
+
+/// One step in the scenario format: an answer (`text`/`tokens`/`thinking`/`tool_calls`), a whole `response`, or a
+/// `fail`, with the optional extras.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepSpec {
+    /// Text streamed in word-like tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Exactly these tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<Vec<String>>,
+    /// Reasoning streamed before the text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<String>,
+    /// Tool calls streamed after the text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<Vec<ToolCallSpec>>,
+    /// A whole response, streamed from its message and completed with exactly it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<ChatResponse>,
+    /// Fail before anything is streamed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fail: Option<FailSpec>,
+    /// Fail after the thinking and text were streamed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fail_after: Option<FailSpec>,
+    /// How `fail_after` looks on the wire.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fail_after_as: Option<StreamBreak>,
+    /// The finish reason instead of the derived one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<FinishReason>,
+    /// The usage of this answer, whatever the mock's policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// Before the answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_ms: Option<u64>,
+    /// Before the first token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttft_ms: Option<u64>,
+    /// Before each further token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_delay_ms: Option<u64>,
+    /// On the wire: hold the response without sending anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stall_ms: Option<u64>,
+}
+
+impl StepSpec {
+    /// The step, or the first problem with its path relative to the step.
+    pub fn build(&self) -> std::result::Result<Step, SpecProblem> {
+        let has_answer =
+            self.text.is_some() || self.tokens.is_some() || self.thinking.is_some() || self.tool_calls.is_some();
+        let kinds = [has_answer, self.response.is_some(), self.fail.is_some()].iter().filter(|b| **b).count();
+        if kinds == 0 {
+            return Err(SpecProblem::new(
+                "",
+                "a step needs one of text, tokens, thinking, tool_calls, response or fail",
+            ));
+        }
+        if kinds > 1 {
+            return Err(SpecProblem::new(
+                "",
+                "a step is either an answer (text, tokens, thinking, tool_calls), a response, or a fail, not several",
+            ));
+        }
+        if self.text.is_some() && self.tokens.is_some() {
+            return Err(SpecProblem::new("", "text and tokens are two ways to give the same text: use one"));
+        }
+        let mut step = if let Some(fail) = &self.fail {
+            if self.fail_after.is_some() || self.finish_reason.is_some() || self.usage.is_some() {
+                return Err(SpecProblem::new(
+                    ".fail",
+                    "a step that fails before streaming cannot also have fail_after, finish_reason or usage",
+                ));
+            }
+            Step::fail(fail.to_error().map_err(|p| SpecProblem { path: format!(".fail{}", p.path), ..p })?)
+        } else if let Some(response) = &self.response {
+            Step::response(response.clone())
+        } else {
+            Step::answer(self.answer()?)
+        };
+        step = step.with_timing(StepTiming {
+            delay_ms: self.delay_ms,
+            ttft_ms: self.ttft_ms,
+            token_delay_ms: self.token_delay_ms,
+            stall_ms: self.stall_ms,
+        });
+        if let Some(reason) = self.finish_reason {
+            step = step.with_finish_reason(reason);
+        }
+        if let Some(usage) = self.usage {
+            step = step.with_usage(usage);
+        }
+        if let Some(fail_after) = &self.fail_after {
+            let error =
+                fail_after.to_error().map_err(|p| SpecProblem { path: format!(".fail_after{}", p.path), ..p })?;
+            step = step.failing_after(error).map_err(|e| SpecProblem::new(".fail_after", e.message()))?;
+        }
+        if let Some(form) = self.fail_after_as {
+            if self.fail_after.is_none() {
+                return Err(SpecProblem::new(
+                    ".fail_after_as",
+                    "fail_after_as says how fail_after looks on the wire: add fail_after",
+                ));
+            }
+            step = step.with_fail_after_as(form);
+        }
+        Ok(step)
+    }
+
+    fn answer(&self) -> std::result::Result<Answer, SpecProblem> {
+        let text = match (&self.text, &self.tokens) {
+            (Some(text), _) if text.is_empty() => {
+                return Err(SpecProblem::new(
+                    ".text",
+                    "the text cannot be empty: use \"tokens\": [] for an answer without text",
+                ))
+            }
+            (Some(text), _) => Some(Chunks::Words(text.clone())),
+            (None, Some(tokens)) => {
+                if let Some(i) = tokens.iter().position(String::is_empty) {
+                    return Err(SpecProblem::new(&format!(".tokens[{i}]"), "a token cannot be empty"));
+                }
+                (!tokens.is_empty()).then(|| Chunks::Exact(tokens.clone()))
+            }
+            (None, None) => None,
+        };
+        let thinking = match &self.thinking {
+            Some(t) if t.is_empty() => return Err(SpecProblem::new(".thinking", "the thinking cannot be empty")),
+            other => other.clone().map(Chunks::Words),
+        };
+        if self.tool_calls.as_ref().is_some_and(Vec::is_empty) {
+            return Err(SpecProblem::new(
+                ".tool_calls",
+                "tool_calls cannot be empty: leave it out for an answer without tool calls",
+            ));
+        }
+        let mut tool_calls = Vec::new();
+        for (i, call) in self.tool_calls.iter().flatten().enumerate() {
+            tool_calls
+                .push(call.build().map_err(|p| SpecProblem { path: format!(".tool_calls[{i}]{}", p.path), ..p })?);
+        }
+        Ok(Answer { thinking, text, tool_calls })
+    }
+}
+
+/// What a builder verb or a scenario takes for one step: a text (streamed in word-like tokens) or a step spec.
+/// As data, a JSON string or a JSON object.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StepInput {
+    /// `"Hello!"`: the same as `{"text": "Hello!"}`.
+    Text(String),
+    /// A step in the scenario format.
+    Step(Box<StepSpec>),
+}
+
+impl StepInput {
+    /// The step, or the first problem with its path relative to the step.
+    pub fn build(&self) -> std::result::Result<Step, SpecProblem> {
+        match self {
+            StepInput::Text(text) if text.is_empty() => Err(SpecProblem::new(
+                "",
+                "the text of a step cannot be empty: use {\"tokens\": []} for an answer without text",
+            )),
+            StepInput::Text(text) => {
+                Ok(Step::answer(Answer { text: Some(Chunks::Words(text.clone())), ..Answer::default() }))
+            }
+            StepInput::Step(spec) => spec.build(),
+        }
+    }
+
+    /// Reads a step input from JSON data (a host value already converted), for a parameter named `argument`.
+    pub fn from_value(value: Value, argument: &str) -> Result<StepInput> {
+        serde_path_to_error::deserialize(value).map_err(|e| {
+            let path = e.path().to_string();
+            let path = if path == "." { String::new() } else { format!(".{path}") };
+            SpecProblem::new(&path, e.inner().to_string()).into_argument_error(argument)
+        })
+    }
+}
+
+impl From<&str> for StepInput {
+    fn from(text: &str) -> StepInput {
+        StepInput::Text(text.to_string())
+    }
+}
+
+impl From<StepSpec> for StepInput {
+    fn from(spec: StepSpec) -> StepInput {
+        StepInput::Step(Box::new(spec))
+    }
+}
+
+impl Serialize for StepInput {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            StepInput::Text(text) => serializer.serialize_str(text),
+            StepInput::Step(spec) => spec.serialize(serializer),
+        }
+    }
+}
+
+// By hand rather than `untagged`, so a wrong field inside a step object keeps its exact path and message.
+impl<'de> Deserialize<'de> for StepInput {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<StepInput, D::Error> {
+        struct InputVisitor;
+        impl<'de> Visitor<'de> for InputVisitor {
+            type Value = StepInput;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "a text or a step object ({\"text\": ...}, {\"tool_calls\": [...]}, {\"fail\": {...}}, ...)",
+                )
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> std::result::Result<StepInput, E> {
+                Ok(StepInput::Text(text.to_string()))
+            }
+            fn visit_string<E: de::Error>(self, text: String) -> std::result::Result<StepInput, E> {
+                Ok(StepInput::Text(text))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<StepInput, A::Error> {
+                StepSpec::deserialize(de::value::MapAccessDeserializer::new(map)).map(|s| StepInput::Step(Box::new(s)))
+            }
+        }
+        deserializer.deserialize_any(InputVisitor)
+    }
+}
+
+/// Which requests a route answers, as data; every given criterion must hold; an empty match takes every
+/// request. (A predicate, which is code, is added by the host: see `RouteMatch::predicate`.)
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatchSpec {
+    /// The request's operation name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation: Option<String>,
+    /// The request's model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The endpoint the request arrived on (`chat_completions`, `responses`, `messages`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+}
+
+impl MatchSpec {
+    /// The engine's match.
+    pub fn to_route_match(&self) -> RouteMatch {
+        RouteMatch {
+            operation: self.operation.clone(),
+            model: self.model.clone(),
+            endpoint: self.endpoint.clone(),
+            predicate: None,
+        }
+    }
+}
+
+/// A route in the scenario format: a match, an exhaustion policy and the steps.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouteSpec {
+    /// Which requests it answers; none means every request (such a route must come last).
+    #[serde(default, rename = "match", skip_serializing_if = "Option::is_none")]
+    pub matcher: Option<MatchSpec>,
+    /// What it does after its last step, instead of the scenario's policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_exhausted: Option<Exhaustion>,
+    /// The steps, in order.
+    pub steps: Vec<StepInput>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn input(value: Value) -> Result<Step> {
+        StepInput::from_value(value, "answer")?.build().map_err(|p| p.into_argument_error("answer"))
+    }
+
+    #[test]
+    fn a_text_or_a_step_object_is_a_step() {
+        assert_eq!(input(json!("Hello")).unwrap().describe(), "text \"Hello\"");
+        assert_eq!(input(json!({"tokens": ["a", "b"]})).unwrap().describe(), "tokens \"ab\"");
+        let err = input(json!(123)).unwrap_err();
+        assert_eq!(err.code(), "invalid_argument");
+        assert!(
+            err.message().starts_with("invalid answer: invalid type: integer `123`, expected a text or a step object"),
+            "{err}"
+        );
+        let err = input(json!({"tool_calls": [{"name": "f", "argument": {}}]})).unwrap_err();
+        assert_eq!(err.issues()[0].path, "tool_calls[0].argument", "{err}");
+        assert_eq!(err.context()["argument"], "answer");
+        let err = input(json!({"fail": {"kind": "custom", "status": 1000}})).unwrap_err();
+        assert_eq!(err.issues()[0].path, "fail.status", "{err}");
+    }
+
+    #[test]
+    fn tool_call_arguments_follow_the_seed_rule() {
+        assert_eq!(ToolCallSpec::new("f", json!({"x": 1})).arguments, Some(json!({"x": 1})));
+        assert_eq!(ToolCallSpec::new("f", json!("{\"x\": 1")).arguments_json.as_deref(), Some("{\"x\": 1"));
+        let none = ToolCallSpec::new("f", Value::Null);
+        assert_eq!(none.build().unwrap().arguments, "{}");
+    }
+
+    #[test]
+    fn a_custom_failure_takes_its_status_retryability_unless_told() {
+        let spec = |retryable| FailSpec { status: Some(418), retryable, ..FailSpec::of(ProviderErrorKind::Custom) };
+        assert!(!spec(None).to_error().unwrap().retryable);
+        assert!(spec(Some(true)).to_error().unwrap().retryable);
+    }
+}
