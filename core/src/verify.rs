@@ -344,7 +344,7 @@ fn all_steps_used(mock: &MockModel) -> CheckResult<()> {
         check: "all_steps_used()".into(),
         expected: "every scripted step to answer a request".into(),
         actual: format!("{} unused step{}", unused.len(), plural(unused.len())),
-        history: format!("{}\n{}", unused_table(mock), journal_table(&mock.entries())),
+        history: format!("{}\n{}", unused_table(mock), headed_journal(mock)),
     })
 }
 
@@ -357,7 +357,7 @@ fn no_unexpected_requests(mock: &MockModel) -> CheckResult<()> {
         check: "no_unexpected_requests()".into(),
         expected: "no request beyond the script".into(),
         actual: format!("{count} unexpected request{}", plural(count as usize)),
-        history: format!("{}\n{}", unexpected_table(mock), journal_table(&mock.entries())),
+        history: format!("{}\n{}", unexpected_table(mock), headed_journal(mock)),
     })
 }
 
@@ -379,7 +379,7 @@ fn script_fully_used(mock: &MockModel) -> CheckResult<()> {
         actual.push(format!("{unexpected} unexpected request{}", plural(unexpected)));
         history.push(unexpected_table(mock));
     }
-    history.push(journal_table(&mock.entries()));
+    history.push(headed_journal(mock));
     Err(AssertionFailure {
         check: "script_fully_used()".into(),
         expected: "every scripted step to answer a request, and no request beyond the script".into(),
@@ -397,8 +397,14 @@ fn received_requests(mock: &MockModel, times: u64) -> CheckResult<()> {
         check: format!("received_requests({times})"),
         expected: format!("{times} request{}", plural(times as usize)),
         actual: format!("{count} request{}", plural(count as usize)),
-        history: journal_table(&mock.entries()),
+        history: headed_journal(mock),
     })
+}
+
+/// The whole journal under a heading: `requests (3):` and the table.
+fn headed_journal(mock: &MockModel) -> String {
+    let entries = mock.entries();
+    format!("requests ({}):\n{}", mock.request_count(), journal_table(&entries))
 }
 
 fn unused_table(mock: &MockModel) -> String {
@@ -445,7 +451,7 @@ fn find_request(mock: &MockModel, which: RequestRef) -> CheckResult<(String, Cha
             check: "request()".into(),
             expected: "exactly 1 request".into(),
             actual: e.message().to_string(),
-            history: journal_table(&mock.entries()),
+            history: headed_journal(mock),
         }),
         RequestRef::At(index) => {
             let label = format!("request_at({index})");
@@ -713,7 +719,10 @@ fn check_request(request: &ChatRequest, label: &str, check: &Check) -> CheckResu
         Check::HasJsonSchemaResponseFormat { name, .. } => match &request.response_format {
             Some(ResponseFormat::JsonSchema { name: actual, .. }) if name.is_none() || actual == name => Ok(()),
             other => Err(fail(
-                format!("has_json_schema_response_format({name:?})"),
+                format!(
+                    "has_json_schema_response_format({})",
+                    name.as_ref().map_or(String::new(), |n| format!("{n:?}"))
+                ),
                 match name {
                     Some(n) => format!("a json_schema response format named {n:?}"),
                     None => "a json_schema response format".into(),
@@ -909,9 +918,10 @@ fn describe_format(format: Option<&ResponseFormat>) -> String {
         None => "no response format".into(),
         Some(ResponseFormat::Text) => "response format text".into(),
         Some(ResponseFormat::JsonObject) => "response format json_object".into(),
-        Some(ResponseFormat::JsonSchema { name, .. }) => {
+        Some(ResponseFormat::JsonSchema { name: Some(name), .. }) => {
             format!("response format json_schema named {name:?}")
         }
+        Some(ResponseFormat::JsonSchema { name: None, .. }) => "response format json_schema without a name".into(),
     }
 }
 
@@ -964,6 +974,16 @@ fn dash(value: Option<String>) -> String {
     value.unwrap_or_else(|| "-".into())
 }
 
+/// An answer in one table cell: its text, or the tools it calls.
+fn describe_answer(response: &crate::model::ChatResponse) -> String {
+    let calls: Vec<&str> = response.message.tool_calls.iter().map(|c| c.name.as_str()).collect();
+    if calls.is_empty() {
+        preview(response.text())
+    } else {
+        format!("tool_calls [{}]", calls.join(", "))
+    }
+}
+
 /// The journal as a table: `#  operation  model  route  step  outcome  answer`.
 pub fn journal_table(entries: &[JournalEntry]) -> String {
     if entries.is_empty() {
@@ -979,14 +999,7 @@ pub fn journal_table(entries: &[JournalEntry]) -> String {
                 dash(e.route.map(|r| r.to_string())),
                 dash(e.step.map(|s| s.to_string())),
                 e.outcome.describe(),
-                dash(e.response.as_ref().map(|r| {
-                    let calls: Vec<&str> = r.message.tool_calls.iter().map(|c| c.name.as_str()).collect();
-                    if calls.is_empty() {
-                        preview(r.text())
-                    } else {
-                        format!("tool_calls [{}]", calls.join(", "))
-                    }
-                })),
+                dash(e.response.as_ref().map(describe_answer)),
             ]
         })
         .collect();
@@ -1007,7 +1020,7 @@ pub fn records_table(records: &[CallRecord]) -> String {
                     Some(s) => format!("failed {} {s}", f.kind),
                     None => format!("failed {}", f.kind),
                 },
-                (None, Some(resp)) => format!("response {}", preview(resp.text())),
+                (None, Some(resp)) => format!("response {}", describe_answer(resp)),
                 (None, None) => "-".into(),
             };
             let parse = match (&r.parse_failure_summary, r.parse_success) {

@@ -2,7 +2,12 @@
 //! With `UPDATE_VECTORS=1`, the golden `expected` values of `scenarios.json` are rewritten from the core.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use cuecard::{CallError, ChatRequest, ErrorKind, Scenario};
+use cuecard::verify::{run_check, Check};
+use cuecard::wire::{handle, HttpRequest};
+use cuecard::{
+    CallContext, CallError, ChatRequest, ErrorKind, MockModel, ObservationEvent, RecordingObserver, Scenario,
+};
+use serde::Serialize;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -51,7 +56,7 @@ fn tokenizer_reference_vectors() {
 /// Runs the calls of one scenario vector and returns what every binding must reproduce.
 fn run_scenario(input: &Value) -> Value {
     let scenario = Scenario::from_value(input["scenario"].clone()).unwrap();
-    let mock = cuecard::MockModel::from_scenario(&scenario).unwrap();
+    let mock = MockModel::from_scenario(&scenario).unwrap();
     let mut results = Vec::new();
     for call in input["calls"].as_array().unwrap() {
         let request: ChatRequest = serde_json::from_value(call["request"].clone()).unwrap();
@@ -88,28 +93,116 @@ fn error_value(error: &CallError) -> Value {
     }
 }
 
-#[test]
-fn scenario_vectors() {
-    let path = vectors_dir().join("scenarios.json");
-    let mut doc = load("scenarios.json");
+/// Runs every vector of a golden file through `run`, twice (the output must be byte-identical: determinism), and
+/// compares with `expected`; with `UPDATE_VECTORS=1` rewrites `expected` instead. Returns how many ran.
+fn check_golden_file(name: &str, run: impl Fn(&Value) -> Value) -> usize {
+    let path = vectors_dir().join(name);
+    let mut doc = load(name);
     let update = std::env::var_os("UPDATE_VECTORS").is_some();
     let mut ran = 0;
     for v in doc["vectors"].as_array_mut().unwrap() {
-        let actual = run_scenario(&v["input"]);
-        // Running the same scenario again gives byte-identical output (determinism).
-        assert_eq!(serde_json::to_string(&actual).unwrap(), serde_json::to_string(&run_scenario(&v["input"])).unwrap());
+        let actual = run(&v["input"]);
+        assert_eq!(serde_json::to_string(&actual).unwrap(), serde_json::to_string(&run(&v["input"])).unwrap());
         if update {
             v["expected"] = actual;
         } else {
-            assert_eq!(actual, v["expected"], "vector {} differs from its golden output", v["id"]);
+            assert_eq!(actual, v["expected"], "{name}: vector {} differs from its golden output", v["id"]);
         }
         ran += 1;
     }
     if update {
-        std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap() + "\n").unwrap();
+        let indent = if name == "scenarios.json" { "  " } else { " " };
+        let mut out = Vec::new();
+        let formatter = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+        doc.serialize(&mut serde_json::Serializer::with_formatter(&mut out, formatter)).unwrap();
+        std::fs::write(&path, String::from_utf8(out).unwrap() + "\n").unwrap();
     }
     assert_eq!(ran, vectors(&doc).len());
-    assert!(ran >= 20);
+    ran
+}
+
+#[test]
+fn scenario_vectors() {
+    assert!(check_golden_file("scenarios.json", run_scenario) >= 20);
+}
+
+/// The mock of a verify vector after its calls, and the observer holding its records (if it has any).
+fn verify_setup(input: &Value) -> (MockModel, Option<RecordingObserver>) {
+    let mock = MockModel::from_scenario(&Scenario::from_value(input["scenario"].clone()).unwrap()).unwrap();
+    for call in input["calls"].as_array().unwrap() {
+        let request = ChatRequest::from_value(call["request"].clone()).unwrap();
+        let _ = match call["mode"].as_str().unwrap() {
+            "stream" => mock.chat_stream(&request).map(|_| ()),
+            _ => mock.chat(&request).map(|_| ()),
+        };
+    }
+    let observer = input.get("observer").map(|records| {
+        let observer = RecordingObserver::new();
+        for record in records.as_array().unwrap() {
+            let context: CallContext = serde_json::from_value(record["context"].clone()).unwrap();
+            let index = observer.start_call(context);
+            for event in record["events"].as_array().unwrap() {
+                let event: ObservationEvent = serde_json::from_value(event.clone()).unwrap();
+                observer.report(index, event).unwrap();
+            }
+        }
+        observer
+    });
+    (mock, observer)
+}
+
+/// Each check of a verify vector: `{"pass": true}` or `{"message": ...}`.
+fn run_verify(input: &Value) -> Value {
+    let (mock, observer) = verify_setup(input);
+    let results: Vec<Value> = input["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|check| {
+            let check = Check::from_value(check.clone()).unwrap();
+            match run_check(&mock, observer.as_ref(), &check) {
+                Ok(()) => json!({"pass": true}),
+                Err(failure) => json!({"message": failure.to_string()}),
+            }
+        })
+        .collect();
+    Value::Array(results)
+}
+
+#[test]
+fn verify_vectors() {
+    assert!(check_golden_file("verify.json", run_verify) >= 7);
+    // Every check the core has appears in the vectors, passing and failing.
+    let doc = load("verify.json");
+    for name in cuecard::verify::CHECK_NAMES {
+        let outcomes: Vec<bool> = vectors(&doc)
+            .iter()
+            .flat_map(|v| v["input"]["checks"].as_array().unwrap().iter().zip(v["expected"].as_array().unwrap()))
+            .filter(|(check, _)| check["check"] == name)
+            .map(|(_, expected)| expected.get("pass").is_some())
+            .collect();
+        assert!(outcomes.contains(&true) && outcomes.contains(&false), "{name}: needs a passing and a failing vector");
+    }
+}
+
+/// The reply to each HTTP request of a wire vector, as data.
+fn run_wire(input: &Value) -> Value {
+    let mock = MockModel::from_scenario(&Scenario::from_value(input["scenario"].clone()).unwrap()).unwrap();
+    let replies: Vec<Value> = input["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|request| {
+            let request: HttpRequest = serde_json::from_value(request.clone()).unwrap();
+            serde_json::to_value(handle(&mock, &request)).unwrap()
+        })
+        .collect();
+    Value::Array(replies)
+}
+
+#[test]
+fn wire_vectors() {
+    assert!(check_golden_file("wire.json", run_wire) >= 18);
 }
 
 #[test]
