@@ -122,5 +122,37 @@ fn serve_refuses_an_invalid_scenario_with_its_paths() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.starts_with("cuecard: routes[0].steps[0].fail.kind: unknown variant `nope`"), "{stderr}");
+    // Each problem is printed once (the summary line does not repeat the first one).
+    assert_eq!(stderr.matches("unknown variant").count(), 1, "{stderr}");
+    assert!(stderr.ends_with("cuecard: the scenario has 1 problem; nothing is served\n"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn validate_prints_a_yaml_problem_with_its_path_once() {
+    let dir = std::env::temp_dir().join(format!("cuecard-yaml-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.yaml");
+    std::fs::write(&bad, "cuecard: 1\nroutes:\n  - steps:\n      - tokens: 5\n").unwrap();
+    let out = cuecard(&["validate", bad.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.matches("routes[0].steps[0].tokens").count(), 1, "{text}");
+    assert!(
+        text.trim_end()
+            .ends_with("bad.yaml: routes[0].steps[0].tokens: invalid type: integer `5`, expected a sequence"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn serve_on_a_busy_port_suggests_port_0() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let out = cuecard(&["serve", "--port", &port], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains(&format!("cannot serve on 127.0.0.1:{port}")), "{stderr}");
+    assert!(stderr.contains("--port 0 for a free one"), "{stderr}");
 }

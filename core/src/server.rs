@@ -75,6 +75,7 @@ impl Server {
     pub fn start_with(mock: Arc<MockModel>, options: ServerOptions) -> Result<Server> {
         let io = |e: std::io::Error| {
             Error::new(ErrorKind::Io, format!("cannot serve on {}:{}: {e}", options.host, options.port))
+                .with_context("io_error", format!("{:?}", e.kind()))
         };
         let listener = std::net::TcpListener::bind((options.host, options.port)).map_err(io)?;
         listener.set_nonblocking(true).map_err(io)?;

@@ -219,3 +219,44 @@ fn embeddings_are_deterministic_unit_vectors_in_both_encodings() {
     assert_eq!(decoded, v);
     assert_ne!(floats["data"][0]["embedding"], floats["data"][1]["embedding"]);
 }
+
+#[test]
+fn the_admin_surface_says_which_content_types_a_scenario_takes() {
+    let m = MockModel::new();
+    let put = |content_type: Option<&str>, body: &str| {
+        let mut request = HttpRequest::new("PUT", "/_cuecard/scenario", Vec::new(), body.as_bytes().to_vec());
+        if let Some(c) = content_type {
+            request = request.with_header("content-type", c);
+        }
+        handle(&m, &request)
+    };
+    let yaml = "cuecard: 1\nroutes:\n  - steps: [Hello]\n";
+    assert_eq!(put(None, yaml).status(), 200, "without a content type, YAML is recognised");
+    assert_eq!(put(Some("application/yaml"), yaml).status(), 200);
+    let refused = put(Some("text/plain"), yaml);
+    assert_eq!(refused.status(), 415);
+    let error = &body_json(&refused)["error"];
+    assert_eq!(error["code"], "invalid_scenario");
+    assert_eq!(
+        error["message"],
+        "a scenario is sent as application/json or application/yaml (also text/yaml, application/x-yaml), not text/plain"
+    );
+    let garbage = put(None, "this is not a scenario");
+    assert_eq!(garbage.status(), 400);
+    let message = body_json(&garbage)["error"]["message"].as_str().unwrap().to_string();
+    assert!(message.contains("send a JSON or YAML scenario as application/json or application/yaml"), "{message}");
+    let bad_field = put(Some("application/json"), r#"{"cuecard": 1, "routes": [{"steps": [{"txt": "a"}]}]}"#);
+    assert_eq!(body_json(&bad_field)["error"]["issues"][0]["path"], "routes[0].steps[0].txt");
+}
+
+#[test]
+fn request_ids_come_from_the_journal_index_of_each_request() {
+    let m = mock(vec![Step::text("a").unwrap()]);
+    let bad = handle(&m, &HttpRequest::post_json("/v1/chat/completions", "{"));
+    assert_eq!(bad.header("x-request-id"), Some("req_1"));
+    let ok = handle(&m, &HttpRequest::post_json("/v1/chat/completions", r#"{"model":"m","messages":[]}"#));
+    assert_eq!(ok.header("x-request-id"), Some("req_2"));
+    let models = handle(&m, &HttpRequest::new("GET", "/v1/models?x=1", Vec::new(), Vec::new()));
+    assert_eq!(models.header("x-request-id"), Some("req_3"));
+    assert_eq!(m.request_count(), 3);
+}

@@ -1,0 +1,206 @@
+//! The `cuecard` command: serve a scenario on the OpenAI and Anthropic wire protocols, split text into word-like
+//! tokens, validate scenario files. A library, so that the binary and the Python wheel's `cuecard` console command
+//! run the very same code.
+//!
+//! Exit codes: 0 success; 1 a scenario is invalid; 2 bad input or usage (invalid UTF-8, unreadable file, a port
+//! in use).
+
+use clap::{Parser, Subcommand};
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+/// An exit code.
+type ExitCode = u8;
+
+#[derive(Parser)]
+#[command(name = "cuecard", version, about = "A deterministic stand-in for an LLM in tests")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The scenario `cuecard serve` answers with when no file is given (documented in the README).
+const DEFAULT_SCENARIO: &str = include_str!("../../tests/scenarios/default.json");
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve a scenario on 127.0.0.1 for OpenAI and Anthropic clients; stop with Ctrl-C or SIGTERM.
+    Serve {
+        /// The scenario file (JSON, or YAML for .yaml/.yml); without it, an embedded tour of cuecard.
+        #[arg(long)]
+        scenario: Option<PathBuf>,
+        /// The address to bind.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: std::net::IpAddr,
+        /// The port; 0 picks a free one.
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// Skip scripted delays (virtual times are still recorded in the journal).
+        #[arg(long)]
+        instant: bool,
+        /// Keep only the last N journal entries (counters still count every request): flat memory for load tests.
+        #[arg(long)]
+        journal_limit: Option<usize>,
+    },
+    /// Read UTF-8 text from stdin and print its word-like tokens as one JSON array.
+    Tokenize {
+        /// Print only the number of tokens.
+        #[arg(long)]
+        count: bool,
+    },
+    /// Check scenario files (JSON, or YAML for .yaml/.yml) and print each problem with its path.
+    Validate {
+        /// The scenario files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+}
+
+/// Runs the command line `args` (the first is the program name) and returns the exit code. Usage errors print
+/// clap's message and exit 2; `--help` and `--version` print and exit 0.
+pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    let result = match cli.command {
+        Command::Serve { scenario, host, port, instant, journal_limit } => {
+            serve(scenario, ServeOptions { host, port, instant, journal_limit })
+        }
+        Command::Tokenize { count } => tokenize(count),
+        Command::Validate { files } => validate(&files),
+    };
+    match result {
+        Ok(code) => code,
+        Err(message) => {
+            let _ = writeln!(std::io::stderr(), "cuecard: {message}");
+            2
+        }
+    }
+}
+
+struct ServeOptions {
+    host: std::net::IpAddr,
+    port: u16,
+    instant: bool,
+    journal_limit: Option<usize>,
+}
+
+fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, String> {
+    let scenario = match &scenario {
+        Some(path) => cuecard::Scenario::from_path(path),
+        None => cuecard::Scenario::from_json(DEFAULT_SCENARIO),
+    };
+    let scenario = match scenario {
+        Ok(s) => s,
+        Err(error) if !error.issues().is_empty() => {
+            // Each problem once, then what it means; not the summary message, which repeats the first.
+            let mut err = std::io::stderr().lock();
+            for issue in error.issues() {
+                let _ = writeln!(err, "cuecard: {issue}");
+            }
+            let count = error.issues().len();
+            return Err(format!(
+                "the scenario has {count} problem{}; nothing is served",
+                if count == 1 { "" } else { "s" }
+            ));
+        }
+        Err(error) => return Err(error.to_string()),
+    };
+    let mock = std::sync::Arc::new(cuecard::MockModel::from_scenario(&scenario).map_err(|e| e.to_string())?);
+    if options.journal_limit.is_some() {
+        mock.set_journal_limit(options.journal_limit);
+    }
+    let server_options = cuecard::ServerOptions { host: options.host, port: options.port, instant: options.instant };
+    let server = cuecard::Server::start_with(mock, server_options).map_err(|e| {
+        let in_use = e.context().get("io_error").and_then(|v| v.as_str()) == Some("AddrInUse");
+        if in_use {
+            format!("{e}\n  another program serves on that port: pick another with --port, or --port 0 for a free one")
+        } else {
+            e.to_string()
+        }
+    })?;
+    {
+        let mut out = std::io::stdout().lock();
+        let lines = [
+            format!("OpenAI base URL:    {}", server.openai_base_url()),
+            format!("Anthropic base URL: {}", server.anthropic_base_url()),
+            format!("admin:              {}/_cuecard/journal", server.base_url()),
+            format!("scenario:           {}", scenario.description().unwrap_or("(no description)")),
+        ];
+        for line in lines {
+            writeln!(out, "{line}").map_err(|e| format!("cannot write stdout: {e}"))?;
+        }
+        out.flush().map_err(|e| format!("cannot write stdout: {e}"))?;
+    }
+    wait_for_signal()?;
+    server.stop();
+    let _ = writeln!(std::io::stderr(), "cuecard: stopped");
+    Ok(0)
+}
+
+/// Blocks until Ctrl-C (SIGINT) or SIGTERM.
+fn wait_for_signal() -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
+    runtime.block_on(async {
+        #[cfg(unix)]
+        {
+            let mut term =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).map_err(|e| e.to_string())?;
+            tokio::select! {
+                r = tokio::signal::ctrl_c() => r.map_err(|e| e.to_string()),
+                _ = term.recv() => Ok(()),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            tokio::signal::ctrl_c().await.map_err(|e| e.to_string())
+        }
+    })
+}
+
+fn tokenize(count: bool) -> Result<ExitCode, String> {
+    let mut bytes = Vec::new();
+    std::io::stdin().read_to_end(&mut bytes).map_err(|e| format!("cannot read stdin: {e}"))?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| format!("stdin is not valid UTF-8: invalid byte at offset {}", e.valid_up_to()))?;
+    let mut out = std::io::stdout().lock();
+    let written = if count {
+        writeln!(out, "{}", cuecard::count_tokens(text))
+    } else {
+        let tokens: Vec<&str> = cuecard::tokenize(text).collect();
+        let json = serde_json::to_string(&tokens).map_err(|e| e.to_string())?;
+        writeln!(out, "{json}")
+    };
+    written.map_err(|e| format!("cannot write stdout: {e}"))?;
+    Ok(0)
+}
+
+fn validate(files: &[PathBuf]) -> Result<ExitCode, String> {
+    let mut out = std::io::stdout().lock();
+    let mut worst = 0u8;
+    for file in files {
+        let shown = file.display();
+        let lines = match cuecard::Scenario::from_path(file) {
+            Ok(scenario) => {
+                vec![format!("{shown}: ok ({} routes, {} steps)", scenario.routes().len(), scenario.step_count())]
+            }
+            Err(error) if error.kind() == cuecard::ErrorKind::InvalidScenario => {
+                worst = worst.max(1);
+                error.issues().iter().map(|issue| format!("{shown}: {issue}")).collect()
+            }
+            Err(error) => {
+                worst = 2;
+                vec![format!("{shown}: {} ({})", error, error.code())]
+            }
+        };
+        for line in lines {
+            writeln!(out, "{line}").map_err(|e| format!("cannot write stdout: {e}"))?;
+        }
+    }
+    Ok(worst)
+}
