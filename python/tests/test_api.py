@@ -48,7 +48,7 @@ def test_exhaustion_and_the_journal():
     mock.chat("first")
     with pytest.raises(cuecard.ScriptExhaustedError, match="which has 1 step and all were used"):
         mock.chat("second")
-    assert mock.request_count == 2
+    assert mock.request_count() == 2
     assert mock.last_request()["messages"][0]["content"][0]["text"] == "second"
     with pytest.raises(cuecard.RequestCountMismatchError, match="received 2"):
         mock.request()

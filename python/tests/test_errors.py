@@ -9,12 +9,15 @@ BUILTIN = {
     "no_route_matched": LookupError, "invalid_argument": ValueError, "invalid_state": RuntimeError,
     "request_count_mismatch": LookupError, "assertion_failed": AssertionError, "callback_failed": RuntimeError,
     "invalid_utf8": ValueError, "io": OSError, "tool_failed": RuntimeError, "internal": RuntimeError,
+    "not_found": LookupError, "request_too_large": ValueError, "host_error": RuntimeError,
 }
 
 
 @pytest.mark.parametrize("code", [code for code, _, _ in _cuecard.error_catalogue()])
 def test_every_kind_raises_its_class_with_its_code(code):
-    error = _cuecard._raise_error(code)
+    with pytest.raises(cuecard.CuecardError) as raised:
+        _cuecard._raise_error(code)
+    error = raised.value
     assert type(error) is errors.error_class_for(code)
     assert type(error) is not errors.CuecardError, f"{code} has no class of its own"
     assert isinstance(error, cuecard.CuecardError) and isinstance(error, BUILTIN[code])

@@ -23,7 +23,7 @@ def test_invoke_and_stream_word_like_chunks():
     assert reply.response_metadata["finish_reason"] == "stop"
     chunks = [chunk.content for chunk in model.stream("Order?") if chunk.content]
     assert chunks == ["Order", " ", "123", "45"]
-    assert mock.requests[0]["messages"][0]["role"] == "system"
+    assert mock.requests()[0]["messages"][0]["role"] == "system"
 
 
 def test_async_forms():
@@ -51,7 +51,7 @@ def test_bind_tools_streamed_tool_calls_and_tool_results():
     assert merged.tool_calls == [{"name": "get_weather", "args": {"city": "Paris"}, "id": "call_1", "type": "tool_call"}]
     answer = model.invoke([HumanMessage("Weather in Paris?"), merged, ToolMessage("sunny", tool_call_id="call_1")])
     assert answer.content == "It is sunny."
-    first, second = mock.requests
+    first, second = mock.requests()
     assert first["tools"][0]["name"] == "get_weather"
     assert second["messages"][1]["tool_calls"][0]["name"] == "get_weather"
     assert second["messages"][2] == {"role": "tool", "content": [{"type": "text", "text": "sunny"}], "tool_call_id": "call_1"}

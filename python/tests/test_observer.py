@@ -41,7 +41,7 @@ def test_retry_then_parse_success():
     (cuecard.assert_that(mock).with_observer(observer).when_called("analyze")
      .was_called_times(3).and_retried(2).and_observed_failure("rate_limited").and_observed_parse_failure()
      .and_parsed_successfully().emitted_provider("mock"))
-    records = observer.call_records
+    records = observer.call_records()
     assert records[0]["engine_events"][0]["name"] == "tramai.retry.scheduled"
     assert [r["parse_success"] for r in records] == [None, False, True]
 

@@ -9,7 +9,25 @@ def test_an_unused_step_fails_the_test_at_teardown(pytester):
     """)
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, errors=1)
-    result.stdout.fnmatch_lines(["*all_steps_used() failed*", "*route 0 (default) step 1: text \"two\"*"])
+    result.stdout.fnmatch_lines(["*script_fully_used() failed*", "*route 0 (default) step 1: text \"two\"*"])
+
+
+def test_an_unexpected_request_fails_the_test_showing_what_the_user_said(pytester):
+    pytester.makepyfile("""
+        import cuecard, pytest
+
+        def test_calls_twice(cuecard_mock):
+            cuecard_mock.then_responds("one")
+            cuecard_mock.chat("first question")
+            with pytest.raises(cuecard.ScriptExhaustedError):
+                cuecard_mock.chat("a second, unexpected question")
+    """)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines([
+        "*actual:   1 unexpected request*",
+        '*#1 (model "cuecard-mock") exhausted: last user message "a second, unexpected question"*',
+    ])
 
 
 def test_strict_false_opts_out(pytester):

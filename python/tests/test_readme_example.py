@@ -17,4 +17,4 @@ def test_script_a_model_in_python():
 
     events = mock.stream("Weather in Paris?")
     assert [e["text"] for e in events if e["type"] == "text_delta"][:4] == ["It", " is", " ", "22"]
-    assert mock.request_count == 3 and mock.unused_steps() == []
+    assert mock.request_count() == 3 and mock.unused_steps() == []

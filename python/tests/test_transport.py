@@ -42,7 +42,7 @@ def test_openai_errors_and_a_cut_stream():
     error = raised.value
     cause = error.__cause__ if isinstance(error, openai.APIConnectionError) else error
     assert "peer closed connection" in str(cause)
-    assert mock.request_count == 2
+    assert mock.request_count() == 2
 
 
 def test_a_reset_before_headers_is_retried_as_a_connection_error():

@@ -7,17 +7,19 @@ from typing import Any
 
 
 class CuecardError(Exception):
-    """Base class of cuecard's own errors."""
+    """Base class of cuecard's own errors: `.code` (stable in every language), `.issues` (problems found at paths
+    of a document) and `.context` (structured facts: the argument, the path, ...)."""
 
     code: str = "internal"
 
-    def __init__(self, message: str, code: str | None = None, issues: list[dict[str, str]] | None = None):
+    def __init__(self, message: str, code: str | None = None, issues: list[dict[str, str]] | None = None,
+                 context: dict[str, Any] | None = None):
         super().__init__(message)
         self.message = message
         if code is not None:
             self.code = code
         self.issues = issues or []
-        self.context = {"issues": self.issues}
+        self.context = context or {}
 
 
 class InvalidScenarioError(CuecardError, ValueError):
@@ -72,12 +74,26 @@ class InternalError(CuecardError, RuntimeError):
     code = "internal"
 
 
+class NotFoundError(CuecardError, LookupError):
+    code = "not_found"
+
+
+class RequestTooLargeError(CuecardError, ValueError):
+    code = "request_too_large"
+
+
+class HostCallbackError(CuecardError, RuntimeError):
+    """A callback of another language failed (a Python callback's own exception is raised as itself)."""
+
+    code = "host_error"
+
+
 _BY_CODE: dict[str, type[CuecardError]] = {
     cls.code: cls
     for cls in (
         InvalidScenarioError, InvalidRequestError, ScriptExhaustedError, NoRouteMatchedError, InvalidArgumentError,
         InvalidStateError, RequestCountMismatchError, AssertionFailedError, CallbackFailedError, InvalidUtf8Error,
-        CuecardIOError, ToolFailedError, InternalError,
+        CuecardIOError, ToolFailedError, InternalError, NotFoundError, RequestTooLargeError, HostCallbackError,
     )
 }
 

@@ -149,7 +149,7 @@ class CuecardChatModel(BaseChatModel):
 
     def _generate(self, messages: list[BaseMessage], stop: Optional[list[str]] = None,
                   run_manager: Optional[CallbackManagerForLLMRun] = None, **kwargs: Any) -> ChatResult:
-        response = self.mock._core.chat(_request(self.model_name, messages, stop, kwargs))
+        response = self.mock.chat(_request(self.model_name, messages, stop, kwargs))
         return ChatResult(generations=[ChatGeneration(message=_message(response))])
 
     def _stream(self, messages: list[BaseMessage], stop: Optional[list[str]] = None,

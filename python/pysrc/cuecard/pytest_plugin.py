@@ -12,8 +12,8 @@ from typing import Iterator
 
 import pytest
 
+from ._cuecard import Server
 from .mock import MockModel
-from .server import Server
 from .verify import assert_that
 
 

@@ -34,8 +34,9 @@ def _classes(http: ModuleType) -> tuple[type, type]:
     class _Frames:
         """What a streamed reply sends: frames with their delays, an optional stall first, maybe a cut at the end."""
 
-        def __init__(self, frames, stall_ms, cut_at_end, instant):
-            self._frames, self._stall_ms, self._cut, self._instant = frames, stall_ms, cut_at_end, instant
+        def __init__(self, reply, instant):
+            self._frames = [(frame["delay_ms"], frame["data"].encode()) for frame in reply["frames"]]
+            self._stall_ms, self._cut, self._instant = reply["stall_ms"], reply["end"] == "cut", instant
 
         def _waits(self) -> bool:
             return not self._instant and bool(self._stall_ms or any(delay for delay, _ in self._frames))
@@ -72,18 +73,18 @@ def _classes(http: ModuleType) -> tuple[type, type]:
                 yield data
             self._end()
 
-    def answer(mock: MockModel, request: Any, body: bytes):
+    def answer(mock: MockModel, request: Any, body: bytes) -> dict:
         path = request.url.raw_path.decode("ascii")
         headers = [(name.decode("latin-1"), value.decode("latin-1")) for name, value in request.headers.raw]
-        return mock._core.handle_http(request.method, path, headers, body)
+        return mock.handle_http(request.method, path, headers, body)
 
     def response(request, reply, instant, streaming_class):
-        kind, status, headers, body, frames, delay_ms, cut_at_end = reply
-        if kind == "abort":
+        if reply["kind"] == "abort":
             raise http.RemoteProtocolError("Server disconnected without sending a response (cuecard: connection reset)")
-        if kind == "full":
-            return http.Response(status, headers=headers, content=body, request=request)
-        return http.Response(status, headers=headers, stream=streaming_class(frames, delay_ms, cut_at_end, instant),
+        if reply["kind"] == "full":
+            return http.Response(reply["status"], headers=reply["headers"], content=reply["body"].encode(),
+                                 request=request)
+        return http.Response(reply["status"], headers=reply["headers"], stream=streaming_class(reply, instant),
                              request=request)
 
     class CuecardTransport(http.BaseTransport):
@@ -94,9 +95,8 @@ def _classes(http: ModuleType) -> tuple[type, type]:
 
         def handle_request(self, request):
             reply = answer(self.mock, request, request.read())
-            kind, delay_ms = reply[0], reply[5]
-            if kind != "stream" and delay_ms and not self.instant:
-                time.sleep(delay_ms / 1000)
+            if reply["kind"] != "stream" and reply["delay_ms"] and not self.instant:
+                time.sleep(reply["delay_ms"] / 1000)
             return response(request, reply, self.instant, FrameStream)
 
     class AsyncCuecardTransport(http.AsyncBaseTransport):
@@ -107,9 +107,8 @@ def _classes(http: ModuleType) -> tuple[type, type]:
 
         async def handle_async_request(self, request):
             reply = answer(self.mock, request, await request.aread())
-            kind, delay_ms = reply[0], reply[5]
-            if kind != "stream" and delay_ms and not self.instant:
-                await asyncio.sleep(delay_ms / 1000)
+            if reply["kind"] != "stream" and reply["delay_ms"] and not self.instant:
+                await asyncio.sleep(reply["delay_ms"] / 1000)
             return response(request, reply, self.instant, AsyncFrameStream)
 
     _CACHE[(key, True)], _CACHE[(key, False)] = CuecardTransport, AsyncCuecardTransport

@@ -1,32 +1,128 @@
-"""Fluent assertions with Tramai's semantics, computed by the core: a failure raises `AssertionFailedError`
-(an `AssertionError`) whose message shows expected, actual and the recorded history as a table."""
+"""Fluent assertions with Tramai's semantics. Each method is one check of the core (`verify::Check`), run by the
+core: a failure raises `AssertionFailedError` (an `AssertionError`) whose message shows expected, actual and the
+recorded history. A failure kind may be given as a kind name (`"rate_limited"`) or an exception class."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional, Sequence, Union
 
 from . import _cuecard
-from .mock import MockModel
-from .observe import RecordingObserver
+
+Kind = Union[str, type]
+
+
+def _kind(kind: Kind) -> str:
+    return kind.__name__ if isinstance(kind, type) else kind
 
 
 class Verification:
-    def __init__(self, mock: MockModel, observer: Optional[RecordingObserver] = None):
+    """Checks about a mock, with an observer's records when given."""
+
+    def __init__(self, mock: "_cuecard.MockModel", observer: "Optional[_cuecard.RecordingObserver]" = None):
         self._mock, self._observer = mock, observer
 
-    def with_observer(self, observer: RecordingObserver) -> "Verification":
-        """Judge retries, parse outcomes and failures from the engine's reports instead of the mock's own records."""
-        return Verification(self._mock, observer)
-
-    def when_called(self, operation: str) -> "_cuecard.MethodCheck":
-        """Checks about the requests for one operation (`was_called_times`, `and_retried`, ...)."""
-        observer = self._observer._core if self._observer is not None else None
-        return _cuecard.MethodCheck(self._mock._core, operation, observer)
-
-    def script_fully_used(self) -> "Verification":
-        """Every step was used and no request was unexpected."""
-        _cuecard.check_script_fully_used(self._mock._core)
+    def _run(self, check: str, **arguments: Any) -> "Verification":
+        _cuecard.run_check(self._mock, {"check": check, **arguments}, self._observer)
         return self
 
+    def with_observer(self, observer: "_cuecard.RecordingObserver") -> "Verification":
+        """Judge retries, parse outcomes and failures from an engine's reports, not the mock's own records."""
+        return Verification(self._mock, observer)
 
-def assert_that(mock: MockModel) -> Verification:
+    def when_called(self, operation: str) -> "MethodCheck":
+        """Checks about the calls for one operation."""
+        return MethodCheck(self, operation)
+
+    def all_steps_used(self) -> "Verification":
+        return self._run("all_steps_used")
+
+    def no_unexpected_requests(self) -> "Verification":
+        return self._run("no_unexpected_requests")
+
+    def script_fully_used(self) -> "Verification":
+        """Every step used and no request beyond the script."""
+        return self._run("script_fully_used")
+
+    def received_requests(self, times: int) -> "Verification":
+        return self._run("received_requests", times=times)
+
+    def last_request(self) -> "RequestCheck":
+        return RequestCheck(self, "last")
+
+    def request(self) -> "RequestCheck":
+        """Checks about the only request (they fail when there are none or several)."""
+        return RequestCheck(self, "only")
+
+    def request_at(self, index: int) -> "RequestCheck":
+        return RequestCheck(self, index)
+
+
+class MethodCheck:
+    """Checks about the calls for one operation; each returns the chain."""
+
+    def __init__(self, verification: Verification, operation: str):
+        self._verification, self._operation = verification, operation
+
+    def _run(self, check: str, **arguments: Any) -> "MethodCheck":
+        self._verification._run(check, operation=self._operation, **arguments)
+        return self
+
+    def was_called_times(self, times: int) -> "MethodCheck":
+        return self._run("was_called_times", times=times)
+
+    def and_retried(self, times: int) -> "MethodCheck":
+        return self._run("and_retried", times=times)
+
+    def and_parsed_successfully(self) -> "MethodCheck":
+        return self._run("and_parsed_successfully")
+
+    def and_observed_parse_failure(self) -> "MethodCheck":
+        return self._run("and_observed_parse_failure")
+
+    def and_observed_failure(self, kind: Kind) -> "MethodCheck":
+        return self._run("and_observed_failure", kind=_kind(kind))
+
+    def and_failed_with(self, kind: Kind) -> "MethodCheck":
+        return self._run("and_failed_with", kind=_kind(kind))
+
+    def emitted_provider(self, provider_id: str) -> "MethodCheck":
+        return self._run("emitted_provider", provider_id=provider_id)
+
+    def and_called_tool(self, name: str) -> "MethodCheck":
+        return self._run("and_called_tool", name=name)
+
+    def and_called_tool_times(self, name: str, times: int) -> "MethodCheck":
+        return self._run("and_called_tool_times", name=name, times=times)
+
+
+class RequestCheck:
+    """Checks about one journaled request: the last, the only one, or the one at an index."""
+
+    def __init__(self, verification: Verification, request: Union[str, int]):
+        self._verification, self._request = verification, request
+
+    def _run(self, check: str, **arguments: Any) -> "RequestCheck":
+        self._verification._run(check, request=self._request, **arguments)
+        return self
+
+    def has_last_user_message_containing(self, text: str) -> "RequestCheck":
+        return self._run("has_last_user_message_containing", text=text)
+
+    def has_system_message_containing(self, text: str) -> "RequestCheck":
+        return self._run("has_system_message_containing", text=text)
+
+    def offers_tool(self, name: str) -> "RequestCheck":
+        return self._run("offers_tool", name=name)
+
+    def offers_exactly_tools(self, names: Sequence[str]) -> "RequestCheck":
+        return self._run("offers_exactly_tools", names=list(names))
+
+    def has_json_schema_response_format(self, name: Optional[str] = None) -> "RequestCheck":
+        return self._run("has_json_schema_response_format", **({"name": name} if name is not None else {}))
+
+    def has_model(self, model: str) -> "RequestCheck":
+        return self._run("has_model", model=model)
+
+
+def assert_that(mock: "_cuecard.MockModel") -> Verification:
+    """Starts checks over `mock`."""
     return Verification(mock)
