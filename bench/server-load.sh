@@ -11,9 +11,9 @@ DURATION="${DURATION:-5}"
 CONNECTIONS="${CONNECTIONS:-16}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; exit 1; }
-cargo build -q --release --locked -p cuecard-cli
-cargo build -q --release --locked -p cuecard --features server --example bare_server
-BIN="$CARGO_TARGET_DIR/release"
+cargo build -q --profile dist --locked -p cuecard-cli
+cargo build -q --profile dist --locked -p cuecard --features server --example bare_server
+BIN="$CARGO_TARGET_DIR/dist"
 PIDS=()
 cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
 trap cleanup EXIT

@@ -343,8 +343,8 @@ impl ChatRequest {
 
     /// Parses a request from JSON, naming the path of the first offending field.
     pub fn from_json(json: &str) -> crate::Result<ChatRequest> {
-        let de = &mut serde_json::Deserializer::from_str(json);
-        serde_path_to_error::deserialize(de).map_err(|e| invalid_request(e.path().to_string(), &e.inner().to_string()))
+        let value: Value = serde_json::from_str(json).map_err(|e| invalid_request(".".into(), &e.to_string()))?;
+        ChatRequest::from_value(value)
     }
 
     /// Reads a request from JSON data (a Python dict, a JS object), naming the path of the first offending field.

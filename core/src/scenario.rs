@@ -82,19 +82,17 @@ impl Scenario {
     /// Parses and validates a JSON scenario.
     pub fn from_json(text: &str) -> Result<Scenario> {
         crate::api::host_data::check_text_depth(text, MAX_DEPTH).map_err(|m| invalid("", m))?;
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let spec: ScenarioSpec = serde_path_to_error::deserialize(de)
-            .map_err(|e| serde_issue(e.path().to_string(), e.inner().to_string()))?;
-        Scenario::from_spec(spec)
+        // Text becomes a JSON value first and the scenario is read from the value: one deserializer for the
+        // scenario types instead of one per text format (which halves the crate's build time).
+        let value: Value = serde_json::from_str(text).map_err(|e| invalid("", e.to_string()))?;
+        Scenario::from_value(value)
     }
 
     /// Parses and validates a YAML scenario.
     pub fn from_yaml(text: &str) -> Result<Scenario> {
         crate::api::host_data::check_text_depth(text, MAX_DEPTH).map_err(|m| invalid("", m))?;
-        let de = serde_yaml_ng::Deserializer::from_str(text);
-        let spec: ScenarioSpec = serde_path_to_error::deserialize(de)
-            .map_err(|e| serde_issue(e.path().to_string(), e.inner().to_string()))?;
-        Scenario::from_spec(spec)
+        let value: Value = serde_yaml_ng::from_str(text).map_err(|e| invalid("", e.to_string()))?;
+        Scenario::from_value(value)
     }
 
     /// Parses a scenario text that is JSON (it starts with `{`) or YAML.

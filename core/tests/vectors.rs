@@ -228,6 +228,9 @@ fn error_vectors() {
                 panic!("{}: unknown input", v["id"])
             };
             assert_eq!(v["error"]["code"], error.code(), "{}: {error}", v["id"]);
+            if let Some(message) = v["error"]["message"].as_str() {
+                assert_eq!(error.message(), message, "{}", v["id"]);
+            }
             if let Some(paths) = v["error"]["paths"].as_array() {
                 let actual: Vec<&str> = error.issues().iter().map(|i| i.path.as_str()).collect();
                 let expected: Vec<&str> = paths.iter().map(|p| p.as_str().unwrap()).collect();

@@ -72,3 +72,23 @@ def test_a_scripted_failure_reaches_langchain_callers():
     with pytest.raises(cuecard.ProviderError) as raised:
         model.invoke("hi")
     assert raised.value.status == 429
+
+
+def test_a_text_answer_is_the_message_langchain_itself_would_build():
+    from langchain_core.messages import AIMessage
+
+    from cuecard.langchain import _message
+
+    mock = cuecard.MockModel.from_scenario({"cuecard": 1, "usage": "estimate", "routes": [{"steps": [
+        {"thinking": "Hm.", "text": "Fine."}, {"tokens": []}]}]})
+    for _ in range(2):
+        response = mock.chat("How are you?")
+        fast = _message(response)
+        meta = {"finish_reason": response["finish_reason"], "model_name": response["model"], "id": response["id"]}
+        built = AIMessage(content=response["message"].get("text") or "", response_metadata=meta, id=response["id"],
+                          usage_metadata=fast.usage_metadata, additional_kwargs=fast.additional_kwargs)
+        assert fast == built and fast.model_dump() == built.model_dump()
+    one, two = _message(response), _message(response)
+    one.additional_kwargs["x"] = 1
+    one.tool_calls.append({"name": "f", "args": {}, "id": "1", "type": "tool_call"})
+    assert two.additional_kwargs == {} and two.tool_calls == [], "copies share no mutable field"

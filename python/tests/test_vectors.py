@@ -80,6 +80,8 @@ def test_error_vectors():
                 else:
                     cuecard.MockModel.that_responds("x").chat(json.loads(given["request_json"]))
             assert raised.value.code == vector["error"]["code"], vector["id"]
+            if "message" in vector["error"]:
+                assert str(raised.value) == vector["error"]["message"], vector["id"]
             if "paths" in vector["error"]:
                 assert [issue["path"] for issue in raised.value.issues] == vector["error"]["paths"], vector["id"]
         ran += 1

@@ -72,6 +72,11 @@ def _usage(usage: Optional[dict]) -> Optional[dict]:
             "total_tokens": usage["total_tokens"]}
 
 
+# A validated text message to copy: building an AIMessage validates every field with pydantic, most of the
+# adapter's cost per call. `model_copy(update=...)` copies it shallowly, so every mutable field gets a fresh value.
+_TEXT_MESSAGE = AIMessage(content="")
+
+
 def _message(response: dict) -> AIMessage:
     message = response["message"]
     # Only the fields that are set are passed: AIMessage validates (and back-fills) each one it is given.
@@ -99,7 +104,12 @@ def _message(response: dict) -> AIMessage:
     usage = _usage(response.get("usage"))
     if usage:
         fields["usage_metadata"] = usage
-    return AIMessage(**fields)
+    if calls:
+        return AIMessage(**fields)  # LangChain's validators normalise tool calls: let them run
+    # A text answer: the same message AIMessage(**fields) builds (test_langchain.py compares the two).
+    fields.setdefault("additional_kwargs", {})
+    fields.update(tool_calls=[], invalid_tool_calls=[])
+    return _TEXT_MESSAGE.model_copy(update=fields)
 
 
 def _chunk(event: dict) -> Optional[AIMessageChunk]:
