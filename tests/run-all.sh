@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of every language cuecard ships today, plus the lint, format, generated-file and benchmark
-# checks. Each surface prints its own closing line; the script fails if any step fails.
+# checks. Each surface prints its own closing line; the script fails if any step fails. Rust builds share one
+# CARGO_TARGET_DIR (debug for the tests, release once for `pip install ./python`).
 #
 # Needs: rustup/cargo, python3 with venv and pip, node and npm, and access to crates.io, PyPI and npm.
 # .ci/run installs what a fresh machine lacks and then calls this script.
@@ -41,16 +42,27 @@ fi
 "$PY_VENV/bin/pip" install --quiet --disable-pip-version-check regex==2026.5.9 jsonschema==4.26.0 \
   -r tests/sdk/python/requirements.txt
 
-step "python: the cuecard wheel (maturin build), installed into a clean venv, and its tests"
+step "python: the cuecard test wheel (maturin build, feature testing), installed into a clean venv, and its tests"
 "$PY_VENV/bin/pip" install --quiet --disable-pip-version-check maturin==1.16.0
 rm -rf "$CARGO_TARGET_DIR/wheels" "$CARGO_TARGET_DIR/py-clean-venv"
-(cd python && "$PY_VENV/bin/maturin" build --quiet --locked --out "$CARGO_TARGET_DIR/wheels")
+(cd python && "$PY_VENV/bin/maturin" build --quiet --locked --features testing --out "$CARGO_TARGET_DIR/wheels")
 python3 -m venv "$CARGO_TARGET_DIR/py-clean-venv"
 "$CARGO_TARGET_DIR/py-clean-venv/bin/pip" install --quiet --disable-pip-version-check "$CARGO_TARGET_DIR"/wheels/cuecard-*.whl \
   -r python/tests/requirements.txt -r tests/sdk/python/requirements.txt
 (cd python/tests && "$CARGO_TARGET_DIR/py-clean-venv/bin/python" -m pytest -q -p no:cacheprovider)
-(cd python && "$CARGO_TARGET_DIR/py-clean-venv/bin/python" -m mypy.stubtest cuecard._cuecard)
+(cd python && "$CARGO_TARGET_DIR/py-clean-venv/bin/python" -m mypy.stubtest cuecard._cuecard --allowlist stubtest-allowlist.txt)
 echo "stubtest: 1 passed, 0 failed"
+
+step "python: pip install ./python into a clean venv, as the README says"
+rm -rf "$CARGO_TARGET_DIR/py-user-venv"
+python3 -m venv "$CARGO_TARGET_DIR/py-user-venv"
+"$CARGO_TARGET_DIR/py-user-venv/bin/pip" install --quiet --disable-pip-version-check ./python pytest==9.2.0
+USER_BIN="$CARGO_TARGET_DIR/py-user-venv/bin"
+test "$(printf 'Hello, world!' | "$USER_BIN/cuecard" tokenize --count)" = 4
+"$USER_BIN/cuecard" validate tests/scenarios/default.json
+"$USER_BIN/python" -c 'import cuecard._cuecard as m; assert not hasattr(m, "_raise_error"), "a test-only entry point shipped"'
+(cd python/tests && "$USER_BIN/python" -m pytest -q -p no:cacheprovider test_readme_example.py)
+echo "pip install ./python: 4 passed, 0 failed"
 
 step "python: the in-process transports with SDK releases built on httpx (openai 2.x, anthropic 0.x)"
 rm -rf "$CARGO_TARGET_DIR/py-httpx-venv"
@@ -69,7 +81,8 @@ echo "generated files: 3 passed, 0 failed"
 
 step "wire: the official Python SDKs (openai, anthropic) against cuecard serve"
 cargo build -q --locked -p cuecard-cli
-(cd tests/sdk/python && "$PY_VENV/bin/python" -m pytest -q -p no:cacheprovider)
+# The venv with the wheel: the README example starts the server with `python -m cuecard`.
+(cd tests/sdk/python && "$CARGO_TARGET_DIR/py-clean-venv/bin/python" -m pytest -q -p no:cacheprovider)
 
 step "wire: the official Node SDKs (openai, @anthropic-ai/sdk) against cuecard serve"
 (cd tests/sdk/node && npm ci --no-audit --no-fund --silent && node --test)

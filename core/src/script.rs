@@ -17,7 +17,7 @@ use std::sync::Arc;
 /// Text to stream: split by the word-like rule, or exactly the given tokens.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Chunks {
-    /// Split into word-like tokens (`spec/tokenizer.md`).
+    /// Split into word-like tokens (`docs/tokens.md`).
     Words(String),
     /// Exactly these tokens, in order.
     Exact(Vec<String>),

@@ -1,6 +1,6 @@
 //! The word-like splitter: how cuecard cuts an answer into streamed tokens.
 //!
-//! This implements `spec/tokenizer.md` (spec version 1) exactly: tiktoken's cl100k_base pre-tokenizer with CJK
+//! This implements the rule of `docs/tokens.md` (rule version 1) exactly: tiktoken's cl100k_base pre-tokenizer with CJK
 //! split one character per token and combining marks counted as word characters. In short: a word with the
 //! space (or one other non-letter) before it, up to three digits, a run of punctuation, or whitespace.
 //!
@@ -249,7 +249,7 @@ fn scan_fast(bytes: &[u8], i: usize, first: u8) -> usize {
     scan_token(bytes, i, class, len)
 }
 
-/// The rule table of spec §3, in priority order. `class`/`len` describe the character at `i`.
+/// The rules of `docs/tokens.md` ("Rules"), in priority order. `class`/`len` describe the character at `i`.
 #[inline(never)]
 fn scan_token(bytes: &[u8], i: usize, class: Class, len: usize) -> usize {
     let first = bytes.get(i).copied().unwrap_or(0);

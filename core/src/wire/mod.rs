@@ -4,7 +4,7 @@
 //! (Python `httpx`, a JS `fetch`) and the WASM build. A reply says what to send and when: the status and
 //! headers, then either a whole body or SSE frames, each with the virtual delay to wait before it.
 //!
-//! Endpoints (`spec/wire-protocols.md`): `POST /v1/chat/completions`, `POST /v1/responses`, `POST /v1/messages`,
+//! Endpoints (`docs/wire.md`): `POST /v1/chat/completions`, `POST /v1/responses`, `POST /v1/messages`,
 //! `GET /v1/models`, `POST /v1/embeddings` (also without the `/v1` prefix), and the admin surface under
 //! `/_cuecard/`. The operation name of a request comes from the `x-cuecard-operation` header.
 

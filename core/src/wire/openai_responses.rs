@@ -1,4 +1,4 @@
-//! OpenAI Responses, `POST /v1/responses` (`spec/wire-protocols.md` §3).
+//! OpenAI Responses, `POST /v1/responses` (`docs/wire.md`, "OpenAI Responses").
 //!
 //! Streams send `event: <type>` with the same `type` in the data and a `sequence_number` counting from 0:
 //! `response.created`, `response.in_progress`, per output item `response.output_item.added`, its deltas and

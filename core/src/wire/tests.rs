@@ -1,4 +1,4 @@
-//! Wire encoders as bytes: the shapes the official SDKs depend on (`spec/wire-protocols.md` §8).
+//! Wire encoders as bytes: the shapes the official SDKs depend on (`docs/wire.md`).
 
 use super::*;
 use crate::{MockModel, ProviderError, Step};

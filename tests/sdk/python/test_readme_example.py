@@ -1,12 +1,10 @@
 """README example: the official openai SDK, unmodified, against `cuecard serve` (CI runs it with pytest)."""
 import json
-import os
 import subprocess
+import sys
 import urllib.request
 
 import openai
-
-CUECARD = os.environ.get("CUECARD_BIN", "cuecard")
 
 
 def test_openai_sdk_against_cuecard_serve(tmp_path):
@@ -15,8 +13,9 @@ def test_openai_sdk_against_cuecard_serve(tmp_path):
         {"text": "Hello from cuecard!"},
     ]}]}
     (tmp_path / "scenario.json").write_text(json.dumps(scenario))
-    server = subprocess.Popen([CUECARD, "serve", "--port", "0", "--scenario", str(tmp_path / "scenario.json")],
-                              stdout=subprocess.PIPE, text=True)
+    # `python -m cuecard` is the `cuecard` command that `pip install ./python` installs.
+    server = subprocess.Popen([sys.executable, "-m", "cuecard", "serve", "--port", "0",
+                               "--scenario", str(tmp_path / "scenario.json")], stdout=subprocess.PIPE, text=True)
     try:
         base_url = server.stdout.readline().split()[-1]  # "OpenAI base URL:    http://127.0.0.1:PORT/v1"
         client = openai.OpenAI(base_url=base_url, api_key="test")
