@@ -44,10 +44,10 @@ fi
 
 step "python: the cuecard test wheel (maturin build, feature testing), installed into a clean venv, and its tests"
 "$PY_VENV/bin/pip" install --quiet --disable-pip-version-check maturin==1.16.0
-rm -rf "$CARGO_TARGET_DIR/wheels" "$CARGO_TARGET_DIR/py-clean-venv"
-(cd python && "$PY_VENV/bin/maturin" build --quiet --locked --features testing --out "$CARGO_TARGET_DIR/wheels")
+rm -rf "$CARGO_TARGET_DIR/test-wheel" "$CARGO_TARGET_DIR/py-clean-venv"
+(cd python && "$PY_VENV/bin/maturin" build --quiet --locked --features testing --out "$CARGO_TARGET_DIR/test-wheel")
 python3 -m venv "$CARGO_TARGET_DIR/py-clean-venv"
-"$CARGO_TARGET_DIR/py-clean-venv/bin/pip" install --quiet --disable-pip-version-check "$CARGO_TARGET_DIR"/wheels/cuecard-*.whl \
+"$CARGO_TARGET_DIR/py-clean-venv/bin/pip" install --quiet --disable-pip-version-check "$CARGO_TARGET_DIR"/test-wheel/cuecard-*.whl \
   -r python/tests/requirements.txt -r tests/sdk/python/requirements.txt
 (cd python/tests && "$CARGO_TARGET_DIR/py-clean-venv/bin/python" -m pytest -q -p no:cacheprovider)
 (cd python && "$CARGO_TARGET_DIR/py-clean-venv/bin/python" -m mypy.stubtest cuecard._cuecard --allowlist stubtest-allowlist.txt)
@@ -67,7 +67,7 @@ echo "pip install ./python: 4 passed, 0 failed"
 step "python: the in-process transports with SDK releases built on httpx (openai 2.x, anthropic 0.x)"
 rm -rf "$CARGO_TARGET_DIR/py-httpx-venv"
 python3 -m venv "$CARGO_TARGET_DIR/py-httpx-venv"
-"$CARGO_TARGET_DIR/py-httpx-venv/bin/pip" install --quiet --disable-pip-version-check "$CARGO_TARGET_DIR"/wheels/cuecard-*.whl \
+"$CARGO_TARGET_DIR/py-httpx-venv/bin/pip" install --quiet --disable-pip-version-check "$CARGO_TARGET_DIR"/test-wheel/cuecard-*.whl \
   -r python/tests/requirements-httpx-sdks.txt
 (cd python/tests && "$CARGO_TARGET_DIR/py-httpx-venv/bin/python" -m pytest -q -p no:cacheprovider test_transport.py)
 

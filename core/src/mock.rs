@@ -7,13 +7,14 @@
 
 use crate::clock::{created_seconds, DEFAULT_PROVIDER_ID};
 use crate::error::{invalid_state, Error, ErrorKind, Result};
+use crate::failure::ProviderError;
 use crate::journal::{Journal, JournalCounts, JournalEntry, Outcome, RawRequest};
-use crate::model::{ChatRequest, ChatResponse, FinishReason, ToolCall};
+use crate::model::{ChatRequest, ChatResponse, FinishReason, Message, ToolCall};
 use crate::observe::{self, CallRecord};
 use crate::scenario::Scenario;
 use crate::script::{
-    callback_failed, preview, Answer, CallError, Chunks, Exhaustion, MockSettings, Route, RouteMatch, Script, Step,
-    StepBody, StepTiming, Timing,
+    callback_failed, preview, Answer, CallError, Chunks, Exhaustion, MockSettings, Responder, Route, RouteMatch,
+    Script, Step, StepBody, StepTiming, StreamBreak, Timing,
 };
 use crate::stream::{self, Envelope, EventStream, StreamPlan, TimedEvent};
 use crate::usage::{self, UsagePolicy};
@@ -225,7 +226,7 @@ impl MockModel {
     }
 
     /// Makes the last step of the current route fail after its thinking and text were streamed. It adds no step.
-    pub fn fail_last_step_after(&self, error: crate::ProviderError) -> Result<()> {
+    pub fn fail_last_step_after(&self, error: ProviderError) -> Result<()> {
         let mut state = self.lock();
         let route = MockModel::current_route(&mut state)?;
         if route.sealed {
@@ -488,7 +489,7 @@ impl MockModel {
             }
             Err(Failure { error: CallError::Provider(error), timing, envelope: Some(envelope) }) => {
                 let events = stream::failure_before_stream(&error, timing, at_ms);
-                Ok(EventStream::new(events, crate::StreamBreak::ErrorEvent, timing.stall_ms, entry_index, envelope))
+                Ok(EventStream::new(events, StreamBreak::ErrorEvent, timing.stall_ms, entry_index, envelope))
             }
             Err(Failure { error, .. }) => Err((entry_index, error)),
         }
@@ -706,7 +707,7 @@ impl MockModel {
         entry_index: u64,
         outcome: Outcome,
         response: Option<ChatResponse>,
-        error: Option<crate::ProviderError>,
+        error: Option<ProviderError>,
         at_ms: u64,
         delay_ms: u64,
     ) {
@@ -778,8 +779,7 @@ impl MockModel {
     /// naming what was found otherwise.
     pub fn user_message_text(&self) -> Result<String> {
         let request = self.request()?;
-        let users: Vec<&crate::Message> =
-            request.messages.iter().filter(|m| m.role == crate::model::Role::User).collect();
+        let users: Vec<&Message> = request.messages.iter().filter(|m| m.role == crate::model::Role::User).collect();
         match users.as_slice() {
             [only] => Ok(only.text()),
             other => Err(Error::new(
@@ -1003,17 +1003,17 @@ impl MockBuilder {
     }
 
     /// Adds a step that fails before streaming.
-    pub fn fails(self, error: crate::ProviderError) -> MockBuilder {
+    pub fn fails(self, error: ProviderError) -> MockBuilder {
         self.apply_step(Ok(Step::fail(error)))
     }
 
     /// Adds a step computed from the request.
-    pub fn computes(self, responder: impl crate::Responder + 'static) -> MockBuilder {
+    pub fn computes(self, responder: impl Responder + 'static) -> MockBuilder {
         self.apply_step(Ok(Step::compute(responder)))
     }
 
     /// Makes the last step fail after its tokens.
-    pub fn and_fails(self, error: crate::ProviderError) -> MockBuilder {
+    pub fn and_fails(self, error: ProviderError) -> MockBuilder {
         self.apply(|mock| mock.fail_last_step_after(error))
     }
 

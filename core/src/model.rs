@@ -3,6 +3,7 @@
 //! Every wire protocol decodes into [`ChatRequest`] and encodes from [`ChatResponse`]; every binding converts
 //! these types. They are plain serde data and round-trip through JSON.
 
+use crate::error::{Error, ErrorKind};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -309,9 +310,9 @@ pub struct ChatRequest {
     pub metadata: RequestMetadata,
 }
 
-fn invalid_request(path: String, problem: &str) -> crate::Error {
+fn invalid_request(path: String, problem: &str) -> Error {
     let at = if path == "." { "the top level".to_string() } else { path };
-    crate::Error::new(crate::ErrorKind::InvalidRequest, format!("invalid request at {at}: {problem}"))
+    Error::new(ErrorKind::InvalidRequest, format!("invalid request at {at}: {problem}"))
 }
 
 fn metadata_is_empty(metadata: &RequestMetadata) -> bool {
@@ -342,13 +343,13 @@ impl ChatRequest {
     }
 
     /// Parses a request from JSON, naming the path of the first offending field.
-    pub fn from_json(json: &str) -> crate::Result<ChatRequest> {
+    pub fn from_json(json: &str) -> crate::error::Result<ChatRequest> {
         let value: Value = serde_json::from_str(json).map_err(|e| invalid_request(".".into(), &e.to_string()))?;
         ChatRequest::from_value(value)
     }
 
     /// Reads a request from JSON data (a Python dict, a JS object), naming the path of the first offending field.
-    pub fn from_value(value: serde_json::Value) -> crate::Result<ChatRequest> {
+    pub fn from_value(value: serde_json::Value) -> crate::error::Result<ChatRequest> {
         serde_path_to_error::deserialize(value)
             .map_err(|e| invalid_request(e.path().to_string(), &e.inner().to_string()))
     }

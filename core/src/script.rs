@@ -237,7 +237,9 @@ impl Step {
     pub fn stream_break(&self) -> StreamBreak {
         match (&self.fail_after_as, &self.fail_after) {
             (Some(form), _) => *form,
-            (None, Some(e)) if e.kind == crate::ProviderErrorKind::ConnectionReset => StreamBreak::ConnectionCut,
+            (None, Some(e)) if e.kind == crate::failure::ProviderErrorKind::ConnectionReset => {
+                StreamBreak::ConnectionCut
+            }
             _ => StreamBreak::ErrorEvent,
         }
     }

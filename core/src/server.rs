@@ -225,7 +225,11 @@ async fn answer(
         Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => vec![0; MAX_BODY_BYTES + 1],
         Err(e) => {
             let raw = cuecard_raw(&parts.uri);
-            mock.reject(crate::ChatRequest::default(), Some(raw), format!("the request body could not be read: {e}"));
+            mock.reject(
+                crate::model::ChatRequest::default(),
+                Some(raw),
+                format!("the request body could not be read: {e}"),
+            );
             return Err(Cut("the request body could not be read"));
         }
     };
@@ -257,8 +261,8 @@ async fn answer(
     }
 }
 
-fn cuecard_raw(uri: &hyper::Uri) -> crate::RawRequest {
-    crate::RawRequest { path: uri.path().to_string(), body: String::new() }
+fn cuecard_raw(uri: &hyper::Uri) -> crate::journal::RawRequest {
+    crate::journal::RawRequest { path: uri.path().to_string(), body: String::new() }
 }
 
 fn response(status: u16, headers: &[(String, String)], body: ReplyBody) -> hyper::Response<ReplyBody> {

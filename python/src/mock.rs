@@ -157,7 +157,7 @@ impl PyMockModel {
                 })
             });
             mock.then_computes(Arc::new(responder)).or_raise(py)?;
-        } else if answer.is_instance_of::<PyString>() || answer.is_instance_of::<PyDict>() {
+        } else if answer.is_instance_of::<PyString>() || answer.cast::<pyo3::types::PyMapping>().is_ok() {
             let input = StepInput::from_value(json_of(answer, "answer")?, "answer").or_raise(py)?;
             mock.then_responds(input).or_raise(py)?;
         } else {

@@ -193,6 +193,8 @@ pub struct StepSpec {
     /// The usage of this answer, whatever the mock's policy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    // The step's own delays: `StepTiming`'s fields, written out rather than flattened, because serde cannot deny
+    // unknown fields across a `flatten` and a misspelt field must be an error naming it.
     /// Before the answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay_ms: Option<u64>,

@@ -56,7 +56,7 @@ impl ChatProtocol for AnthropicMessages {
             stop: json::string_or_strings(top, "stop_sequences", "request")?,
             seed: None,
             stream: json::optional_bool(top, "stream", "request")?,
-            metadata: crate::RequestMetadata::default(),
+            metadata: crate::model::RequestMetadata::default(),
         };
         Ok(DecodedRequest { request, include_usage: false })
     }

@@ -23,8 +23,8 @@ pub(crate) fn models(mock: &MockModel, request: &HttpRequest) -> HttpReply {
     json_reply(200, vec![("x-request-id".into(), request_id(index))], &json!({"object": "list", "data": data}))
 }
 
-fn metadata(endpoint: &str) -> crate::RequestMetadata {
-    crate::RequestMetadata { endpoint: Some(endpoint.into()), ..crate::RequestMetadata::default() }
+fn metadata(endpoint: &str) -> crate::model::RequestMetadata {
+    crate::model::RequestMetadata { endpoint: Some(endpoint.into()), ..crate::model::RequestMetadata::default() }
 }
 
 /// Deterministic embeddings: each input's vector is derived from its text, the model and the mock's seed, and
@@ -141,7 +141,7 @@ pub(crate) fn admin(mock: &MockModel, request: &HttpRequest) -> HttpReply {
         ("GET", "/_cuecard/health") => json_reply(200, vec![], &json!({"ok": true, "version": crate::VERSION})),
         (method, _) => admin_error(
             404,
-            &crate::Error::new(
+            &crate::error::Error::new(
                 ErrorKind::NotFound,
                 format!("unknown admin endpoint {method} {path} (PUT /_cuecard/scenario, GET /_cuecard/journal, POST /_cuecard/reset, GET /_cuecard/health)"),
             ),
@@ -149,10 +149,10 @@ pub(crate) fn admin(mock: &MockModel, request: &HttpRequest) -> HttpReply {
     }
 }
 
-fn load_scenario(mock: &MockModel, request: &HttpRequest) -> Result<Scenario, (u16, crate::Error)> {
+fn load_scenario(mock: &MockModel, request: &HttpRequest) -> Result<Scenario, (u16, crate::error::Error)> {
     let text = std::str::from_utf8(&request.body).map_err(|e| {
         let message = format!("the scenario is not valid UTF-8 (byte {})", e.valid_up_to());
-        (400, crate::Error::new(ErrorKind::InvalidUtf8, message))
+        (400, crate::error::Error::new(ErrorKind::InvalidUtf8, message))
     })?;
     let content_type = request.header("content-type").map(|c| c.to_ascii_lowercase());
     let parsed = match content_type.as_deref() {
@@ -160,7 +160,7 @@ fn load_scenario(mock: &MockModel, request: &HttpRequest) -> Result<Scenario, (u
         Some(c) if c.contains("json") => Scenario::from_json(text),
         Some(other) => {
             let message = format!("a scenario is sent as {SCENARIO_CONTENT_TYPES}, not {other}");
-            return Err((415, crate::Error::new(ErrorKind::InvalidScenario, message)));
+            return Err((415, crate::error::Error::new(ErrorKind::InvalidScenario, message)));
         }
         None => Scenario::from_text(text),
     };
@@ -168,7 +168,7 @@ fn load_scenario(mock: &MockModel, request: &HttpRequest) -> Result<Scenario, (u
         // A document that is not a scenario at all: say what the endpoint takes.
         if e.issues().first().is_some_and(|i| i.path.is_empty()) {
             let what = format!("invalid scenario (send a JSON or YAML scenario as {SCENARIO_CONTENT_TYPES})");
-            (400, crate::Error::with_issues(e.kind(), &what, e.issues().to_vec()))
+            (400, crate::error::Error::with_issues(e.kind(), &what, e.issues().to_vec()))
         } else {
             (400, e)
         }
@@ -177,6 +177,6 @@ fn load_scenario(mock: &MockModel, request: &HttpRequest) -> Result<Scenario, (u
     Ok(parsed)
 }
 
-fn admin_error(status: u16, error: &crate::Error) -> HttpReply {
+fn admin_error(status: u16, error: &crate::error::Error) -> HttpReply {
     json_reply(status, vec![], &json!({ "error": error.to_json() }))
 }

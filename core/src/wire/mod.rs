@@ -259,7 +259,7 @@ pub(crate) fn sse_event(name: Option<&str>, data: &str) -> String {
 /// The streamed reply around `frames`: SSE headers with the request id, and the end the stream asks for (a cut
 /// connection only when it fails with the `connection_cut` form).
 pub(crate) fn stream_reply(stream: &EventStream, id_header: &str, request_id: &str, frames: Vec<Frame>) -> HttpReply {
-    let cut = stream.error().is_some() && stream.stream_break() == crate::StreamBreak::ConnectionCut;
+    let cut = stream.error().is_some() && stream.stream_break() == crate::script::StreamBreak::ConnectionCut;
     HttpReply::Stream {
         stall_ms: stream.stall_ms(),
         status: 200,
@@ -277,7 +277,7 @@ trait ChatProtocol {
     fn decode(body: &serde_json::Value) -> Result<DecodedRequest, String>;
     /// A whole response.
     fn encode_response(
-        response: &crate::ChatResponse,
+        response: &crate::model::ChatResponse,
         envelope: &Envelope,
         request: &DecodedRequest,
         request_id: &str,
@@ -378,7 +378,8 @@ fn whole_answer<P: ChatProtocol>(mock: &MockModel, http: &HttpRequest, decoded: 
             other => other,
         },
         (Ok(_), None) => {
-            let error = CallError::Cuecard(crate::Error::new(ErrorKind::Internal, "an answer without an envelope"));
+            let error =
+                CallError::Cuecard(crate::error::Error::new(ErrorKind::Internal, "an answer without an envelope"));
             call_error_reply(P::DIALECT, &error, &request_id, delay_ms)
         }
         (Err(error), _) => call_error_reply(P::DIALECT, &error, &request_id, delay_ms),
@@ -396,11 +397,11 @@ fn call_error_reply(dialect: Dialect, error: &CallError, request_id: &str, delay
     errors::cuecard_reply(dialect, 500, kind, &message, request_id)
 }
 
-fn endpoint_metadata(endpoint: &str, http: &HttpRequest) -> crate::RequestMetadata {
-    crate::RequestMetadata {
+fn endpoint_metadata(endpoint: &str, http: &HttpRequest) -> crate::model::RequestMetadata {
+    crate::model::RequestMetadata {
         operation: http.header(OPERATION_HEADER).map(str::to_string),
         endpoint: Some(endpoint.to_string()),
-        ..crate::RequestMetadata::default()
+        ..crate::model::RequestMetadata::default()
     }
 }
 

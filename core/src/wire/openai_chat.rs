@@ -50,7 +50,7 @@ impl ChatProtocol for OpenAiChat {
             stop: json::string_or_strings(top, "stop", "request")?,
             seed: json::optional_i64(top, "seed", "request")?,
             stream: json::optional_bool(top, "stream", "request")?,
-            metadata: crate::RequestMetadata::default(),
+            metadata: crate::model::RequestMetadata::default(),
         };
         Ok(DecodedRequest { request, include_usage })
     }

@@ -76,7 +76,7 @@ impl ChatProtocol for OpenAiResponses {
             stop: Vec::new(),
             seed: None,
             stream: json::optional_bool(top, "stream", "request")?,
-            metadata: crate::RequestMetadata::default(),
+            metadata: crate::model::RequestMetadata::default(),
         };
         Ok(DecodedRequest { request, include_usage: false })
     }
