@@ -3,7 +3,8 @@
 # checks. Each surface prints its own closing line; the script fails if any step fails. Rust builds share one
 # CARGO_TARGET_DIR (debug for the tests, release once for `pip install ./python`).
 #
-# Needs: rustup/cargo, python3 with venv and pip, node and npm, and access to crates.io, PyPI and npm.
+# Needs: rustup/cargo, python3 with venv and pip, node and npm, cc/c++ with valgrind and Debian's libcjson-dev,
+# and access to crates.io, PyPI and npm.
 # .ci/run installs what a fresh machine lacks and then calls this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +34,9 @@ echo "wasm32 check: 1 passed, 0 failed"
 
 step "rust: README quickstart"
 cargo run -q --locked -p cuecard --example quickstart
+
+step "c: the C ABI (header, suite plain + valgrind + ASan/UBSan, example dynamic + static)"
+ffi/tests/c/run.sh
 
 step "python: tools and SDKs (venv)"
 PY_VENV="$CARGO_TARGET_DIR/ci-venv"

@@ -414,6 +414,84 @@ impl MockMemory {
     pub fn reset(&self) {
         *self.lock() = Store::default();
     }
+
+    /// Calls `method` with its arguments as a JSON object of the parameter names (`{"agent_id": "a1",
+    /// "metadata": {...}}` for `create_thread`, `{"entry": {...}}` for `add_entry`, `{"query": {...}}` for
+    /// `get_entries`) and returns the result as JSON (`null` for methods without one): the entry point of
+    /// bindings that speak JSON, such as the C ABI.
+    pub fn call_json(&self, method: MemoryMethod, arguments: Value) -> Result<Value> {
+        #[derive(Deserialize, Default)]
+        #[serde(deny_unknown_fields)]
+        struct Arguments {
+            #[serde(default)]
+            agent_id: Option<String>,
+            #[serde(default)]
+            thread_id: Option<String>,
+            #[serde(default)]
+            entry_id: Option<String>,
+            #[serde(default)]
+            metadata: Option<Map<String, Value>>,
+            #[serde(default)]
+            entry: Option<NewEntry>,
+            #[serde(default)]
+            query: Option<EntryQuery>,
+        }
+        let arguments: Arguments = match arguments {
+            Value::Null => Arguments::default(),
+            other => serde_path_to_error::deserialize(other).map_err(|e| {
+                crate::error::invalid_argument(format!(
+                    "invalid arguments of {} at {}: {}",
+                    method.name(),
+                    e.path(),
+                    e.inner()
+                ))
+                .with_context("argument", "arguments")
+            })?,
+        };
+        let missing = |name: &str| {
+            crate::error::invalid_argument(format!("{} needs the argument {name:?}", method.name()))
+                .with_context("argument", name)
+        };
+        let thread_id = || arguments.thread_id.clone().ok_or_else(|| missing("thread_id"));
+        let entry_id = || arguments.entry_id.clone().ok_or_else(|| missing("entry_id"));
+        Ok(match method {
+            MemoryMethod::Connect => {
+                self.connect();
+                Value::Null
+            }
+            MemoryMethod::Disconnect => {
+                self.disconnect();
+                Value::Null
+            }
+            MemoryMethod::CreateThread => {
+                let agent_id = arguments.agent_id.clone().ok_or_else(|| missing("agent_id"))?;
+                to_value(&self.create_thread(&agent_id, arguments.metadata.clone(), arguments.thread_id.as_deref()))
+            }
+            MemoryMethod::GetThread => to_value(&self.get_thread(&thread_id()?)),
+            MemoryMethod::UpdateThread => {
+                to_value(&self.update_thread(&thread_id()?, arguments.metadata.clone().unwrap_or_default())?)
+            }
+            MemoryMethod::DeleteThread => {
+                self.delete_thread(&thread_id()?);
+                Value::Null
+            }
+            MemoryMethod::AddEntry => {
+                to_value(&self.add_entry(arguments.entry.clone().ok_or_else(|| missing("entry"))?))
+            }
+            MemoryMethod::GetEntries => {
+                to_value(&self.get_entries(&arguments.query.clone().ok_or_else(|| missing("query"))?))
+            }
+            MemoryMethod::GetEntry => to_value(&self.get_entry(&entry_id()?)),
+            MemoryMethod::DeleteEntry => {
+                self.delete_entry(&entry_id()?);
+                Value::Null
+            }
+            MemoryMethod::ClearThread => {
+                self.clear_thread(&thread_id()?);
+                Value::Null
+            }
+        })
+    }
 }
 
 #[cfg(test)]
@@ -464,5 +542,22 @@ mod tests {
         memory.disconnect();
         assert!(!memory.is_connected());
         assert!(memory.get_thread("thread_1").is_some(), "disconnect keeps the data");
+    }
+
+    #[test]
+    fn every_method_can_be_called_with_json() {
+        let memory = MockMemory::new();
+        let call = |method: &str, args: Value| memory.call_json(method.parse().unwrap(), args);
+        assert_eq!(call("connect", Value::Null).unwrap(), Value::Null);
+        assert_eq!(call("createThread", json!({"agent_id": "a1"})).unwrap()["id"], "thread_1");
+        let entry = call("add_entry", json!({"entry": {"thread_id": "thread_1", "message": "hi"}})).unwrap();
+        assert_eq!(entry["id"], "entry_1");
+        assert_eq!(call("get_entries", json!({"query": {"thread_id": "thread_1"}})).unwrap()[0]["message"], "hi");
+        assert_eq!(call("update_thread", json!({"thread_id": "nope"})).unwrap_err().code(), "not_found");
+        let err = call("get_thread", json!({})).unwrap_err();
+        assert_eq!((err.code(), err.message()), ("invalid_argument", "get_thread needs the argument \"thread_id\""));
+        assert_eq!(call("get_entry", json!({"entry": 1})).unwrap_err().code(), "invalid_argument");
+        // update_thread on an unknown thread is recorded (as Cogitator records every call); bad arguments are not.
+        assert_eq!(memory.calls().len(), 5);
     }
 }

@@ -102,8 +102,9 @@ impl Server {
                         }
                     }
                 });
-                // Connections still open after the graceful period are dropped here, without waiting.
-                runtime.shutdown_background();
+                // Connections still open after the graceful period are dropped here; the worker threads get a moment
+                // to end, so that once `stop` returns no thread of the server is left running.
+                runtime.shutdown_timeout(Duration::from_millis(100));
             })
             .map_err(io)?;
         match ready_rx.recv() {

@@ -20,4 +20,4 @@ mod verbs;
 pub use host_data::{to_json, HostNode, HostReadError, HostValue, MAX_DEPTH};
 pub use request::RequestInput;
 pub use responder::{step_from_answer, step_from_answer_json, JsonResponder};
-pub use spec::{FailSpec, MatchSpec, RouteSpec, SpecProblem, StepInput, StepSpec, ToolCallSpec};
+pub use spec::{FailSpec, MatchSpec, RouteOptions, RouteSpec, SpecProblem, StepInput, StepSpec, ToolCallSpec};

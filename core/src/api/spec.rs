@@ -417,6 +417,32 @@ impl MatchSpec {
     }
 }
 
+/// How a binding starts a route: the match criteria and the route's own exhaustion policy in one object
+/// (`{"operation": "classify", "on_exhausted": "cycle"}`), as `route(...)` takes them in every language.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouteOptions {
+    /// The request's operation name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation: Option<String>,
+    /// The request's model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The endpoint the request arrived on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    /// What the route does after its last step, instead of the mock's policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_exhausted: Option<Exhaustion>,
+}
+
+impl RouteOptions {
+    /// The match criteria.
+    pub fn matcher(&self) -> MatchSpec {
+        MatchSpec { operation: self.operation.clone(), model: self.model.clone(), endpoint: self.endpoint.clone() }
+    }
+}
+
 /// A route in the scenario format: a match, an exhaustion policy and the steps.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

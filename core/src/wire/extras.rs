@@ -129,11 +129,7 @@ pub(crate) fn admin(mock: &MockModel, request: &HttpRequest) -> HttpReply {
             Ok(s) => json_reply(200, vec![], &json!({"ok": true, "routes": s.routes().len(), "steps": s.step_count()})),
             Err((status, error)) => admin_error(status, &error),
         },
-        ("GET", "/_cuecard/journal") => {
-            let body = json!({"count": mock.request_count(), "counts": mock.counts(), "unused_steps": mock.unused_steps(),
-                "entries": mock.entries()});
-            json_reply(200, vec![], &body)
-        }
+        ("GET", "/_cuecard/journal") => json_reply(200, vec![], &journal_document(mock)),
         ("POST", "/_cuecard/reset") => {
             mock.reset();
             json_reply(200, vec![], &json!({"ok": true}))
@@ -147,6 +143,13 @@ pub(crate) fn admin(mock: &MockModel, request: &HttpRequest) -> HttpReply {
             ),
         ),
     }
+}
+
+/// The journal as one document: `{"count", "counts", "unused_steps", "entries"}` (the admin endpoint's body, and
+/// what the C ABI's `cuecard_mock_journal` gives).
+pub fn journal_document(mock: &MockModel) -> Value {
+    json!({"count": mock.request_count(), "counts": mock.counts(), "unused_steps": mock.unused_steps(),
+        "entries": mock.entries()})
 }
 
 fn load_scenario(mock: &MockModel, request: &HttpRequest) -> Result<Scenario, (u16, crate::error::Error)> {

@@ -28,6 +28,7 @@ use crate::stream::{Envelope, EventStream};
 use serde::{Deserialize, Serialize};
 
 pub use errors::{error_reply, Dialect};
+pub use extras::journal_document;
 
 /// Largest request body accepted; larger bodies get a provider-shaped 413.
 pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
