@@ -41,6 +41,7 @@ pub mod server;
 pub mod stream;
 pub mod tokenize;
 pub mod tools;
+pub mod turn;
 pub mod usage;
 pub mod verify;
 pub mod wire;
@@ -51,7 +52,7 @@ pub use error::{Error, ErrorKind, Issue, Result};
 pub use failure::{ProviderError, ProviderErrorKind};
 pub use journal::{JournalEntry, Outcome, RawRequest};
 pub use memory::MockMemory;
-pub use mock::{Exchange, MockBuilder, MockModel, Timed, UnusedStep};
+pub use mock::{Exchange, MockBuilder, MockModel, StreamResult, Timed, UnusedStep};
 pub use model::{
     AssistantMessage, ChatRequest, ChatResponse, ContentPart, FinishReason, Message, RequestMetadata, ResponseFormat,
     Role, ToolCall, ToolChoice, ToolDefinition, Usage,
@@ -67,6 +68,7 @@ pub use server::{Server, ServerOptions};
 pub use stream::{Envelope, EventStream, StreamEvent, TimedEvent};
 pub use tokenize::{count_tokens, tokenize};
 pub use tools::{MockTool, MockToolOptions};
+pub use turn::{Pending, Turn};
 pub use usage::UsagePolicy;
 
 /// The crate version.

@@ -17,6 +17,7 @@ use crate::script::{
     Script, Step, StepBody, StepTiming, StreamBreak, Timing,
 };
 use crate::stream::{self, Envelope, EventStream, StreamPlan, TimedEvent};
+use crate::turn::{Pending, Turn};
 use crate::usage::{self, UsagePolicy};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -42,6 +43,17 @@ pub struct Exchange {
     pub stall_ms: u64,
     /// The ids, model and time of the answer, when a step was taken.
     pub envelope: Option<Envelope>,
+}
+
+/// The events of a streamed call, or cuecard's own error (or a host callback's) with the request's journal index.
+pub type StreamResult = std::result::Result<EventStream, (u64, CallError)>;
+
+/// The responder of a taken step that is computed.
+fn computed_responder(taken: &Taken) -> Option<Arc<dyn Responder>> {
+    match &taken.step.body {
+        StepBody::Compute(responder) => Some(responder.clone()),
+        _ => None,
+    }
 }
 
 /// A step of the script that no request took, for "all steps used" checks.
@@ -422,15 +434,33 @@ impl MockModel {
 
     /// Like [`MockModel::chat_timed`], also journaling the raw wire request and telling its journal index.
     pub fn chat_timed_raw(&self, request: &ChatRequest, raw: Option<RawRequest>) -> Exchange {
+        self.chat_timed_turn(request, raw).finish(self)
+    }
+
+    /// Like [`MockModel::chat_timed_raw`], stopping at a computed step so the host can answer it later
+    /// ([`Turn`]).
+    pub fn chat_timed_turn(&self, request: &ChatRequest, raw: Option<RawRequest>) -> Turn<Exchange> {
         let taken = match self.take(request, raw) {
             Ok(taken) => taken,
             Err((index, e)) => {
-                return Exchange { index, result: Err(e), delay_ms: 0, stall_ms: 0, envelope: None };
+                return Turn::Done(Exchange { index, result: Err(e), delay_ms: 0, stall_ms: 0, envelope: None });
             }
         };
+        match computed_responder(&taken) {
+            Some(responder) => Turn::Pending(Pending::new(
+                request.clone(),
+                responder,
+                Box::new(move |mock, request, answer| mock.exchange(request, taken, Some(answer))),
+            )),
+            None => Turn::Done(self.exchange(request, taken, None)),
+        }
+    }
+
+    /// The whole answer of a taken step (`computed`: the answer of a computed step, when the host gave it).
+    fn exchange(&self, request: &ChatRequest, taken: Taken, computed: Option<Result<Step, CallError>>) -> Exchange {
         let index = taken.entry_index;
         let at_ms = taken.at_ms;
-        match self.resolve(request, taken).map_err(|failure| *failure) {
+        match self.resolve(request, taken, computed).map_err(|failure| *failure) {
             Ok(resolved) => {
                 let delay_ms = stream::planned_delay(&plan(&resolved, at_ms));
                 let result = match resolved.step.fail_after.as_ref() {
@@ -461,15 +491,37 @@ impl MockModel {
 
     /// Like [`MockModel::chat_stream`], also journaling the raw wire request; an error comes with the journal
     /// index of the request.
-    pub fn chat_stream_raw(
+    pub fn chat_stream_raw(&self, request: &ChatRequest, raw: Option<RawRequest>) -> StreamResult {
+        self.chat_stream_turn(request, raw).finish(self)
+    }
+
+    /// Like [`MockModel::chat_stream_raw`], stopping at a computed step so the host can answer it later
+    /// ([`Turn`]).
+    pub fn chat_stream_turn(&self, request: &ChatRequest, raw: Option<RawRequest>) -> Turn<StreamResult> {
+        let taken = match self.take(request, raw) {
+            Ok(taken) => taken,
+            Err(error) => return Turn::Done(Err(error)),
+        };
+        match computed_responder(&taken) {
+            Some(responder) => Turn::Pending(Pending::new(
+                request.clone(),
+                responder,
+                Box::new(move |mock, request, answer| mock.event_stream(request, taken, Some(answer))),
+            )),
+            None => Turn::Done(self.event_stream(request, taken, None)),
+        }
+    }
+
+    /// The events of a taken step (`computed` as for [`MockModel::exchange`]).
+    fn event_stream(
         &self,
         request: &ChatRequest,
-        raw: Option<RawRequest>,
-    ) -> Result<EventStream, (u64, CallError)> {
-        let taken = self.take(request, raw)?;
+        taken: Taken,
+        computed: Option<Result<Step, CallError>>,
+    ) -> StreamResult {
         let entry_index = taken.entry_index;
         let at_ms = taken.at_ms;
-        match self.resolve(request, taken).map_err(|failure| *failure) {
+        match self.resolve(request, taken, computed).map_err(|failure| *failure) {
             Ok(resolved) => {
                 let events = plan_events(&resolved, at_ms);
                 let delay_ms = stream::total_delay(&events);
@@ -604,12 +656,18 @@ impl MockModel {
 
     /// Builds the answer of a taken step; runs a computed step's callback. `Err` carries the failure to report
     /// (the journal entry is already settled then).
-    fn resolve(&self, request: &ChatRequest, taken: Taken) -> Result<Resolved, Box<Failure>> {
+    fn resolve(
+        &self,
+        request: &ChatRequest,
+        taken: Taken,
+        computed: Option<Result<Step, CallError>>,
+    ) -> Result<Resolved, Box<Failure>> {
         let Taken { entry_index, step, number, tool_call_ids, at_ms, usage, step_defaults } = taken;
         let mut ids = tool_call_ids.into_iter();
         let (step, timing, mut ids): (Arc<Step>, Timing, Box<dyn Iterator<Item = u64>>) = match &step.body {
             StepBody::Compute(responder) => {
-                let computed = match responder.respond(request) {
+                let answer = computed.unwrap_or_else(|| responder.respond(request));
+                let computed = match answer {
                     Ok(computed) if computed.is_computed() => Err(CallError::Cuecard(callback_failed(
                         "a computed step returned another computed step; return an answer, a response or a failure",
                     ))),

@@ -86,6 +86,13 @@ pub struct Answer {
 pub trait Responder: Send + Sync {
     /// Computes the step that answers `request`. The returned step may not itself be computed.
     fn respond(&self, request: &ChatRequest) -> Result<Step, CallError>;
+
+    /// For hosts whose callbacks may answer later (a JS function returning a Promise): the key under which the
+    /// host keeps the callback. A [`crate::Turn`] that stops at this step hands the key back, so the host can
+    /// await its callback and [`crate::Pending::resume`] the call, instead of `respond` blocking a thread.
+    fn host_key(&self) -> Option<u64> {
+        None
+    }
 }
 
 impl<F> Responder for F

@@ -211,3 +211,60 @@ fn reset_rewinds_the_script_and_forgets_requests() {
     let again = mock.chat(&request("x")).unwrap();
     assert_eq!((again.text(), again.id.as_deref()), ("one", Some("chatcmpl-1")));
 }
+
+#[test]
+fn a_turn_stops_at_a_host_computed_step_and_resumes_with_the_answer_given_later() {
+    use cuecard::api::{step_from_answer, JsonResponder};
+    use cuecard::{Outcome, Turn};
+    let mock = MockModel::new();
+    let responder = JsonResponder::new(|_: &ChatRequest| -> Result<serde_json::Value, CallError> {
+        panic!("a deferred step is answered by the host, not here")
+    })
+    .with_host_key(7);
+    mock.then_computes(Arc::new(responder)).unwrap();
+    mock.then_responds("second").unwrap();
+
+    let Turn::Pending(pending) = mock.chat_timed_turn(&request("first question"), None) else {
+        panic!("the computed step must stop the call");
+    };
+    assert_eq!(pending.host_key(), Some(7));
+    assert_eq!(pending.request().messages[0].text(), "first question");
+    assert_eq!(mock.entries()[0].outcome, Outcome::Pending, "journaled on arrival, still pending");
+
+    // A request arriving while the first waits takes the next step: arrival order, not completion order.
+    let Turn::Done(second) = mock.chat_timed_turn(&request("later"), None) else { panic!("a scripted step") };
+    assert_eq!(second.result.unwrap().text(), "second");
+
+    let exchange = pending.resume(&mock, step_from_answer(json!({"text": "computed later"})));
+    assert_eq!(exchange.index, 0);
+    assert_eq!(exchange.result.unwrap().text(), "computed later");
+    let entries = mock.entries();
+    assert_eq!(entries[0].outcome, Outcome::Answered);
+    assert_eq!(entries[0].response.as_ref().unwrap().text(), "computed later");
+}
+
+#[test]
+fn a_resumed_wire_request_is_encoded_by_its_protocol_and_a_host_error_is_journaled() {
+    use cuecard::api::JsonResponder;
+    use cuecard::wire::{handle_turn, HttpReply, HttpRequest};
+    use cuecard::{Outcome, Turn};
+    let mock = MockModel::new();
+    let unreachable = |_: &ChatRequest| -> Result<serde_json::Value, CallError> { panic!("deferred") };
+    mock.then_computes(Arc::new(JsonResponder::new(unreachable).with_host_key(1))).unwrap();
+    mock.then_computes(Arc::new(JsonResponder::new(unreachable).with_host_key(2))).unwrap();
+    let body = br#"{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}"#.to_vec();
+    let http = HttpRequest::new("POST", "/v1/chat/completions", vec![], body);
+
+    let Turn::Pending(pending) = handle_turn(&mock, &http) else { panic!("computed") };
+    let reply = pending.resume(&mock, cuecard::api::step_from_answer(json!("from the host")));
+    let HttpReply::Full { status, body, .. } = reply else { panic!("a whole answer") };
+    assert_eq!(status, 200);
+    assert!(body.contains("from the host"), "{body}");
+
+    let Turn::Pending(pending) = handle_turn(&mock, &http) else { panic!("computed") };
+    let failure = CallError::Host(HostError::new("boom", Arc::new(())));
+    let HttpReply::Full { status, body, .. } = pending.resume(&mock, Err(failure)) else { panic!("an error reply") };
+    assert_eq!(status, 500);
+    assert!(body.contains("boom"), "{body}");
+    assert!(matches!(mock.entries()[1].outcome, Outcome::CallbackFailed { .. }));
+}

@@ -57,12 +57,24 @@ pub trait HostValue: Sized {
     fn identity(&self) -> Option<usize> {
         None
     }
+
+    /// Whether `self` and `other` are the same container, for hosts whose values have no stable address (a JS
+    /// handle): asked only when [`HostValue::identity`] is `None`, of each container on the current path.
+    fn same_container(&self, _other: &Self) -> bool {
+        false
+    }
+}
+
+/// The containers on the path to the value being converted, innermost first.
+struct Ancestor<'a, H> {
+    value: &'a H,
+    parent: Option<&'a Ancestor<'a, H>>,
 }
 
 /// Converts the host value given as the parameter `argument` into JSON, enforcing the limits.
 pub fn to_json<H: HostValue>(value: &H, argument: &str) -> Result<Value> {
     let mut walker = Walker { argument, path: Vec::new(), open: Vec::new() };
-    walker.convert(value)
+    walker.convert(value, None)
 }
 
 enum Segment {
@@ -101,7 +113,7 @@ impl Walker<'_> {
             .with_context("path", path)
     }
 
-    fn convert<H: HostValue>(&mut self, value: &H) -> Result<Value> {
+    fn convert<H: HostValue>(&mut self, value: &H, ancestors: Option<&Ancestor<'_, H>>) -> Result<Value> {
         let node = value.read().map_err(|e| match e {
             HostReadError::NotJson(type_name) => self.error(
                 ErrorKind::InvalidArgument,
@@ -131,22 +143,24 @@ impl Walker<'_> {
             },
             HostNode::Str(s) => Value::String(s),
             HostNode::List(items) => {
-                self.enter(value)?;
+                self.enter(value, ancestors)?;
+                let here = Ancestor { value, parent: ancestors };
                 let mut out = Vec::with_capacity(items.len());
                 for (i, item) in items.iter().enumerate() {
                     self.path.push(Segment::Index(i));
-                    out.push(self.convert(item)?);
+                    out.push(self.convert(item, Some(&here))?);
                     self.path.pop();
                 }
                 self.leave(value);
                 Value::Array(out)
             }
             HostNode::Map(entries) => {
-                self.enter(value)?;
+                self.enter(value, ancestors)?;
+                let here = Ancestor { value, parent: ancestors };
                 let mut out = Map::new();
                 for (key, item) in &entries {
                     self.path.push(Segment::Key(key.clone()));
-                    let converted = self.convert(item)?;
+                    let converted = self.convert(item, Some(&here))?;
                     self.path.pop();
                     out.insert(key.clone(), converted);
                 }
@@ -156,13 +170,21 @@ impl Walker<'_> {
         })
     }
 
-    fn enter<H: HostValue>(&mut self, container: &H) -> Result<()> {
+    fn enter<H: HostValue>(&mut self, container: &H, ancestors: Option<&Ancestor<'_, H>>) -> Result<()> {
+        let cycle = || self.error(ErrorKind::InvalidArgument, "the data contains itself (a cycle)");
         if let Some(id) = container.identity() {
             if self.open.contains(&id) {
-                return Err(self.error(ErrorKind::InvalidArgument, "the data contains itself (a cycle)"));
+                return Err(cycle());
             }
             self.open.push(id);
         } else {
+            let mut next = ancestors;
+            while let Some(ancestor) = next {
+                if ancestor.value.same_container(container) {
+                    return Err(cycle());
+                }
+                next = ancestor.parent;
+            }
             self.open.push(usize::MAX);
         }
         if self.open.len() > MAX_DEPTH {
@@ -314,6 +336,33 @@ mod tests {
         let err = to_json(&Fake::Shared(shared.clone()), "request").unwrap_err();
         assert_eq!(err.message(), "invalid request at [1]: the data contains itself (a cycle)");
         shared.borrow_mut().clear(); // break the Rc cycle
+    }
+
+    /// A host without addresses (like JS handles): a shared list compared by `same_container` only.
+    struct Handle(Rc<std::cell::RefCell<Vec<Handle>>>);
+
+    impl HostValue for Handle {
+        fn read(&self) -> std::result::Result<HostNode<Handle>, HostReadError> {
+            Ok(HostNode::List(self.0.borrow().iter().map(|h| Handle(h.0.clone())).collect()))
+        }
+
+        fn same_container(&self, other: &Handle) -> bool {
+            Rc::ptr_eq(&self.0, &other.0)
+        }
+    }
+
+    #[test]
+    fn a_host_without_addresses_still_has_its_cycles_named() {
+        let inner = Rc::new(std::cell::RefCell::new(Vec::new()));
+        let outer = Rc::new(std::cell::RefCell::new(vec![Handle(inner.clone())]));
+        // The same list twice side by side is not a cycle.
+        inner.borrow_mut().push(Handle(Rc::new(std::cell::RefCell::new(Vec::new()))));
+        outer.borrow_mut().push(Handle(inner.clone()));
+        assert_eq!(to_json(&Handle(outer.clone()), "data").unwrap(), json!([[[]], [[]]]));
+        inner.borrow_mut().push(Handle(outer.clone()));
+        let err = to_json(&Handle(outer.clone()), "data").unwrap_err();
+        assert_eq!(err.message(), "invalid data at [0][1]: the data contains itself (a cycle)");
+        inner.borrow_mut().clear(); // break the Rc cycle
     }
 
     #[test]

@@ -11,6 +11,7 @@ use serde_json::Value;
 /// A [`Responder`] over a host function returning JSON data (already converted from the host's value).
 pub struct JsonResponder<F> {
     host: F,
+    host_key: Option<u64>,
 }
 
 impl<F> JsonResponder<F>
@@ -19,7 +20,13 @@ where
 {
     /// Wraps `host`, which returns the answer as JSON data or the host's own error ([`CallError::Host`]).
     pub fn new(host: F) -> JsonResponder<F> {
-        JsonResponder { host }
+        JsonResponder { host, host_key: None }
+    }
+
+    /// Names the host's callback for hosts that answer computed steps asynchronously ([`Responder::host_key`]).
+    pub fn with_host_key(mut self, key: u64) -> JsonResponder<F> {
+        self.host_key = Some(key);
+        self
     }
 }
 
@@ -29,6 +36,10 @@ where
 {
     fn respond(&self, request: &ChatRequest) -> Result<Step, CallError> {
         step_from_answer((self.host)(request)?)
+    }
+
+    fn host_key(&self) -> Option<u64> {
+        self.host_key
     }
 }
 

@@ -21,10 +21,11 @@ mod openai_responses;
 
 use crate::error::ErrorKind;
 use crate::journal::RawRequest;
-use crate::mock::MockModel;
+use crate::mock::{Exchange, MockModel, StreamResult};
 use crate::model::ChatRequest;
 use crate::script::CallError;
 use crate::stream::{Envelope, EventStream};
+use crate::turn::Turn;
 use serde::{Deserialize, Serialize};
 
 pub use errors::{error_reply, Dialect};
@@ -295,22 +296,31 @@ pub(crate) struct DecodedRequest {
 }
 
 /// Answers one HTTP request against `mock`. Every request except the admin surface is journaled exactly once.
+/// A computed step's callback runs on this thread.
 pub fn handle(mock: &MockModel, request: &HttpRequest) -> HttpReply {
+    handle_turn(mock, request).finish(mock)
+}
+
+/// Like [`handle`], stopping at a computed step so a host whose callbacks answer later (a JS Promise) can
+/// resume the request when its callback has answered ([`crate::Turn`]).
+pub fn handle_turn(mock: &MockModel, request: &HttpRequest) -> Turn<HttpReply> {
     let path = request.path.trim_end_matches('/');
     let path = path.strip_prefix("/v1").unwrap_or(path);
     match (request.method.as_str(), path) {
         ("POST", "/chat/completions") => chat::<openai_chat::OpenAiChat>(mock, request),
         ("POST", "/responses") => chat::<openai_responses::OpenAiResponses>(mock, request),
         ("POST", "/messages") => chat::<anthropic::AnthropicMessages>(mock, request),
-        ("GET", "/models") => extras::models(mock, request),
-        ("POST", "/embeddings") => extras::embeddings(mock, request),
-        (_, p) if p.starts_with("/_cuecard") || request.path.starts_with("/_cuecard") => extras::admin(mock, request),
+        ("GET", "/models") => Turn::Done(extras::models(mock, request)),
+        ("POST", "/embeddings") => Turn::Done(extras::embeddings(mock, request)),
+        (_, p) if p.starts_with("/_cuecard") || request.path.starts_with("/_cuecard") => {
+            Turn::Done(extras::admin(mock, request))
+        }
         (method, _) => {
             let dialect =
                 if request.header("anthropic-version").is_some() { Dialect::Anthropic } else { Dialect::OpenAi };
             let message = format!("unknown path: {method} {} (cuecard serves /v1/chat/completions, /v1/responses, /v1/messages, /v1/models, /v1/embeddings)", request.path);
             let index = mock.reject(ChatRequest::default(), Some(raw(request)), message.clone());
-            errors::cuecard_reply(dialect, 404, ErrorKind::NotFound, &message, &request_id(index))
+            Turn::Done(errors::cuecard_reply(dialect, 404, ErrorKind::NotFound, &message, &request_id(index)))
         }
     }
 }
@@ -324,7 +334,7 @@ pub(crate) fn request_id(index: u64) -> String {
     format!("req_{}", index + 1)
 }
 
-fn chat<P: ChatProtocol>(mock: &MockModel, http: &HttpRequest) -> HttpReply {
+fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest) -> Turn<HttpReply> {
     let dialect = P::DIALECT;
     if http.body.len() > MAX_BODY_BYTES {
         let message =
@@ -332,7 +342,13 @@ fn chat<P: ChatProtocol>(mock: &MockModel, http: &HttpRequest) -> HttpReply {
         let request = ChatRequest { metadata: endpoint_metadata(P::ENDPOINT, http), ..ChatRequest::default() };
         let index =
             mock.reject(request, Some(RawRequest { path: http.path.clone(), body: String::new() }), message.clone());
-        return errors::cuecard_reply(dialect, 413, ErrorKind::RequestTooLarge, &message, &request_id(index));
+        return Turn::Done(errors::cuecard_reply(
+            dialect,
+            413,
+            ErrorKind::RequestTooLarge,
+            &message,
+            &request_id(index),
+        ));
     }
     let parsed: Result<serde_json::Value, String> = std::str::from_utf8(&http.body)
         .map_err(|e| format!("the request body is not valid UTF-8 (byte {})", e.valid_up_to()))
@@ -343,7 +359,13 @@ fn chat<P: ChatProtocol>(mock: &MockModel, http: &HttpRequest) -> HttpReply {
         Err(message) => {
             let request = ChatRequest { metadata: endpoint_metadata(P::ENDPOINT, http), ..ChatRequest::default() };
             let index = mock.reject(request, Some(raw(http)), message.clone());
-            return errors::cuecard_reply(dialect, 400, ErrorKind::InvalidRequest, &message, &request_id(index));
+            return Turn::Done(errors::cuecard_reply(
+                dialect,
+                400,
+                ErrorKind::InvalidRequest,
+                &message,
+                &request_id(index),
+            ));
         }
     };
     let metadata = endpoint_metadata(P::ENDPOINT, http);
@@ -351,10 +373,19 @@ fn chat<P: ChatProtocol>(mock: &MockModel, http: &HttpRequest) -> HttpReply {
     if metadata.operation.is_some() {
         decoded.request.metadata.operation = metadata.operation;
     }
-    if !decoded.request.stream {
-        return whole_answer::<P>(mock, http, &decoded);
+    if decoded.request.stream {
+        let turn = mock.chat_stream_turn(&decoded.request, Some(raw(http)));
+        turn.map(move |result| streamed_reply::<P>(result, &decoded))
+    } else {
+        let turn = mock.chat_timed_turn(&decoded.request, Some(raw(http)));
+        turn.map(move |exchange| whole_reply::<P>(exchange, &decoded))
     }
-    match mock.chat_stream_raw(&decoded.request, Some(raw(http))) {
+}
+
+/// A streamed answer, or its failure.
+fn streamed_reply<P: ChatProtocol>(result: StreamResult, decoded: &DecodedRequest) -> HttpReply {
+    let dialect = P::DIALECT;
+    match result {
         Ok(stream) => {
             let request_id = request_id(stream.request_index());
             if let Some(error) = stream.error().filter(|_| stream.response().is_none() && stream.events().len() == 1) {
@@ -362,15 +393,14 @@ fn chat<P: ChatProtocol>(mock: &MockModel, http: &HttpRequest) -> HttpReply {
                 let delay_ms = stream.events().first().map_or(0, |e| e.delay_ms) + stream.stall_ms();
                 return error_reply(dialect, error, &request_id, delay_ms);
             }
-            P::encode_stream(&stream, &decoded, &request_id)
+            P::encode_stream(&stream, decoded, &request_id)
         }
         Err((index, error)) => call_error_reply(dialect, &error, &request_id(index), 0),
     }
 }
 
 /// A non-streaming answer: the response (or failure) after the step's whole virtual duration.
-fn whole_answer<P: ChatProtocol>(mock: &MockModel, http: &HttpRequest, decoded: &DecodedRequest) -> HttpReply {
-    let exchange = mock.chat_timed_raw(&decoded.request, Some(raw(http)));
+fn whole_reply<P: ChatProtocol>(exchange: Exchange, decoded: &DecodedRequest) -> HttpReply {
     let request_id = request_id(exchange.index);
     let delay_ms = exchange.delay_ms + exchange.stall_ms;
     match (exchange.result, exchange.envelope) {
