@@ -199,6 +199,24 @@ impl MockTool {
         Timed { value: result, delay_ms }
     }
 
+    /// Records an invocation of a computed tool whose host function answered by itself, later (an async JS
+    /// function): `answer` is what it returned or why it failed; the tool's delay applies as in [`MockTool::invoke`].
+    pub fn record_computed(
+        &self,
+        arguments: &Value,
+        answer: std::result::Result<Value, CallError>,
+    ) -> Timed<std::result::Result<Value, CallError>> {
+        let delay_ms = total_delay(&self.responder);
+        let recorded = match &answer {
+            Ok(v) => Ok(v.clone()),
+            Err(e) => Err(e.to_string()),
+        };
+        let mut invocations = self.lock();
+        let index = invocations.len();
+        invocations.push(ToolInvocation { index, arguments: arguments.clone(), result: recorded, delay_ms });
+        Timed { value: answer, delay_ms }
+    }
+
     /// Calls the tool with arguments as JSON text (as a model produces them). Invalid JSON is recorded as a
     /// string argument and fails with `invalid_argument`.
     pub fn invoke_json(&self, arguments_json: &str) -> Timed<std::result::Result<Value, CallError>> {
@@ -237,6 +255,14 @@ impl MockTool {
     /// Forgets the invocations.
     pub fn reset(&self) {
         self.lock().clear();
+    }
+}
+
+/// The delay of a (possibly slow) responder.
+fn total_delay(responder: &ToolResponder) -> u64 {
+    match responder {
+        ToolResponder::Slow { delay_ms, then } => delay_ms.saturating_add(total_delay(then)),
+        _ => 0,
     }
 }
 

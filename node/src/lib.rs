@@ -1,0 +1,91 @@
+//! The native part of the npm package `cuecard`: a thin napi-rs layer over the core's host-neutral face
+//! (`docs/face.md`). One file per core module; each method converts JS values (through the core's limits on host
+//! data), calls one core function, and throws the package's error classes. Results cross as JSON text. The
+//! package's JS (`node/lib`) adds only what needs JS itself: awaiting computed answers and scripted delays, async
+//! iterables, `fetch`, the AI SDK model, the Cogitator-compatible module, test-runner matchers.
+
+// Under `cfg(test)` napi-derive registers nothing, so exported functions of private modules look unused.
+#![cfg_attr(test, allow(dead_code))]
+
+mod callback;
+mod convert;
+mod errors;
+mod memory;
+mod mock;
+mod observe;
+mod outcome;
+mod pending;
+mod server;
+mod tools;
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+/// Called once per JS thread by the package: the factory of its error classes (`makeError(family, json)`) and
+/// the dispatcher that runs computed answers for the server's threads (`dispatch(key, requestJson, ticket)`).
+#[napi(
+    ts_args_type = "makeError: (family: string, json: string) => Error, dispatch: (key: number, request: string, ticket: number) => void"
+)]
+pub fn init(
+    make_error: errors::ErrorFactory,
+    dispatch: Function<'_, FnArgs<(u32, String, u32)>, Unknown<'static>>,
+) -> Result<()> {
+    errors::set_factory(make_error);
+    let dispatcher = dispatch
+        .build_threadsafe_function::<(u32, String, u32)>()
+        .callee_handled::<false>()
+        .weak::<true>()
+        .build_callback(|ctx| Ok(FnArgs::from(ctx.value)))?;
+    callback::set_dispatcher(dispatcher);
+    Ok(())
+}
+
+/// Splits text into word-like tokens.
+#[napi]
+pub fn tokenize(text: String) -> Vec<String> {
+    cuecard::tokenize(&text).map(str::to_string).collect()
+}
+
+/// Counts the word-like tokens of a text.
+#[napi]
+pub fn count_tokens(text: String) -> u32 {
+    u32::try_from(cuecard::count_tokens(&text)).unwrap_or(u32::MAX)
+}
+
+/// Every cuecard error kind as `[code, number, description]`, so the package can prove it maps them all.
+#[napi]
+pub fn error_catalogue() -> Vec<(String, u32, String)> {
+    cuecard::ErrorKind::ALL.iter().map(|k| (k.code().to_string(), k.number(), k.description().to_string())).collect()
+}
+
+/// The name of every check the core has (the package's test proves its chain covers them).
+#[napi]
+pub fn check_names() -> Vec<String> {
+    cuecard::verify::CHECK_NAMES.iter().map(|n| n.to_string()).collect()
+}
+
+/// cuecard's version.
+#[napi]
+pub fn version() -> String {
+    cuecard::VERSION.to_string()
+}
+
+/// Runs the `cuecard` command line (`argv[0]` is the program name) and returns its exit code. It blocks this
+/// thread (`serve` runs until Ctrl-C or SIGTERM): the package's `cuecard` bin calls it and exits.
+#[napi]
+pub fn cli_main(argv: Vec<String>) -> u8 {
+    cuecard_cli::run(argv.into_iter().map(std::ffi::OsString::from))
+}
+
+/// Throws the error of a code, to prove every code maps to its class (the `testing` feature only).
+#[cfg(feature = "testing")]
+#[napi]
+pub fn testing_error(env: Env, code: String) -> Result<()> {
+    let kind = cuecard::ErrorKind::from_code(&code).ok_or_else(|| {
+        errors::throw(
+            &env,
+            &cuecard::Error::new(cuecard::ErrorKind::InvalidArgument, format!("no error code {code:?}")),
+        )
+    })?;
+    Err(errors::throw(&env, &cuecard::Error::new(kind, format!("a {code} error thrown on purpose"))))
+}
