@@ -4,12 +4,60 @@
 const native = require('./native.js');
 const errors = require('./errors.js');
 const { MockModel, MockStream } = require('./mock.js');
+const { assertThat, verify, runCheck } = require('./verify.js');
+const { RecordingObserver } = require('./observer.js');
+const { MockTool } = require('./tools.js');
+const { MockMemory } = require('./memory.js');
+const { Server } = require('./server.js');
+const { createFetch, openaiOptions, anthropicOptions, BASE_URL } = require('./fetch.js');
+
+/** Splits text into word-like tokens. */
+function tokenize(text) {
+  if (typeof text !== 'string') throw errors.wrongType('text', 'a string', text);
+  return native.tokenize(text);
+}
+
+/** Counts the word-like tokens of a text. */
+function countTokens(text) {
+  if (typeof text !== 'string') throw errors.wrongType('text', 'a string', text);
+  return native.countTokens(text);
+}
 
 module.exports = {
   MockModel,
   MockStream,
-  tokenize: native.tokenize,
-  countTokens: native.countTokens,
+  assertThat,
+  verify,
+  runCheck,
+  RecordingObserver,
+  MockTool,
+  MockMemory,
+  Server,
+  createFetch,
+  openaiOptions,
+  anthropicOptions,
+  BASE_URL,
+  tokenize,
+  countTokens,
+  checkNames: native.checkNames,
   VERSION: native.version(),
-  ...Object.fromEntries(Object.entries(errors).filter(([name]) => /Error$/.test(name))),
+  CuecardError: errors.CuecardError,
+  InvalidScenarioError: errors.InvalidScenarioError,
+  InvalidRequestError: errors.InvalidRequestError,
+  ScriptExhaustedError: errors.ScriptExhaustedError,
+  NoRouteMatchedError: errors.NoRouteMatchedError,
+  InvalidArgumentError: errors.InvalidArgumentError,
+  InvalidStateError: errors.InvalidStateError,
+  RequestCountMismatchError: errors.RequestCountMismatchError,
+  AssertionFailedError: errors.AssertionFailedError,
+  CallbackFailedError: errors.CallbackFailedError,
+  InvalidUtf8Error: errors.InvalidUtf8Error,
+  CuecardIOError: errors.CuecardIOError,
+  ToolFailedError: errors.ToolFailedError,
+  InternalError: errors.InternalError,
+  NotFoundError: errors.NotFoundError,
+  RequestTooLargeError: errors.RequestTooLargeError,
+  HostCallbackError: errors.HostCallbackError,
+  ProviderError: errors.ProviderError,
+  errorClassFor: errors.errorClassFor,
 };

@@ -1,0 +1,12 @@
+// The ESM entry of `cuecard`: the same objects as the CommonJS entry (one addon, one set of classes).
+import cuecard from '../lib/index.js';
+
+export const {
+  MockModel, MockStream, assertThat, verify, runCheck, RecordingObserver, MockTool, MockMemory, Server, createFetch,
+  openaiOptions, anthropicOptions, BASE_URL, tokenize, countTokens, checkNames, VERSION, CuecardError,
+  InvalidScenarioError, InvalidRequestError, ScriptExhaustedError, NoRouteMatchedError, InvalidArgumentError,
+  InvalidStateError, RequestCountMismatchError, AssertionFailedError, CallbackFailedError, InvalidUtf8Error,
+  CuecardIOError, ToolFailedError, InternalError, NotFoundError, RequestTooLargeError, HostCallbackError,
+  ProviderError, errorClassFor,
+} = cuecard;
+export default cuecard;
