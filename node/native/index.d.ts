@@ -173,10 +173,11 @@ export declare class NativeTool {
 export declare function checkNames(): Array<string>
 
 /**
- * Runs the `cuecard` command line (`argv[0]` is the program name) and returns its exit code. It blocks this
- * thread (`serve` runs until Ctrl-C or SIGTERM): the package's `cuecard` bin calls it and exits.
+ * Runs the `cuecard` command line (`argv[0]` is the program name) on a worker thread; resolves to its exit
+ * code. The JS thread stays free: under Node, signals reach JS handlers, so the bin stops `serve` on Ctrl-C
+ * and SIGTERM itself.
  */
-export declare function cliMain(argv: Array<string>): number
+export declare function cliMain(argv: Array<string>): Promise<number>
 
 /** Counts the word-like tokens of a text. */
 export declare function countTokens(text: string): number

@@ -70,11 +70,30 @@ pub fn version() -> String {
     cuecard::VERSION.to_string()
 }
 
-/// Runs the `cuecard` command line (`argv[0]` is the program name) and returns its exit code. It blocks this
-/// thread (`serve` runs until Ctrl-C or SIGTERM): the package's `cuecard` bin calls it and exits.
-#[napi]
-pub fn cli_main(argv: Vec<String>) -> u8 {
-    cuecard_cli::run(argv.into_iter().map(std::ffi::OsString::from))
+/// The `cuecard` command line, run off the JS thread.
+pub struct CommandLine {
+    argv: Vec<String>,
+}
+
+impl Task for CommandLine {
+    type Output = u8;
+    type JsValue = u32;
+
+    fn compute(&mut self) -> Result<u8> {
+        Ok(cuecard_cli::run(std::mem::take(&mut self.argv).into_iter().map(std::ffi::OsString::from)))
+    }
+
+    fn resolve(&mut self, _env: Env, code: u8) -> Result<u32> {
+        Ok(u32::from(code))
+    }
+}
+
+/// Runs the `cuecard` command line (`argv[0]` is the program name) on a worker thread; resolves to its exit
+/// code. The JS thread stays free: under Node, signals reach JS handlers, so the bin stops `serve` on Ctrl-C
+/// and SIGTERM itself.
+#[napi(ts_return_type = "Promise<number>")]
+pub fn cli_main(argv: Vec<String>) -> AsyncTask<CommandLine> {
+    AsyncTask::new(CommandLine { argv })
 }
 
 /// Throws the error of a code, to prove every code maps to its class (the `testing` feature only).

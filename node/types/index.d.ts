@@ -1,0 +1,546 @@
+// Types of the package `cuecard` (hand-written over the JS in lib/; the addon's own generated types are
+// native/index.d.ts). Data crossing to the core is cuecard's neutral JSON, the same in every language, so its
+// field names are snake_case; option objects take camelCase or snake_case.
+
+// ---- the neutral data -----------------------------------------------------------------------------------------
+
+export type Role = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
+
+export type ContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image'; url?: string; data?: string; media_type?: string; detail?: string }
+  | { type: 'audio'; data: string; format: string }
+  | { type: 'file'; file_id?: string; url?: string; data?: string; media_type?: string; filename?: string };
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** The arguments as the JSON text the model produced. */
+  arguments: string;
+}
+
+export interface Message {
+  role: Role;
+  /** A text, or content parts (journaled requests always hold parts). */
+  content: string | ContentPart[];
+  thinking?: string;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  name?: string;
+}
+
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  parameters: JsonValue;
+}
+
+export type ToolChoice = 'auto' | 'none' | 'required' | { tool: { name: string } };
+
+export type ResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name?: string; schema: JsonValue; strict?: boolean };
+
+/** A request in cuecard's neutral format (what `chat` takes and the journal keeps). */
+export interface ChatRequest {
+  model?: string;
+  messages?: Message[];
+  tools?: ToolDefinition[];
+  tool_choice?: ToolChoice;
+  response_format?: ResponseFormat;
+  temperature?: number;
+  top_p?: number;
+  max_tokens?: number;
+  stop?: string[];
+  seed?: number;
+  stream?: boolean;
+  metadata?: { operation?: string; endpoint?: string; [extra: string]: JsonValue | undefined };
+}
+
+/** A request as the journal keeps it: every field resolved. */
+export interface JournaledRequest extends ChatRequest {
+  model: string;
+  messages: Array<Message & { content: ContentPart[] }>;
+}
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'other';
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+  cached_tokens?: number;
+}
+
+export interface AssistantMessage {
+  text?: string;
+  thinking?: string;
+  tool_calls?: ToolCall[];
+}
+
+export interface ChatResponse {
+  id?: string;
+  model?: string;
+  created?: number;
+  message: AssistantMessage;
+  finish_reason?: FinishReason;
+  usage?: Usage;
+}
+
+export interface ProviderFailure {
+  kind: FailureKind;
+  status: number | null;
+  retryable: boolean;
+  retry_after_ms?: number;
+  message: string;
+  error_type?: string;
+  error_code?: string;
+}
+
+interface Timing {
+  /** Milliseconds to wait before this event, after the previous one. */
+  delay_ms: number;
+  /** Virtual time of the event, in milliseconds since the mock was created. */
+  at_ms: number;
+}
+
+export type StreamEvent = Timing & (
+  | { type: 'thinking_delta'; text: string }
+  | { type: 'text_delta'; text: string }
+  | { type: 'tool_call_delta'; index: number; id: string; name: string; arguments: string }
+  | { type: 'tool_call'; index: number; call: ToolCall }
+  | { type: 'complete'; response: ChatResponse }
+  | { type: 'error'; error: ProviderFailure }
+);
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+// ---- scripting ------------------------------------------------------------------------------------------------
+
+export type FailureKind =
+  | 'rate_limited' | 'overloaded' | 'server_error' | 'unavailable' | 'timeout' | 'unauthorized' | 'forbidden'
+  | 'not_found' | 'bad_request' | 'context_length_exceeded' | 'content_filtered' | 'connection_reset' | 'custom';
+
+export interface FailureOptions {
+  status?: number;
+  message?: string;
+  retryable?: boolean;
+  retryAfterMs?: number;
+  errorType?: string;
+  errorCode?: string;
+}
+
+export interface ToolCallSpec {
+  name: string;
+  arguments?: JsonValue;
+  argumentsJson?: string;
+  id?: string;
+}
+
+/** A step: what `thenResponds` takes besides a text or a function. */
+export interface StepObject {
+  text?: string;
+  tokens?: string[];
+  thinking?: string;
+  toolCalls?: ToolCallSpec[];
+  response?: ChatResponse;
+  fail?: FailureOptions & { kind: FailureKind };
+  failAfter?: FailureOptions & { kind: FailureKind };
+  finishReason?: FinishReason;
+  usage?: { input_tokens: number; output_tokens: number; total_tokens?: number };
+  delayMs?: number;
+  ttftMs?: number;
+  tokenDelayMs?: number;
+  stallMs?: number;
+  [snakeCaseAlias: string]: unknown;
+}
+
+/** A function computing the answer from the request, sync or async. */
+export type Responder = (request: JournaledRequest) => string | StepObject | Promise<string | StepObject>;
+
+export type Exhaustion = 'fail' | 'repeat_last' | 'cycle';
+
+export interface StepTiming {
+  delayMs?: number;
+  ttftMs?: number;
+  tokenDelayMs?: number;
+  stallMs?: number;
+}
+
+export interface MockSettings {
+  instant?: boolean;
+  usage?: 'none' | 'estimate' | { input_tokens: number; output_tokens: number };
+  seed?: number;
+  providerId?: string;
+  capabilities?: string[];
+  onExhausted?: Exhaustion;
+  stepDefaults?: StepTiming;
+  journalLimit?: number | null;
+}
+
+export interface RouteOptions {
+  operation?: string;
+  model?: string;
+  endpoint?: string;
+  onExhausted?: Exhaustion;
+}
+
+export type Outcome = 'pending' | 'answered' | 'failed' | 'failed_after_tokens' | 'exhausted' | 'unmatched'
+  | 'callback_failed' | 'rejected';
+
+export interface JournalEntry {
+  index: number;
+  request: JournaledRequest;
+  raw?: { path: string; body: string };
+  route: number | null;
+  step: number | null;
+  outcome: Outcome;
+  at_ms: number;
+  kind?: string;
+  status?: number | null;
+  message?: string;
+  reason?: string;
+  response?: ChatResponse;
+  error?: ProviderFailure;
+}
+
+export interface UnusedStep {
+  route: number;
+  route_match: string;
+  step: number;
+  step_description: string;
+}
+
+export interface WaitOptions {
+  /** Aborts the wait for a scripted delay. */
+  signal?: AbortSignal;
+}
+
+/** The events of one streamed answer, each after its scripted delay. */
+export declare class MockStream implements AsyncIterable<StreamEvent> {
+  private constructor();
+  /** The events at once, without waiting. */
+  events(): Promise<StreamEvent[]>;
+  [Symbol.asyncIterator](): AsyncIterator<StreamEvent>;
+  /** The text deltas as they stream; a scripted failure is thrown where it happens. */
+  textStream(): AsyncIterable<string>;
+  /** The whole streamed text; a scripted failure is thrown after the text before it. */
+  text(): Promise<string>;
+}
+
+/** A scripted model: each request takes the next step of the route it matches; every request is journaled. */
+export declare class MockModel {
+  constructor(settings?: MockSettings);
+  static fromScenario<T extends MockModel>(this: new () => T, scenario: string | object, settings?: MockSettings): T;
+  static thatResponds<T extends MockModel>(this: new () => T, answer: string | StepObject | Responder): T;
+  static thatStreams<T extends MockModel>(this: new () => T, ...tokens: string[]): T;
+  static thatCallsTool<T extends MockModel>(this: new () => T, name: string, args?: JsonValue | string): T;
+  static thatCallsTools<T extends MockModel>(this: new () => T, calls: ToolCallSpec[]): T;
+  static thatFails<T extends MockModel>(this: new () => T, kind?: FailureKind, options?: FailureOptions): T;
+
+  thenResponds(answer: string | StepObject | Responder): this;
+  thenStreams(...tokens: string[]): this;
+  thenCallsTool(name: string, args?: JsonValue | string): this;
+  thenCallsTools(calls: ToolCallSpec[]): this;
+  thenFails(kind?: FailureKind, options?: FailureOptions): this;
+  andFails(kind?: FailureKind, options?: FailureOptions): this;
+  thenRepeats(): this;
+  route(options?: RouteOptions): this;
+  configure(settings: MockSettings): this;
+  withTokenUsage(inputTokens: number, outputTokens: number): this;
+  withDefaultDelay(delayMs: number): this;
+  settings(): Record<string, JsonValue>;
+  readonly instant: boolean;
+
+  chat(request: string | ChatRequest, options?: WaitOptions): Promise<ChatResponse>;
+  chatSync(request: string | ChatRequest): ChatResponse;
+  stream(request: string | ChatRequest, options?: WaitOptions): MockStream;
+  streamEventsSync(request: string | ChatRequest): StreamEvent[];
+
+  entries(): JournalEntry[];
+  requests(): JournaledRequest[];
+  request(): JournaledRequest;
+  lastRequest(): JournaledRequest;
+  userMessageText(): string;
+  wasCalledWith(predicate: (request: JournaledRequest) => boolean): boolean;
+  readonly requestCount: number;
+  counts(): Record<string, number>;
+  unusedSteps(): UnusedStep[];
+  unexpectedRequests(): JournalEntry[];
+  callRecords(): CallRecord[];
+  reset(): void;
+  advanceClock(ms: number): void;
+  readonly clockMs: number;
+}
+
+// ---- checks ---------------------------------------------------------------------------------------------------
+
+export type KindOrClass = string | (abstract new (...args: any[]) => unknown);
+
+export interface Check {
+  check: string;
+  [argument: string]: JsonValue;
+}
+
+export declare class Verification {
+  withObserver(observer: RecordingObserver): Verification;
+  whenCalled(operation: string): MethodCheck;
+  allStepsUsed(): this;
+  noUnexpectedRequests(): this;
+  scriptFullyUsed(): this;
+  receivedRequests(times: number): this;
+  lastRequest(): RequestCheck;
+  request(): RequestCheck;
+  requestAt(index: number): RequestCheck;
+}
+
+export declare class MethodCheck {
+  wasCalledTimes(times: number): this;
+  andRetried(times: number): this;
+  andParsedSuccessfully(): this;
+  andObservedParseFailure(): this;
+  andObservedFailure(kind: KindOrClass): this;
+  andFailedWith(kind: KindOrClass): this;
+  emittedProvider(providerId: string): this;
+  andCalledTool(name: string): this;
+  andCalledToolTimes(name: string, times: number): this;
+}
+
+export declare class RequestCheck {
+  hasLastUserMessageContaining(text: string): this;
+  hasSystemMessageContaining(text: string): this;
+  offersTool(name: string): this;
+  offersExactlyTools(names: string[]): this;
+  hasJsonSchemaResponseFormat(name?: string): this;
+  hasModel(model: string): this;
+}
+
+/** Starts checks over a mock; a failed check throws `AssertionFailedError`. */
+export declare function assertThat(mock: MockModel): Verification;
+export declare const verify: typeof assertThat;
+/** Runs one check given as data (`{check: 'was_called_times', operation: 'greet', times: 2}`). */
+export declare function runCheck(mock: MockModel, check: Check, observer?: RecordingObserver): void;
+/** The name of every check the core has. */
+export declare function checkNames(): string[];
+
+// ---- observer, tools, memory, server, fetch -------------------------------------------------------------------
+
+export interface CallRecord {
+  context: { operation: string | null; service: string | null; provider_id: string; model: string; attempt: number };
+  response: ChatResponse | null;
+  failure: { kind: string; status: number | null; retryable: boolean; message: string; type_names: string[] } | null;
+  parse_failure_summary: string | null;
+  parse_success: boolean | null;
+  completed: boolean;
+  cancelled: boolean;
+  engine_events: Array<{ name: string; attributes: Record<string, JsonValue> }>;
+}
+
+export interface CallContext {
+  operation?: string;
+  service?: string;
+  providerId?: string;
+  model?: string;
+  attempt?: number;
+}
+
+export declare class CallObservation {
+  readonly index: number;
+  onProviderResponse(response: ChatResponse): void;
+  onProviderFailure(failure: unknown, options?: { status?: number; retryable?: boolean }): void;
+  onStructuredParseFailure(rawResponse: string, errorSummary: string): void;
+  onEngineEvent(name: string, attributes?: Record<string, JsonValue>): void;
+  onCallCompleted(parseSuccess?: boolean): void;
+  onCallCancelled(): void;
+}
+
+export declare class RecordingObserver {
+  onCallStarted(context?: CallContext | string): CallObservation;
+  callRecords(): CallRecord[];
+  clear(): void;
+}
+
+export interface ToolInvocation {
+  index: number;
+  arguments: JsonValue;
+  result?: JsonValue;
+  error?: string;
+  delay_ms: number;
+}
+
+export interface MockToolOptions {
+  name: string;
+  description?: string;
+  parameters?: JsonValue;
+  result?: JsonValue;
+  responder?: (args: any) => unknown;
+  fails?: string;
+  delayMs?: number;
+}
+
+export declare class MockTool {
+  constructor(options: MockToolOptions);
+  static fixed(name: string, description: string, result: JsonValue): MockTool;
+  static fixture(name: 'calculator' | 'weather' | 'failing' | 'slow', options?: { message?: string; delayMs?: number }): MockTool;
+  readonly name: string;
+  readonly description: string;
+  definition(): ToolDefinition;
+  invoke(args: JsonValue | string, options?: WaitOptions): Promise<JsonValue>;
+  invokeSync(args: JsonValue | string): JsonValue;
+  calls(): JsonValue[];
+  invocations(): ToolInvocation[];
+  readonly callCount: number;
+  reset(): void;
+}
+
+export interface Thread {
+  id: string;
+  agent_id: string;
+  metadata: Record<string, JsonValue>;
+  created_at_ms: number;
+  updated_at_ms: number;
+}
+
+export interface MemoryEntry {
+  id: string;
+  thread_id: string;
+  message: JsonValue;
+  tool_calls?: JsonValue;
+  tool_results?: JsonValue;
+  token_count: number;
+  created_at_ms: number;
+  metadata?: Record<string, JsonValue>;
+}
+
+export declare class MockMemory {
+  readonly provider: 'memory';
+  connect(): void;
+  disconnect(): void;
+  isConnected(): boolean;
+  createThread(agentId: string, metadata?: Record<string, JsonValue>, threadId?: string): Thread;
+  getThread(threadId: string): Thread | null;
+  updateThread(threadId: string, metadata: Record<string, JsonValue>): Thread;
+  deleteThread(threadId: string): void;
+  addEntry(entry: { thread_id: string; message: JsonValue; tool_calls?: JsonValue; tool_results?: JsonValue; token_count?: number; metadata?: Record<string, JsonValue> }): MemoryEntry;
+  getEntries(query: { thread_id: string; limit?: number; before_ms?: number; after_ms?: number; include_tool_calls?: boolean }): MemoryEntry[];
+  getEntry(entryId: string): MemoryEntry | null;
+  deleteEntry(entryId: string): void;
+  clearThread(threadId: string): void;
+  calls(method?: string): Array<{ method: string; args: JsonValue }>;
+  reset(): void;
+}
+
+export interface ServerOptions {
+  port?: number;
+  host?: string;
+  instant?: boolean;
+}
+
+/** The loopback server speaking the OpenAI and Anthropic wire protocols. */
+export declare class Server {
+  constructor(mock: MockModel, options?: ServerOptions);
+  readonly mock: MockModel;
+  readonly baseURL: string;
+  readonly openaiBaseURL: string;
+  readonly anthropicBaseURL: string;
+  readonly port: number;
+  stop(): void;
+  [Symbol.dispose](): void;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/** A `fetch` answered in-process by the mock (`instant` skips scripted delays; default: the mock's setting). */
+export declare function createFetch(mock: MockModel, options?: { instant?: boolean }): Fetch;
+/** `{apiKey, baseURL, fetch}` for `new OpenAI(...)`, plus `extra`. */
+export declare function openaiOptions<E extends object = {}>(mock: MockModel, extra?: E & { fetchOptions?: { instant?: boolean } }): { apiKey: string; baseURL: string; fetch: Fetch } & Omit<E, 'fetchOptions'>;
+/** `{apiKey, baseURL, fetch}` for `new Anthropic(...)`, plus `extra`. */
+export declare function anthropicOptions<E extends object = {}>(mock: MockModel, extra?: E & { fetchOptions?: { instant?: boolean } }): { apiKey: string; baseURL: string; fetch: Fetch } & Omit<E, 'fetchOptions'>;
+export declare const BASE_URL: string;
+
+export declare function tokenize(text: string): string[];
+export declare function countTokens(text: string): number;
+export declare const VERSION: string;
+
+// ---- errors ---------------------------------------------------------------------------------------------------
+
+export type ErrorCode =
+  | 'invalid_scenario' | 'invalid_request' | 'script_exhausted' | 'no_route_matched' | 'invalid_argument'
+  | 'invalid_state' | 'request_count_mismatch' | 'assertion_failed' | 'callback_failed' | 'invalid_utf8' | 'io'
+  | 'tool_failed' | 'internal' | 'not_found' | 'request_too_large' | 'host_error';
+
+interface CuecardErrorFields {
+  readonly code: ErrorCode;
+  readonly number: number;
+  readonly issues: Array<{ path: string; message: string }>;
+  readonly context: Record<string, JsonValue>;
+}
+
+/** Base class of cuecard's own errors (`instanceof` holds for every one of them). */
+export declare class CuecardError extends Error implements CuecardErrorFields {
+  static readonly code: ErrorCode;
+  constructor(message: string, data?: Partial<CuecardErrorFields>);
+  readonly code: ErrorCode;
+  readonly number: number;
+  readonly issues: Array<{ path: string; message: string }>;
+  readonly context: Record<string, JsonValue>;
+}
+export declare class InvalidScenarioError extends CuecardError {}
+export declare class InvalidRequestError extends CuecardError {}
+export declare class ScriptExhaustedError extends CuecardError {}
+export declare class NoRouteMatchedError extends CuecardError {}
+export declare class InvalidStateError extends CuecardError {}
+export declare class RequestCountMismatchError extends CuecardError {}
+export declare class CallbackFailedError extends CuecardError {}
+export declare class CuecardIOError extends CuecardError {}
+export declare class ToolFailedError extends CuecardError {}
+export declare class InternalError extends CuecardError {}
+export declare class NotFoundError extends CuecardError {}
+export declare class HostCallbackError extends CuecardError {}
+/** An argument of the wrong type or shape: a `TypeError`. */
+export declare class InvalidArgumentError extends TypeError implements CuecardErrorFields {
+  static readonly code: ErrorCode;
+  readonly code: ErrorCode;
+  readonly number: number;
+  readonly issues: Array<{ path: string; message: string }>;
+  readonly context: Record<string, JsonValue>;
+}
+export declare class InvalidUtf8Error extends TypeError implements CuecardErrorFields {
+  static readonly code: ErrorCode;
+  readonly code: ErrorCode;
+  readonly number: number;
+  readonly issues: Array<{ path: string; message: string }>;
+  readonly context: Record<string, JsonValue>;
+}
+export declare class RequestTooLargeError extends RangeError implements CuecardErrorFields {
+  static readonly code: ErrorCode;
+  readonly code: ErrorCode;
+  readonly number: number;
+  readonly issues: Array<{ path: string; message: string }>;
+  readonly context: Record<string, JsonValue>;
+}
+/** A failed check: node:assert's `AssertionError` with the core's message. */
+export declare class AssertionFailedError extends Error implements CuecardErrorFields {
+  static readonly code: ErrorCode;
+  readonly code: ErrorCode;
+  readonly number: number;
+  readonly issues: Array<{ path: string; message: string }>;
+  readonly context: Record<string, JsonValue>;
+  readonly actual: unknown;
+  readonly expected: unknown;
+}
+
+/** A scripted provider failure. */
+export declare class ProviderError extends Error {
+  constructor(kind: FailureKind, message: string, options?: FailureOptions);
+  readonly kind: FailureKind;
+  readonly status: number | null;
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | null;
+  readonly errorType: string | null;
+  readonly errorCode: string | null;
+}
+
+export declare function errorClassFor(code: string): abstract new (message: string, data?: object) => Error;
