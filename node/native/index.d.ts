@@ -197,9 +197,6 @@ export declare function init(makeError: (family: string, json: string) => Error,
 /** The package's function for `ticket` returned `answer` (a text or a step object). */
 export declare function settleComputed(ticket: number, answer: unknown): void
 
-/** Throws the error of a code, to prove every code maps to its class (the `testing` feature only). */
-export declare function testingError(code: string): void
-
 /** Splits text into word-like tokens. */
 export declare function tokenize(text: string): Array<string>
 

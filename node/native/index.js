@@ -848,6 +848,5 @@ module.exports.errorCatalogue = nativeBinding.errorCatalogue
 module.exports.failComputed = nativeBinding.failComputed
 module.exports.init = nativeBinding.init
 module.exports.settleComputed = nativeBinding.settleComputed
-module.exports.testingError = nativeBinding.testingError
 module.exports.tokenize = nativeBinding.tokenize
 module.exports.version = nativeBinding.version
