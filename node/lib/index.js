@@ -10,6 +10,7 @@ const { MockTool } = require('./tools.js');
 const { MockMemory } = require('./memory.js');
 const { Server } = require('./server.js');
 const { createFetch, openaiOptions, anthropicOptions, BASE_URL } = require('./fetch.js');
+const { cuecardMock } = require('./per-test.js');
 
 /** Splits text into word-like tokens. */
 function tokenize(text) {
@@ -37,6 +38,7 @@ module.exports = {
   openaiOptions,
   anthropicOptions,
   BASE_URL,
+  cuecardMock,
   tokenize,
   countTokens,
   checkNames: native.checkNames,

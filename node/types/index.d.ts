@@ -460,6 +460,10 @@ export declare function openaiOptions<E extends object = {}>(mock: MockModel, ex
 export declare function anthropicOptions<E extends object = {}>(mock: MockModel, extra?: E & { fetchOptions?: { instant?: boolean } }): { apiKey: string; baseURL: string; fetch: Fetch } & Omit<E, 'fetchOptions'>;
 export declare const BASE_URL: string;
 
+/** node:test: a fresh mock for the test `t`, checked in its `after` hook (every step used, no unexpected request;
+ * `strict: false` skips the check; `scenario` scripts it). */
+export declare function cuecardMock(t: { after(fn: () => void): void }, settings?: MockSettings & { strict?: boolean; scenario?: string | object }): MockModel;
+
 export declare function tokenize(text: string): string[];
 export declare function countTokens(text: string): number;
 export declare const VERSION: string;

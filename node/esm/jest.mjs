@@ -1,0 +1,3 @@
+import cjs from '../lib/jest.js';
+
+export const { matchers, useCuecardMock } = cjs;

@@ -1,0 +1,16 @@
+// `cuecard/vitest` (ESM): cuecard's matchers on vitest's own `expect`, and the per-test mock.
+import { expect, onTestFinished } from 'vitest';
+import matchersModule from '../lib/matchers.js';
+import perTest from '../lib/per-test.js';
+
+export const { matchers } = matchersModule;
+expect.extend(matchers);
+
+/** A fresh mock for this test, checked when it finishes (unless it already failed, or `strict: false`). */
+export function cuecardMock(settings) {
+  const { mock, check } = perTest.createChecked(settings);
+  onTestFinished(({ task }) => {
+    if (task.result?.state !== 'fail') check();
+  });
+  return mock;
+}

@@ -1,0 +1,39 @@
+'use strict';
+// `cuecard/jest`: importing it (in a test file or `setupFilesAfterEach`) adds cuecard's matchers to jest's
+// `expect`; `useCuecardMock()` at the top of a file or `describe` gives each test a fresh mock (read it as
+// `cuecard.mock`) that fails the test if a step was unused or a request unexpected.
+
+const { matchers } = require('./matchers.js');
+const { createChecked } = require('./per-test.js');
+
+function jestGlobals() {
+  if (typeof expect === 'function' && typeof beforeEach === 'function') {
+    // eslint-disable-next-line no-undef
+    return { expect, beforeEach, afterEach };
+  }
+  return require('@jest/globals');
+}
+
+const globals = jestGlobals();
+globals.expect.extend(matchers);
+
+/** Registers a fresh, checked mock per test; `settings` as for `new MockModel`, plus `strict` and `scenario`. */
+function useCuecardMock(settings) {
+  let current = null;
+  globals.beforeEach(() => {
+    current = createChecked(settings);
+  });
+  globals.afterEach(() => {
+    const ended = current;
+    current = null;
+    ended?.check();
+  });
+  return {
+    get mock() {
+      if (current === null) throw new Error('useCuecardMock: the mock exists only while a test runs');
+      return current.mock;
+    },
+  };
+}
+
+module.exports = { matchers, useCuecardMock };

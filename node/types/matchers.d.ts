@@ -1,0 +1,22 @@
+// The matchers `cuecard/vitest` and `cuecard/jest` add to `expect`.
+import type { Check } from './index.js';
+
+/** The matchers added to `expect`. `toHaveBeenCalledTimes(n)` is also extended (on a MockModel: it received `n`
+ * requests; on a spy: its usual meaning); its type is the runner's own. */
+export interface CuecardMatchers<R = unknown> {
+  toHaveReceivedRequests(times: number): R;
+  /** The last request's last user message contains `text` (`request`: `'only'` or a journal index instead). */
+  toHaveReceivedUserMessageContaining(text: string, options?: { request?: 'last' | 'only' | number }): R;
+  toHaveReceivedSystemMessageContaining(text: string, options?: { request?: 'last' | 'only' | number }): R;
+  toHaveOfferedTool(name: string, options?: { request?: 'last' | 'only' | number }): R;
+  toHaveUsedAllSteps(): R;
+  toHaveNoUnexpectedRequests(): R;
+  /** Every step used and no request beyond the script. */
+  toHaveUsedScriptFully(): R;
+  toHaveRetried(operation: string, times: number): R;
+  /** Any check of the core as data. */
+  toPassCheck(check: Check): R;
+}
+
+export type MatcherResult = { pass: boolean; message: () => string };
+export declare const matchers: { [K in keyof CuecardMatchers | 'toHaveBeenCalledTimes']: (received: unknown, ...args: any[]) => MatcherResult };

@@ -1,0 +1,13 @@
+// `cuecard/vitest`: importing it adds the matchers to vitest's `expect` (types below) and gives `cuecardMock`.
+import type { MockModel, MockSettings } from './index.js';
+import type { CuecardMatchers } from './matchers.js';
+
+export { matchers } from './matchers.js';
+export type { CuecardMatchers } from './matchers.js';
+
+/** A fresh mock for this test, checked when it finishes: every step used and no unexpected request. */
+export declare function cuecardMock(settings?: MockSettings & { strict?: boolean; scenario?: string | object }): MockModel;
+
+declare module 'vitest' {
+  interface Matchers<R extends void | Promise<void> = void | Promise<void>, T = unknown> extends CuecardMatchers<R> {}
+}
