@@ -1,0 +1,5 @@
+// The ESM entry of `cuecard/ai`: the same objects as the CommonJS entry.
+import ai from '../lib/ai.js';
+
+export const { CuecardLanguageModel, cuecardModel } = ai;
+export default ai;
