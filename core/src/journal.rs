@@ -206,6 +206,13 @@ impl Journal {
         }
     }
 
+    /// Entry `index`, if still kept.
+    pub fn get(&self, index: u64) -> Option<&JournalEntry> {
+        let first = self.entries.front()?.index;
+        let offset = usize::try_from(index.checked_sub(first)?).ok()?;
+        self.entries.get(offset)
+    }
+
     fn entry_mut(&mut self, index: u64) -> Option<&mut JournalEntry> {
         let first = self.entries.front()?.index;
         let offset = usize::try_from(index.checked_sub(first)?).ok()?;

@@ -276,6 +276,24 @@ impl MockModel {
         Ok(())
     }
 
+    /// Empties route `index` (its steps, cursor, exhaustion policy and `repeats()` seal) and makes it the current
+    /// route, so it can be scripted afresh; the journal and the other routes stay. Cogitator's `setResponses`
+    /// replaces the queued answers but keeps the calls already recorded.
+    pub fn restart_route(&self, index: usize) -> Result<()> {
+        let mut state = self.lock();
+        let count = state.routes.len();
+        let route = state
+            .routes
+            .get_mut(index)
+            .ok_or_else(|| invalid_state(format!("there is no route {index}: the mock has {count}")))?;
+        route.route.steps.clear();
+        route.route.exhaustion = None;
+        route.cursor = 0;
+        route.sealed = false;
+        state.current_route = index;
+        Ok(())
+    }
+
     /// Sets the exhaustion policy of the current route.
     pub fn set_route_exhaustion(&self, exhaustion: Exhaustion) -> Result<()> {
         let mut state = self.lock();
@@ -789,6 +807,11 @@ impl MockModel {
     /// The journal entries kept (all, unless bounded), oldest first.
     pub fn entries(&self) -> Vec<JournalEntry> {
         self.lock().journal.entries().cloned().collect()
+    }
+
+    /// The journal entry of request `index` (the index a call's answer reports), if the journal still keeps it.
+    pub fn entry(&self, index: u64) -> Option<JournalEntry> {
+        self.lock().journal.get(index).cloned()
     }
 
     /// Copies of the requests received, in arrival order.

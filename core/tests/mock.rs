@@ -3,8 +3,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use cuecard::{
-    CallError, ChatRequest, Exhaustion, HostError, Message, MockModel, ProviderError, Route, RouteMatch, Step,
-    StreamEvent, UsagePolicy,
+    CallError, ChatRequest, ErrorKind, Exhaustion, HostError, Message, MockModel, ProviderError, Route, RouteMatch,
+    Step, StreamEvent, UsagePolicy,
 };
 use serde_json::json;
 use std::collections::HashSet;
@@ -267,4 +267,29 @@ fn a_resumed_wire_request_is_encoded_by_its_protocol_and_a_host_error_is_journal
     assert_eq!(status, 500);
     assert!(body.contains("boom"), "{body}");
     assert!(matches!(mock.entries()[1].outcome, Outcome::CallbackFailed { .. }));
+}
+
+#[test]
+fn a_restarted_route_is_scripted_afresh_and_the_journal_keeps_what_it_answered() {
+    let mock = MockModel::new();
+    mock.then_responds("first").unwrap();
+    mock.then_responds("second").unwrap();
+    mock.then_repeats().unwrap();
+    assert_eq!(mock.chat(&request("a")).unwrap().text(), "first");
+
+    mock.restart_route(0).unwrap();
+    assert!(mock.unused_steps().is_empty(), "the old steps are gone");
+    mock.then_responds("third").unwrap();
+    mock.then_repeats().unwrap(); // unsealed by the restart, so it can end with repeats() again
+    assert_eq!(mock.chat(&request("b")).unwrap().text(), "third");
+    assert_eq!(mock.chat(&request("c")).unwrap().text(), "third");
+
+    assert_eq!(mock.request_count(), 3);
+    let first = mock.entry(0).expect("entry 0 is kept");
+    assert_eq!((first.step, first.response.as_ref().map(|r| r.text())), (Some(0), Some("first")));
+    assert_eq!(mock.entry(2).and_then(|e| e.step), Some(0));
+    assert!(mock.entry(3).is_none());
+    let err = mock.restart_route(5).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidState);
+    assert!(err.to_string().contains("there is no route 5: the mock has 1"), "{err}");
 }
