@@ -133,10 +133,18 @@ impl NativeMock {
     }
 
     /// Starts a route (`{operation?, model?, endpoint?, on_exhausted?}`).
+    /// Returns the route's index.
     #[napi]
-    pub fn route(&self, env: Env, options: Unknown<'_>) -> napi::Result<()> {
+    pub fn route(&self, env: Env, options: Unknown<'_>) -> napi::Result<u32> {
         let options: RouteOptions = data_of(&env, &options, "route")?;
-        self.inner.route(&options.matcher(), options.on_exhausted).map(drop).or_throw(&env)
+        let index = self.inner.route(&options.matcher(), options.on_exhausted).or_throw(&env)?;
+        Ok(u32::try_from(index).unwrap_or(u32::MAX))
+    }
+
+    /// Empties route `index` and makes it current; the journal stays.
+    #[napi]
+    pub fn restart_route(&self, env: Env, index: u32) -> napi::Result<()> {
+        self.inner.restart_route(index as usize).or_throw(&env)
     }
 
     // ---- answering -------------------------------------------------------------------------------------------
@@ -190,6 +198,13 @@ impl NativeMock {
     #[napi]
     pub fn entries(&self, env: Env) -> napi::Result<String> {
         json_text(&env, &self.inner.entries())
+    }
+
+    /// The journal entry of request `index` (JSON), or null when the journal no longer keeps it.
+    #[napi]
+    pub fn entry(&self, env: Env, index: i64) -> napi::Result<Option<String>> {
+        let Ok(index) = u64::try_from(index) else { return Ok(None) };
+        self.inner.entry(index).map(|entry| json_text(&env, &entry)).transpose()
     }
 
     /// The requests received, in arrival order (JSON).
