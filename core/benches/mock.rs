@@ -11,6 +11,10 @@ fn calls(c: &mut Criterion) {
     let text = MockModel::builder().responds("The weather in Paris is sunny, 22 degrees.").repeats().build().unwrap();
     c.bench_function("mock/chat_text", |b| b.iter(|| text.chat(black_box(&request)).unwrap()));
     c.bench_function("mock/chat_stream_text", |b| b.iter(|| text.chat_stream(black_box(&request)).unwrap()));
+    // A long answer: 200 word-like tokens, the size the Node and Python stream benchmarks use.
+    let long_text = vec!["word"; 200].join(" ");
+    let long = MockModel::builder().responds(long_text).repeats().build().unwrap();
+    c.bench_function("mock/chat_stream_200_tokens", |b| b.iter(|| long.chat_stream(black_box(&request)).unwrap()));
     let tool = MockModel::new();
     tool.add_step(Step::compute(|_: &ChatRequest| Ok(Step::tool_call("get_weather", &json!({"city": "Paris"})))))
         .unwrap();

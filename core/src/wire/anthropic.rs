@@ -7,7 +7,7 @@
 
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
-use super::{json_reply, sse_event, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply};
+use super::{json_reply, sse_json, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply};
 use crate::model::{ChatRequest, ChatResponse, ContentPart, FinishReason, Message, Role, ToolCall, ToolDefinition};
 use crate::script::StreamBreak;
 use crate::stream::{Envelope, EventStream, StreamEvent};
@@ -86,7 +86,7 @@ impl ChatProtocol for AnthropicMessages {
     }
 
     fn encode_stream(stream: &EventStream, _request: &DecodedRequest, request_id: &str) -> HttpReply {
-        let event = |name: &str, data: Value| sse_event(Some(name), &data.to_string());
+        let event = |name: &str, data: Value| sse_json(Some(name), &data);
         let usage = stream.response().and_then(|r| r.usage).unwrap_or_default();
         let mut start = message_envelope(stream.envelope(), usage);
         start["content"] = json!([]);

@@ -7,7 +7,7 @@
 
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
-use super::{json_reply, sse_event, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply};
+use super::{json_reply, sse_event, sse_json, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply};
 use crate::model::{
     ChatRequest, ChatResponse, ContentPart, FinishReason, Message, ResponseFormat, Role, ToolCall, ToolChoice,
     ToolDefinition, Usage,
@@ -85,14 +85,25 @@ impl ChatProtocol for OpenAiChat {
         let mut frames = Vec::new();
         let mut pending_delay = 0u64;
         let base = stream.envelope();
-        let usage_field = if request.include_usage { Some(Value::Null) } else { None };
+        // Every chunk is `{"choices":[...],` + the same envelope (keys in serde_json's sorted order: `choices`
+        // sorts first), so the envelope is serialized once and each chunk writes only its choice. A 200-token
+        // stream spent most of its time rebuilding and re-serializing the envelope per token.
+        let mut envelope = chunk_envelope(base, "chat.completion.chunk");
+        if request.include_usage {
+            envelope["usage"] = Value::Null;
+        }
+        let envelope_text = serde_json::to_string(&envelope).unwrap_or_default();
+        let envelope_tail = envelope_text.strip_prefix('{').unwrap_or(&envelope_text);
         let chunk = |delta: Value, finish: Option<&str>| -> String {
-            let mut c = chunk_envelope(base, "chat.completion.chunk");
-            c["choices"] = json!([{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]);
-            if let Some(u) = &usage_field {
-                c["usage"] = u.clone();
-            }
-            sse_event(None, &c.to_string())
+            let mut out = Vec::with_capacity(envelope_tail.len() + 96);
+            out.extend_from_slice(b"data: {\"choices\":[{\"delta\":");
+            let _ = serde_json::to_writer(&mut out, &delta); // a Value into a Vec cannot fail
+            out.extend_from_slice(b",\"finish_reason\":");
+            let _ = serde_json::to_writer(&mut out, &finish);
+            out.extend_from_slice(b",\"index\":0,\"logprobs\":null}],");
+            out.extend_from_slice(envelope_tail.as_bytes());
+            out.extend_from_slice(b"\n\n");
+            String::from_utf8(out).unwrap_or_default()
         };
         let has_text = stream.iter().any(|e| matches!(e, StreamEvent::TextDelta { .. }));
         let role_delta =
@@ -125,16 +136,14 @@ impl ChatProtocol for OpenAiChat {
                             let mut last = chunk_envelope(base, "chat.completion.chunk");
                             last["choices"] = json!([]);
                             last["usage"] = usage_json(usage);
-                            out.push_str(&sse_event(None, &last.to_string()));
+                            out.push_str(&sse_json(None, &last));
                         }
                     }
                     out.push_str(&sse_event(None, "[DONE]"));
                     out
                 }
                 StreamEvent::Error { error } => match stream.stream_break() {
-                    StreamBreak::ErrorEvent => {
-                        sse_event(None, &json!({"error": error_object(Dialect::OpenAi, error)}).to_string())
-                    }
+                    StreamBreak::ErrorEvent => sse_json(None, &json!({"error": error_object(Dialect::OpenAi, error)})),
                     StreamBreak::ConnectionCut | StreamBreak::CleanEnd => String::new(),
                 },
             };

@@ -7,7 +7,7 @@
 
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
-use super::{json_reply, sse_event, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply};
+use super::{json_reply, sse_json, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply};
 use crate::model::{
     ChatRequest, ChatResponse, ContentPart, FinishReason, Message, ResponseFormat, Role, ToolCall, ToolDefinition,
 };
@@ -100,7 +100,7 @@ impl ChatProtocol for OpenAiResponses {
             data["type"] = json!(kind);
             data["sequence_number"] = json!(sequence);
             sequence += 1;
-            sse_event(Some(kind), &data.to_string())
+            sse_json(Some(kind), &data)
         };
         let in_progress = response_object(None, envelope, request, Vec::new(), "in_progress");
         let mut frames = vec![Frame {
