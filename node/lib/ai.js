@@ -205,58 +205,95 @@ function asApiCallError(error, request) {
   return error;
 }
 
-/** The stream parts of one answer's events, as the AI SDK expects them in order. */
-async function* streamParts(stream, warnings, includeRawChunks) {
-  yield { type: 'stream-start', warnings };
-  let reasoningOpen = false;
-  let textOpen = false;
-  const toolInputs = new Map(); // call index → id
-  const closeOpen = function* () {
-    if (reasoningOpen) yield { type: 'reasoning-end', id: 'reasoning-0' };
-    if (textOpen) yield { type: 'text-end', id: 'text-0' };
-    for (const id of toolInputs.values()) yield { type: 'tool-input-end', id };
-    reasoningOpen = textOpen = false;
-    toolInputs.clear();
-  };
-  for await (const event of stream) {
-    if (includeRawChunks) yield { type: 'raw', rawValue: event };
+/** Turns one answer's events into the AI SDK's stream parts, in the order it expects (a part list per event). */
+class PartTranslator {
+  #raw;
+  #reasoningOpen = false;
+  #textOpen = false;
+  #toolInputs = new Map(); // call index → id
+  /** The answer ended (completed or failed): no part follows. */
+  done = false;
+
+  constructor(includeRawChunks) {
+    this.#raw = includeRawChunks;
+  }
+
+  #closeOpen(parts) {
+    if (this.#reasoningOpen) parts.push({ type: 'reasoning-end', id: 'reasoning-0' });
+    if (this.#textOpen) parts.push({ type: 'text-end', id: 'text-0' });
+    for (const id of this.#toolInputs.values()) parts.push({ type: 'tool-input-end', id });
+    this.#reasoningOpen = this.#textOpen = false;
+    this.#toolInputs.clear();
+  }
+
+  parts(event) {
+    const parts = this.#raw ? [{ type: 'raw', rawValue: event }] : [];
     switch (event.type) {
       case 'thinking_delta':
-        if (!reasoningOpen) yield { type: 'reasoning-start', id: 'reasoning-0' };
-        reasoningOpen = true;
-        yield { type: 'reasoning-delta', id: 'reasoning-0', delta: event.text };
+        if (!this.#reasoningOpen) parts.push({ type: 'reasoning-start', id: 'reasoning-0' });
+        this.#reasoningOpen = true;
+        parts.push({ type: 'reasoning-delta', id: 'reasoning-0', delta: event.text });
         break;
       case 'text_delta':
-        if (!textOpen) yield { type: 'text-start', id: 'text-0' };
-        textOpen = true;
-        yield { type: 'text-delta', id: 'text-0', delta: event.text };
+        if (!this.#textOpen) parts.push({ type: 'text-start', id: 'text-0' });
+        this.#textOpen = true;
+        parts.push({ type: 'text-delta', id: 'text-0', delta: event.text });
         break;
       case 'tool_call_delta':
-        if (!toolInputs.has(event.index)) {
-          toolInputs.set(event.index, event.id);
-          yield { type: 'tool-input-start', id: event.id, toolName: event.name };
+        if (!this.#toolInputs.has(event.index)) {
+          this.#toolInputs.set(event.index, event.id);
+          parts.push({ type: 'tool-input-start', id: event.id, toolName: event.name });
         }
-        if (event.arguments) yield { type: 'tool-input-delta', id: event.id, delta: event.arguments };
+        if (event.arguments) parts.push({ type: 'tool-input-delta', id: event.id, delta: event.arguments });
         break;
       case 'complete': {
-        yield* closeOpen();
+        this.#closeOpen(parts);
         const response = event.response;
         for (const call of response.message.tool_calls ?? []) {
-          yield { type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.arguments };
+          parts.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.arguments });
         }
-        yield { type: 'response-metadata', ...responseMetadataOf(response) };
-        yield { type: 'finish', usage: usageOf(response.usage), finishReason: finishReasonOf(response.finish_reason) };
-        return;
+        parts.push({ type: 'response-metadata', ...responseMetadataOf(response) });
+        parts.push({ type: 'finish', usage: usageOf(response.usage), finishReason: finishReasonOf(response.finish_reason) });
+        this.done = true;
+        break;
       }
-      case 'error': {
-        yield* closeOpen();
-        yield { type: 'error', error: providerErrorOf(event.error) };
-        yield { type: 'finish', usage: usageOf(undefined), finishReason: { unified: 'error', raw: event.error.kind } };
-        return;
-      }
+      case 'error':
+        this.#closeOpen(parts);
+        parts.push({ type: 'error', error: providerErrorOf(event.error) });
+        parts.push({ type: 'finish', usage: usageOf(undefined), finishReason: { unified: 'error', raw: event.error.kind } });
+        this.done = true;
+        break;
       default:
         break; // events with no AI SDK part (usage-only, pings)
     }
+    return parts;
+  }
+}
+
+/** The parts at once, when nothing waits (instant mode, or no scripted delay): enqueued in one go, as the AI
+ * SDK's own test streams are, instead of one promise per part. */
+function partsAtOnce(events, warnings, includeRawChunks) {
+  const translator = new PartTranslator(includeRawChunks);
+  const parts = [{ type: 'stream-start', warnings }];
+  for (const event of events) {
+    parts.push(...translator.parts(event));
+    if (translator.done) break;
+  }
+  return new ReadableStream({
+    start(controller) {
+      for (const part of parts) controller.enqueue(part);
+      controller.close();
+    },
+  });
+}
+
+/** The parts as the events arrive, each after its scripted delay. */
+async function* partsAsTheyCome(stream, warnings, includeRawChunks) {
+  const translator = new PartTranslator(includeRawChunks);
+  yield { type: 'stream-start', warnings };
+  for await (const event of stream) {
+    yield* translator.parts(event);
+    if (translator.done) return;
   }
 }
 
@@ -298,13 +335,16 @@ class CuecardLanguageModel {
     const { request, warnings } = requestOf(this.modelId, options);
     const stream = this.mock.stream({ ...request, stream: true }, { signal: options.abortSignal });
     // A failure before the first event rejects here, as a real provider's HTTP error does.
+    let events;
     try {
-      await stream.events();
+      events = await stream.events();
     } catch (error) {
       throw asApiCallError(error, request);
     }
+    const raw = options.includeRawChunks === true;
+    const waits = !this.mock.instant && events.some((event) => event.delay_ms > 0);
     return {
-      stream: ReadableStream.from(streamParts(stream, warnings, options.includeRawChunks === true)),
+      stream: waits ? ReadableStream.from(partsAsTheyCome(stream, warnings, raw)) : partsAtOnce(events, warnings, raw),
       request: { body: request },
     };
   }

@@ -9,7 +9,7 @@
 // - estimated usage counts cuecard's word-like tokens, not four characters per token;
 // - `withTimeout` clears its timer, so a settled promise does not keep the event loop alive.
 
-const { MockModel, nativeOf, settle, wait } = require('./mock.js');
+const { MockModel, nativeOf, ask, settle, wait } = require('./mock.js');
 const { MockMemory } = require('./memory.js');
 const { NotFoundError, callErrorOf, wrongType } = require('./errors.js');
 const keys = require('./keys.js');
@@ -275,7 +275,7 @@ class MockLLMBackend {
   async chat(request) {
     const neutral = neutralRequest(request, 'chat');
     neutral.metadata.extra = { cogitator_request: snapshotOf(request) };
-    const outcome = await settle(this.#native.chat(neutral));
+    const outcome = await settle(ask(this.#native, neutral, false));
     if (outcome.error) throw callErrorOf(outcome.error); // an `error` answer: thrown before the delay, as Cogitator does
     await wait(outcome.delay_ms, this.#model.instant);
     const entry = JSON.parse(this.#native.entry(outcome.index) ?? '{}');
@@ -294,7 +294,7 @@ class MockLLMBackend {
   async *chatStream(request) {
     const neutral = neutralRequest(request, 'chat_stream');
     neutral.metadata.extra = { cogitator_request: snapshotOf(request) };
-    const outcome = await settle(this.#native.stream(neutral));
+    const outcome = await settle(ask(this.#native, neutral, true));
     if (outcome.error) throw callErrorOf(outcome.error);
     const entry = JSON.parse(this.#native.entry(outcome.index) ?? '{}');
     const chunks = this.#chunkLists[entry.step ?? 0] ?? [];

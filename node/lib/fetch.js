@@ -3,7 +3,8 @@
 // `createOpenAI({ fetch })`) talk to a MockModel without a socket, answered by the same wire encoders as the
 // server, so streaming, provider errors and the SDKs' own retries behave as on the wire.
 
-const { nativeOf, settle, wait } = require('./mock.js');
+const { nativeOf, wait } = require('./mock.js');
+const computed = require('./computed.js');
 const keys = require('./keys.js');
 const { wrongType } = require('./errors.js');
 
@@ -24,40 +25,55 @@ function terminated() {
   return new TypeError('terminated', { cause });
 }
 
-function headerPairs(headers) {
-  const pairs = [];
-  new Headers(headers).forEach((value, name) => pairs.push([name, value]));
-  return pairs;
+/** The request's headers as `name:value` lines (the addon's form), names lower-cased and values checked by
+ * `Headers` (a `Headers` the SDK built already is, so it is not copied). */
+function headerLines(headers) {
+  let text = '';
+  (headers instanceof Headers ? headers : new Headers(headers)).forEach((value, name) => {
+    text += `${name}:${value}\n`;
+  });
+  return text;
 }
 
-async function bodyOf(input, init) {
+/** The request body: a string at once (what the SDKs send), anything else read by the platform (a Promise). */
+function bodyOf(input, init) {
   const body = init?.body ?? null;
-  if (body === null || body === undefined) {
-    return input instanceof Request ? new Uint8Array(await input.arrayBuffer()) : '';
-  }
   if (typeof body === 'string') return body;
+  if (body === null) {
+    return input instanceof Request ? input.arrayBuffer().then((b) => new Uint8Array(b)) : '';
+  }
   // Buffers, typed arrays, Blobs, FormData, streams: let the platform read them.
-  return new Uint8Array(await new Response(body).arrayBuffer());
+  return new Response(body).arrayBuffer().then((b) => new Uint8Array(b));
 }
 
-function streamBody(reply, instant, signal) {
+/** A reply of the addon's `handleHttp`: one line of JSON, then the body as it is (node/src/outcome.rs). */
+function replyOf(text) {
+  const newline = text.indexOf('\n');
+  const reply = JSON.parse(text.slice(0, newline));
+  reply.body = text.slice(newline + 1);
+  return reply;
+}
+
+/** A stream the addon collapsed into one body (nothing to wait for): one chunk, so the SDK's reader does the
+ * least work. A cut errors the body on the read after the data: erroring at once would discard the queued data. */
+function wholeBody(reply) {
+  const whole = encoder.encode(reply.body);
+  const cut = reply.end === 'cut';
+  let sent = false;
+  return new ReadableStream({
+    pull(controller) {
+      if (sent) return controller.error(terminated());
+      sent = true;
+      if (whole.length > 0) controller.enqueue(whole);
+      if (!cut) controller.close();
+    },
+  });
+}
+
+/** A stream whose frames each wait their delay (after the stall). */
+function streamBody(reply, signal) {
   const frames = reply.frames;
   const cut = reply.end === 'cut';
-  const waits = !instant && (reply.stall_ms > 0 || frames.some((frame) => frame.delay_ms > 0));
-  if (!waits) {
-    // Nothing to wait for: one chunk, so the SDK's reader does the least work.
-    const whole = encoder.encode(frames.map((frame) => frame.data).join(''));
-    let sent = false;
-    return new ReadableStream({
-      pull(controller) {
-        // A cut errors the body on the read after the data: erroring at once would discard the queued data.
-        if (sent) return controller.error(terminated());
-        sent = true;
-        if (whole.length > 0) controller.enqueue(whole);
-        if (!cut) controller.close();
-      },
-    });
-  }
   let next = 0;
   let stalled = false;
   return new ReadableStream({
@@ -92,19 +108,23 @@ function createFetch(mock, options = {}) {
     signal?.throwIfAborted();
     const url = new URL(input instanceof Request ? input.url : String(input));
     const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
-    const headers = headerPairs(init?.headers ?? (input instanceof Request ? input.headers : undefined));
-    const body = await bodyOf(input, init);
-    const reply = await settle(handle.handleHttp(method.toUpperCase(), url.pathname + url.search, headers, body));
+    const headers = headerLines(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+    // Each await costs a turn of the microtask queue: only what is really asynchronous is awaited.
+    let body = bodyOf(input, init);
+    if (typeof body !== 'string') body = await body;
     const instant = options.instant ?? mock.instant;
+    const answered = handle.handleHttp(method.toUpperCase(), url.pathname + url.search, headers, body, instant ? 'always' : 'unless_waits');
+    const reply = replyOf(typeof answered === 'string' ? answered : await computed.finishAsync(answered));
     if (reply.kind === 'abort') {
       await wait(reply.delay_ms, instant, signal);
       throw connectionReset();
     }
     if (reply.kind === 'full') {
-      await wait(reply.delay_ms, instant, signal);
+      if (reply.delay_ms > 0 && !instant) await wait(reply.delay_ms, instant, signal);
       return new Response(reply.body, { status: reply.status, headers: reply.headers });
     }
-    return new Response(streamBody(reply, instant, signal), { status: reply.status, headers: reply.headers });
+    const stream = reply.whole ? wholeBody(reply) : streamBody(reply, signal);
+    return new Response(stream, { status: reply.status, headers: reply.headers });
   };
 }
 

@@ -1,7 +1,9 @@
 //! A call's outcome as the JSON the package's JS reads. Failures are data here, not thrown: the JS waits out
 //! the scripted delay first and then throws (a failing step that takes 2 s fails after 2 s).
 
-use cuecard::{CallError, Exchange, StreamResult};
+use cuecard::wire::HttpReply;
+use cuecard::{CallError, ChatResponse, Exchange, StreamResult, TimedEvent};
+use serde::Serialize;
 use serde_json::{json, Value};
 
 /// `{"family": "provider" | "cuecard" | "host", ...}`: which JS error to throw.
@@ -16,19 +18,84 @@ pub fn call_error_json(error: &CallError) -> Value {
 
 /// A whole answer: `{"index", "delay_ms", "response"}` or `{"index", "delay_ms", "error"}`.
 pub fn exchange_json(exchange: &Exchange) -> String {
-    let value = match &exchange.result {
-        Ok(response) => json!({"index": exchange.index, "delay_ms": exchange.delay_ms, "response": response}),
-        Err(error) => json!({"index": exchange.index, "delay_ms": exchange.delay_ms, "error": call_error_json(error)}),
+    // Serialized from borrowed fields straight to text: building a `Value` first copies the whole response.
+    #[derive(Serialize)]
+    struct Answer<'a> {
+        index: u64,
+        delay_ms: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        response: Option<&'a ChatResponse>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<Value>,
+    }
+    let (response, error) = match &exchange.result {
+        Ok(response) => (Some(response), None),
+        Err(error) => (None, Some(call_error_json(error))),
     };
-    value.to_string()
+    to_text(&Answer { index: exchange.index, delay_ms: exchange.delay_ms, response, error })
 }
 
 /// A streamed answer: `{"index", "events"}` (a scripted failure is the last event) or `{"index", "error"}` for
 /// cuecard's own errors.
 pub fn stream_json(result: &StreamResult) -> String {
-    let value = match result {
-        Ok(stream) => json!({"index": stream.request_index(), "events": stream.events()}),
-        Err((index, error)) => json!({"index": index, "error": call_error_json(error)}),
-    };
-    value.to_string()
+    #[derive(Serialize)]
+    struct Events<'a> {
+        index: u64,
+        events: &'a [TimedEvent],
+    }
+    match result {
+        Ok(stream) => to_text(&Events { index: stream.request_index(), events: stream.events() }),
+        Err((index, error)) => to_text(&json!({"index": index, "error": call_error_json(error)})),
+    }
+}
+
+/// JSON text of core data (which always serializes).
+fn to_text(value: &impl Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// Whether a streamed reply crosses as one body rather than frame by frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Collapse {
+    /// Always frames (the wire vectors compare them).
+    Never,
+    /// One body when there is nothing to wait for (no stall, no frame delay).
+    UnlessWaits,
+    /// One body (the delays are skipped: instant mode).
+    Always,
+}
+
+/// A reply for the in-process `fetch`: one line of JSON (the reply without its body), a newline, then the body
+/// as it is. A body inside JSON would be escaped here and parsed back in JS; for a 200-token stream that was
+/// most of the call. A stream collapsed to one body is `{"kind": "stream", "whole": true, ...}` with its frames'
+/// text as the body; otherwise the frames stay in the JSON (each waits its delay) and the body is empty.
+pub fn http_reply_text(reply: HttpReply, collapse: Collapse) -> String {
+    match reply {
+        HttpReply::Full { delay_ms, status, headers, body } => {
+            let meta = json!({"kind": "full", "delay_ms": delay_ms, "status": status, "headers": headers});
+            format!("{meta}\n{body}")
+        }
+        HttpReply::Stream { stall_ms, status, headers, frames, end } => {
+            let waits = stall_ms > 0 || frames.iter().any(|f| f.delay_ms > 0);
+            let whole = match collapse {
+                Collapse::Never => false,
+                Collapse::UnlessWaits => !waits,
+                Collapse::Always => true,
+            };
+            if whole {
+                let meta = json!({"kind": "stream", "whole": true, "stall_ms": stall_ms, "status": status,
+                                  "headers": headers, "end": end});
+                let mut text = format!("{meta}\n");
+                for frame in &frames {
+                    text.push_str(&frame.data);
+                }
+                text
+            } else {
+                let meta = json!({"kind": "stream", "stall_ms": stall_ms, "status": status, "headers": headers,
+                                  "frames": frames, "end": end});
+                format!("{meta}\n")
+            }
+        }
+        abort @ HttpReply::Abort { .. } => format!("{}\n", serde_json::to_string(&abort).unwrap_or_default()),
+    }
 }
