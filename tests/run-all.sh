@@ -91,6 +91,7 @@ NODE24="$ROOT/node/node_modules/.bin/node"   # the registry package node-linux-x
 (cd node && "$NODE24" --test "test/*.test.mjs" "test/*.test.ts")
 (cd node && node_modules/.bin/tsc -p tsconfig.json)
 echo "tsc --strict (types, a typed use, the README example): 1 passed, 0 failed"
+(cd node && "$NODE24" bench/bench.mjs --quick)   # the per-call benchmark, kept working (figures: npm run bench)
 node -e 'const c = require("./node/lib/index.js"); if (c.MockModel.thatResponds("ok").chatSync("x").message.text !== "ok") process.exit(1)'
 echo "the addon on the machine's Node $(node --version): 1 passed, 0 failed"
 
@@ -107,8 +108,11 @@ rm -rf "$CARGO_TARGET_DIR/node-user" && mkdir -p "$CARGO_TARGET_DIR/node-user"
   npx --no-install cuecard validate "$ROOT/tests/scenarios/default.json"
   node -e 'const c = require("cuecard"); if ("testingError" in require("cuecard/package.json") || typeof c.MockModel !== "function") process.exit(1); if ("testingError" in require(require.resolve("cuecard").replace(/lib.index.js$/, "native/index.js"))) { console.error("a test-only export shipped"); process.exit(1) }'
   node --input-type=module -e 'import { MockModel, assertThat } from "cuecard"; const m = MockModel.thatResponds("hi"); await m.chat("x"); assertThat(m).scriptFullyUsed();'
+  # The subpath entries ship: cuecard/ai and cuecard/cogitator from both module systems.
+  node -e 'const { cuecardModel } = require("cuecard/ai"); const { MockLLMBackend } = require("cuecard/cogitator"); if (cuecardModel(require("cuecard").MockModel.thatResponds("x")).specificationVersion !== "v4" || new MockLLMBackend().provider !== "openai") process.exit(1)'
+  node --input-type=module -e 'import { cuecardModel } from "cuecard/ai"; import { createToolCall } from "cuecard/cogitator"; if (typeof cuecardModel !== "function" || createToolCall("f").id !== "call_00000001") process.exit(1);'
 )
-echo "npm pack + install: 4 passed, 0 failed"
+echo "npm pack + install: 6 passed, 0 failed"
 
 step "wire: the official Python SDKs (openai, anthropic) against cuecard serve"
 cargo build -q --locked -p cuecard-cli

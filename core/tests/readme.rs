@@ -23,6 +23,8 @@ fn readme_examples_are_the_files_ci_runs() {
             "core/examples/quickstart.rs",
             "python/tests/test_readme_example.py",
             "node/test/readme-example.test.ts",
+            "node/test/readme-ai-sdk.test.mjs",
+            "node/test/readme-cogitator.test.mjs",
             "examples/c/quickstart.c",
             "tests/sdk/python/test_readme_example.py",
             "tests/sdk/node/test/readme-example.test.mjs"
