@@ -51,19 +51,31 @@ export declare class NativeMock {
   andFails(failure: unknown): void
   /** Answers every further request of the current route with its last step. */
   thenRepeats(): void
-  /** Starts a route (`{operation?, model?, endpoint?, on_exhausted?}`). */
-  route(options: unknown): void
+  /**
+   * Starts a route (`{operation?, model?, endpoint?, on_exhausted?}`).
+   * Returns the route's index.
+   */
+  route(options: unknown): number
+  /** Empties route `index` and makes it current; the journal stays. */
+  restartRoute(index: number): void
   /** Answers whole: `{"index", "delay_ms", "response"}` or `{"index", "delay_ms", "error"}`, or a pending call. */
   chat(request: unknown): string | NativePending
+  /** `chat` for a request serialized by the package; null when the walker must read it (see `request_of_json`). */
+  chatJson(json: string): string | NativePending | null
+  /** `stream` for a request serialized by the package; null when the walker must read it. */
+  streamJson(json: string): string | NativePending | null
   /** Answers as events: `{"index", "events": [...]}` or `{"index", "error"}`, or a pending call. */
   stream(request: unknown): string | NativePending
   /**
    * Answers one HTTP request with the wire protocols (the server's own code), for the in-process `fetch`:
-   * the reply's JSON (`kind` `full` / `stream` / `abort`), or a pending call.
+   * the reply as `http_reply_text` writes it (collapse: `never`, `unless_waits` or `always`), or a pending
+   * call.
    */
-  handleHttp(method: string, target: string, headers: Array<Array<string>>, body: string | Buffer): string | NativePending
+  handleHttp(method: string, target: string, headers: string, body: string | Buffer, collapse: string): string | NativePending
   /** The journal entries, oldest first (JSON). */
   entries(): string
+  /** The journal entry of request `index` (JSON), or null when the journal no longer keeps it. */
+  entry(index: number): string | null
   /** The requests received, in arrival order (JSON). */
   requests(): string
   /** The only request received (JSON); `request_count_mismatch` otherwise. */
