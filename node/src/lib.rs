@@ -18,7 +18,6 @@ mod errors;
 mod memory;
 mod mock;
 mod observe;
-mod outcome;
 mod pending;
 mod server;
 mod tools;

@@ -7,8 +7,8 @@
 
 use crate::convert::{data_of, json_of, json_text};
 use crate::errors::{wrong_type, Fallible};
-use crate::outcome::{exchange_json, http_reply_text, stream_json, Collapse};
 use crate::pending::NativePending;
+use cuecard::api::outcome::{exchange_json, http_reply_text, stream_json, Collapse};
 use cuecard::api::{FailSpec, RequestInput, RouteOptions, StepInput, ToolCallSpec};
 use cuecard::{ChatRequest, MockModel, MockSettings, Turn};
 use napi::bindgen_prelude::*;
@@ -30,20 +30,10 @@ pub fn request_of(env: &Env, value: &Unknown<'_>) -> napi::Result<ChatRequest> {
     RequestInput::from_value(json_of(env, value, "request")?).into_request().or_throw(env)
 }
 
-/// Nesting the fast path takes; deeper texts go to the walker, whose limit and message are the canonical ones.
-const FAST_PATH_DEPTH: usize = 64;
-
-/// A request the package serialized with `JSON.stringify` (refusing, on its side, every value the walker would
-/// read differently), or `None` when the text must go through the walker instead: it does not parse (a lone
-/// surrogate escaped by `JSON.stringify`) or is nested deeply. Reading N-API objects property by property costs
-/// about 9 µs for a one-message request; `JSON.stringify` plus `serde_json` about 1 µs. Past the text, the
-/// same `RequestInput` reads the same `Value`, so every error about the request's fields is the same.
+/// A request the package serialized with `JSON.stringify`, or `None` when the walker must read it
+/// (`RequestInput::from_host_json`).
 pub fn request_of_json(env: &Env, json: &str) -> napi::Result<Option<ChatRequest>> {
-    if cuecard::api::host_data::check_text_depth(json, FAST_PATH_DEPTH).is_err() {
-        return Ok(None);
-    }
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(json) else { return Ok(None) };
-    RequestInput::from_value(value).into_request().or_throw(env).map(Some)
+    RequestInput::from_host_json(json).map(|request| request.or_throw(env)).transpose()
 }
 
 fn answered(turn: Turn<String>, mock: &Arc<MockModel>) -> Answered {

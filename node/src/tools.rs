@@ -4,7 +4,7 @@
 
 use crate::convert::{data_of, json_of, json_text, read_json};
 use crate::errors::Fallible;
-use crate::outcome::call_error_json;
+use cuecard::api::outcome::call_error_json;
 use cuecard::tools::{MockToolOptions, ToolFunction};
 use cuecard::{CallError, Error, ErrorKind, HostError, Timed};
 use napi::bindgen_prelude::*;

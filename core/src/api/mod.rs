@@ -7,11 +7,13 @@
 //! - [`verbs`]: the seed verbs on [`crate::MockModel`] (`then_responds`, `then_fails`, `and_fails`, `route`, ...);
 //! - [`responder`]: computed answers from hosts that return JSON;
 //! - [`host_data`]: host data into JSON with the depth, cycle and NaN limits;
-//! - [`request`]: what a binding's `chat("Hi")` means;
+//! - [`request`]: what a binding's `chat("Hi")` means, and the fast path for a request the host serialized;
+//! - [`outcome`]: a call's outcome as JSON text, for hosts that wait and raise themselves (the JS packages);
 //! - checks as data are [`crate::verify::Check`]; the wire as data is [`crate::wire::HttpRequest`] and
 //!   [`crate::wire::HttpReply`]; settings are [`crate::MockSettings`]; server options [`crate::ServerOptions`].
 
 pub mod host_data;
+pub mod outcome;
 pub mod request;
 pub mod responder;
 pub mod spec;

@@ -1,6 +1,7 @@
 //! What the bindings' `chat(...)` takes: a whole request, or only a user text, which means one user message to
 //! the default model (`cuecard-mock`), so `mock.chat("Hi")` is the same request in every language.
 
+use crate::api::host_data::check_text_depth;
 use crate::clock::DEFAULT_MODEL;
 use crate::error::Result;
 use crate::model::ChatRequest;
@@ -31,7 +32,22 @@ impl RequestInput {
             RequestInput::Request(value) => ChatRequest::from_value(value),
         }
     }
+
+    /// The fast path for hosts whose own JSON serializer is quicker than reading their objects one property at a
+    /// time (JS's `JSON.stringify`): the request from `json`, or `None` when the text must be read from the host
+    /// data instead, by the walker whose limits and messages are canonical: it does not parse (JS escapes a lone
+    /// surrogate, which serde refuses) or nests deeper than [`FAST_PATH_DEPTH`]. The host's serializer must
+    /// refuse every value the walker would read differently (see `node/lib/mock.js`, `plainDataOnly`); past the
+    /// text, the same `Value` is read the same way, so every error about the request's fields is the same.
+    pub fn from_host_json(json: &str) -> Option<Result<ChatRequest>> {
+        check_text_depth(json, FAST_PATH_DEPTH).ok()?;
+        let value = serde_json::from_str::<Value>(json).ok()?;
+        Some(RequestInput::from_value(value).into_request())
+    }
 }
+
+/// Nesting [`RequestInput::from_host_json`] takes; deeper texts go to the walker.
+pub const FAST_PATH_DEPTH: usize = 64;
 
 #[cfg(test)]
 mod tests {
@@ -44,5 +60,17 @@ mod tests {
         assert_eq!((request.model.as_str(), request.messages[0].text()), ("cuecard-mock", "Hi".to_string()));
         let err = RequestInput::from_value(json!({"model": "m", "messages": 5})).into_request().unwrap_err();
         assert_eq!(err.code(), "invalid_request");
+    }
+
+    #[test]
+    fn host_json_takes_the_fast_path_unless_it_must_be_walked() {
+        let fast = RequestInput::from_host_json(r#"{"messages":[{"role":"user","content":"Hi"}]}"#);
+        assert_eq!(fast.unwrap().unwrap().messages[0].text(), "Hi");
+        assert_eq!(RequestInput::from_host_json(r#""Hi""#).unwrap().unwrap().model, "cuecard-mock");
+        let refused = RequestInput::from_host_json(r#"{"messages":5}"#).unwrap().unwrap_err();
+        assert_eq!(refused.code(), "invalid_request");
+        assert!(RequestInput::from_host_json(r#""\ud800""#).is_none(), "a lone surrogate goes to the walker");
+        let deep = format!("{}1{}", "[".repeat(65), "]".repeat(65));
+        assert!(RequestInput::from_host_json(&deep).is_none(), "deep text goes to the walker");
     }
 }

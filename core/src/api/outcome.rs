@@ -1,12 +1,16 @@
-//! A call's outcome as the JSON the package's JS reads. Failures are data here, not thrown: the JS waits out
-//! the scripted delay first and then throws (a failing step that takes 2 s fails after 2 s).
+//! A call's outcome as JSON text, for hosts that wait out delays and raise errors themselves (the JS packages:
+//! napi and wasm). Failures are data here, not raised: the host waits out the scripted delay first and then
+//! raises (a failing step that takes 2 s fails after 2 s).
 
-use cuecard::wire::HttpReply;
-use cuecard::{CallError, ChatResponse, Exchange, StreamResult, TimedEvent};
+use crate::mock::{Exchange, StreamResult};
+use crate::model::ChatResponse;
+use crate::script::CallError;
+use crate::stream::TimedEvent;
+use crate::wire::HttpReply;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-/// `{"family": "provider" | "cuecard" | "host", ...}`: which JS error to throw.
+/// `{"family": "provider" | "cuecard" | "host", ...}`: which error the host raises.
 pub fn call_error_json(error: &CallError) -> Value {
     match error {
         CallError::Provider(e) => json!({"family": "provider", "error": e}),
@@ -65,7 +69,7 @@ pub enum Collapse {
     Always,
 }
 
-/// A reply for the in-process `fetch`: one line of JSON (the reply without its body), a newline, then the body
+/// A reply for an in-process `fetch`: one line of JSON (the reply without its body), a newline, then the body
 /// as it is. A body inside JSON would be escaped here and parsed back in JS; for a 200-token stream that was
 /// most of the call. A stream collapsed to one body is `{"kind": "stream", "whole": true, ...}` with its frames'
 /// text as the body; otherwise the frames stay in the JSON (each waits its delay) and the body is empty.
