@@ -115,17 +115,21 @@ impl Scenario {
     pub fn from_path(path: impl AsRef<Path>) -> Result<Scenario> {
         let path = path.as_ref();
         let bytes = std::fs::read(path).map_err(|e| {
-            let kind = if e.kind() == std::io::ErrorKind::NotFound { ErrorKind::NotFound } else { ErrorKind::Io };
-            Error::new(kind, format!("cannot read {}: {e}", path.display()))
-                .with_context("path", path.display().to_string())
+            Scenario::read_error(&path.display().to_string(), e.kind() == std::io::ErrorKind::NotFound, &e.to_string())
         })?;
+        Scenario::from_file_bytes(&path.display().to_string(), bytes)
+    }
+
+    /// A scenario file a host read itself (a wasm instance has no file system): UTF-8, then YAML when the path
+    /// ends in `.yaml`/`.yml`, else JSON, exactly as [`Scenario::from_path`].
+    pub fn from_file_bytes(path: &str, bytes: Vec<u8>) -> Result<Scenario> {
         let text = String::from_utf8(bytes).map_err(|e| {
             Error::new(
                 ErrorKind::InvalidUtf8,
-                format!("{} is not valid UTF-8 (byte {})", path.display(), e.utf8_error().valid_up_to()),
+                format!("{path} is not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),
             )
         })?;
-        let is_yaml = path
+        let is_yaml = Path::new(path)
             .extension()
             .and_then(|e| e.to_str())
             .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"));
@@ -136,13 +140,25 @@ impl Scenario {
         }
     }
 
+    /// The error for a scenario file that cannot be read (`not_found` or `io`), with the host's own reason.
+    pub fn read_error(path: &str, not_found: bool, reason: &str) -> Error {
+        let kind = if not_found { ErrorKind::NotFound } else { ErrorKind::Io };
+        Error::new(kind, format!("cannot read {path}: {reason}")).with_context("path", path)
+    }
+
+    /// Whether a binding's scenario text names a file rather than holding JSON or YAML: it has no newline and
+    /// does not start with `{`.
+    pub fn names_a_file(source: &str) -> bool {
+        !(source.contains('\n') || source.trim_start().starts_with('{'))
+    }
+
     /// A scenario given the way the bindings take it: a text that is JSON or YAML (it has a newline, or starts
     /// with `{`), else the path of a file.
     pub fn from_text_or_path(source: &str) -> Result<Scenario> {
-        if source.contains('\n') || source.trim_start().starts_with('{') {
-            Scenario::from_text(source)
-        } else {
+        if Scenario::names_a_file(source) {
             Scenario::from_path(source)
+        } else {
+            Scenario::from_text(source)
         }
     }
 

@@ -246,16 +246,7 @@ pub fn read_json(env: &Env, value: &Unknown<'_>, argument: &str) -> napi::Result
 
 /// Serde data from the JS argument `argument` (JSON-like data checked first, then the type's own rules).
 pub fn data_of<T: serde::de::DeserializeOwned>(env: &Env, value: &Unknown<'_>, argument: &str) -> napi::Result<T> {
-    let json = json_of(env, value, argument)?;
-    serde_path_to_error::deserialize(json).map_err(|e| {
-        let path = e.path().to_string();
-        let at = if path == "." { String::new() } else { format!(" at {path}") };
-        let error =
-            cuecard::Error::new(cuecard::ErrorKind::InvalidArgument, format!("invalid {argument}{at}: {}", e.inner()))
-                .with_context("argument", argument)
-                .with_context("path", path);
-        throw(env, &error)
-    })
+    cuecard::api::data_from_json(json_of(env, value, argument)?, argument).or_throw(env)
 }
 
 /// Core data as JSON text for the package's JS to parse.

@@ -4,28 +4,19 @@
 
 use crate::convert::{data_of, json_of, json_text, read_json};
 use crate::errors::Fallible;
-use cuecard::api::outcome::call_error_json;
+use cuecard::api::outcome::tool_outcome_json;
 use cuecard::tools::{MockToolOptions, ToolFunction};
-use cuecard::{CallError, Error, ErrorKind, HostError, Timed};
+use cuecard::{CallError, Error, ErrorKind, HostError};
 use napi::bindgen_prelude::*;
 use napi::{Env, Unknown};
 use napi_derive::napi;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::Arc;
 
 /// A tool double.
 #[napi]
 pub struct NativeTool {
     inner: Arc<cuecard::MockTool>,
-}
-
-/// `{"delay_ms", "result"}` or `{"delay_ms", "error"}`.
-fn timed_json(timed: &Timed<std::result::Result<Value, CallError>>) -> String {
-    match &timed.value {
-        Ok(value) => json!({"delay_ms": timed.delay_ms, "result": value}),
-        Err(error) => json!({"delay_ms": timed.delay_ms, "error": call_error_json(error)}),
-    }
-    .to_string()
 }
 
 #[napi]
@@ -78,7 +69,7 @@ impl NativeTool {
             ValueType::String => self.inner.invoke_json(&unsafe { arguments.cast::<String>()? }),
             _ => self.inner.invoke(&json_of(&env, &arguments, "arguments")?),
         };
-        Ok(timed_json(&timed))
+        Ok(tool_outcome_json(&timed))
     }
 
     /// Records an invocation the package's JS function answered: `answer` is what it returned, or `failure`
@@ -97,7 +88,7 @@ impl NativeTool {
             None => read_json(&env, &answer, "tool result")?
                 .map_err(|e| CallError::Cuecard(Error::new(ErrorKind::CallbackFailed, e.message()))),
         };
-        Ok(timed_json(&self.inner.record_computed(&arguments, answer)))
+        Ok(tool_outcome_json(&self.inner.record_computed(&arguments, answer)))
     }
 
     /// Every invocation (JSON `[{index, arguments, result | error, delay_ms}]`).

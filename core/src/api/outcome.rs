@@ -2,7 +2,7 @@
 //! napi and wasm). Failures are data here, not raised: the host waits out the scripted delay first and then
 //! raises (a failing step that takes 2 s fails after 2 s).
 
-use crate::mock::{Exchange, StreamResult};
+use crate::mock::{Exchange, StreamResult, Timed};
 use crate::model::ChatResponse;
 use crate::script::CallError;
 use crate::stream::TimedEvent;
@@ -101,5 +101,13 @@ pub fn http_reply_text(reply: HttpReply, collapse: Collapse) -> String {
             }
         }
         abort @ HttpReply::Abort { .. } => format!("{}\n", serde_json::to_string(&abort).unwrap_or_default()),
+    }
+}
+
+/// A tool's answer: `{"delay_ms", "result"}` or `{"delay_ms", "error"}`.
+pub fn tool_outcome_json(timed: &Timed<std::result::Result<Value, CallError>>) -> String {
+    match &timed.value {
+        Ok(value) => to_text(&json!({"delay_ms": timed.delay_ms, "result": value})),
+        Err(error) => to_text(&json!({"delay_ms": timed.delay_ms, "error": call_error_json(error)})),
     }
 }
