@@ -95,6 +95,17 @@ echo "tsc --strict (types, a typed use, the README example): 1 passed, 0 failed"
 node -e 'const c = require("./node/lib/index.js"); if (c.MockModel.thatResponds("ok").chatSync("x").message.text !== "ok") process.exit(1)'
 echo "the addon on the machine's Node $(node --version): 1 passed, 0 failed"
 
+step "wasm: the cuecard-wasm module (wasm-bindgen, wasm-opt -Oz), and the Node package's whole JS suite on it"
+if ! wasm-bindgen --version 2>/dev/null | grep -q " 0.2.130"; then
+  # The CLI must match the crate's wasm-bindgen exactly; not --locked (toolchain.md: a locked install fails).
+  cargo install -q wasm-bindgen-cli --version 0.2.130
+fi
+(cd node && npm run --silent build:wasm)
+WASM_GZIPPED=$(gzip -9c node/wasm-pkg/cuecard_wasm_bg.wasm | wc -c)
+test "$WASM_GZIPPED" -le 409600 || { echo "the wasm module is $WASM_GZIPPED bytes gzipped, over 400 KB"; exit 1; }
+echo "wasm size: 1 passed, 0 failed ($WASM_GZIPPED bytes gzipped)"
+(cd node && CUECARD_BACKEND=wasm "$NODE24" --test "test/*.test.mjs" "test/*.test.ts")
+
 step "node: npm pack (no test-only exports) installed into a clean project, as the README says"
 (cd node && npm run --silent build)
 git diff --exit-code -- node/native/index.js node/native/index.d.ts

@@ -45,6 +45,8 @@ async function compare(fn, floorFn, n) {
   return [median(ours), median(floor)];
 }
 
+console.log(`backend: ${process.env.CUECARD_BACKEND === 'wasm' ? 'wasm (CUECARD_BACKEND=wasm)' : 'napi addon'}`);
+
 const scale = (n) => (QUICK ? Math.max(10, Math.floor(n / 20)) : n);
 const rows = [];
 function report(name, us, floor) {

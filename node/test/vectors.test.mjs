@@ -9,7 +9,7 @@ import {
 } from 'cuecard';
 
 const require = createRequire(import.meta.url);
-const native = require('../native/index.js');
+const native = require('../lib/native.js'); // the backend in use: the napi addon, or wasm (CUECARD_BACKEND)
 const VECTORS = new URL('../../tests/vectors/', import.meta.url);
 const load = (name) => JSON.parse(readFileSync(new URL(name, VECTORS), 'utf8')).vectors;
 
