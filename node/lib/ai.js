@@ -355,4 +355,18 @@ function cuecardModel(mock, options) {
   return new CuecardLanguageModel(mock, options);
 }
 
-module.exports = { CuecardLanguageModel, cuecardModel };
+/** The same model as a `LanguageModelV3` (the spec of `ai` 6 and `@ai-sdk/provider` 3), for suites still on ai 6:
+ * V4 only added optional fields and parts that this model never produces, so the calls and results are the same. */
+class CuecardLanguageModelV3 extends CuecardLanguageModel {
+  constructor(mock, options) {
+    super(mock, options);
+    this.specificationVersion = 'v3';
+  }
+}
+
+/** A `LanguageModelV3` answered by `mock`. */
+function cuecardModelV3(mock, options) {
+  return new CuecardLanguageModelV3(mock, options);
+}
+
+module.exports = { CuecardLanguageModel, CuecardLanguageModelV3, cuecardModel, cuecardModelV3 };

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { generateText, streamText, generateObject, tool, jsonSchema, stepCountIs, APICallError, RetryError } from 'ai';
 import { z } from 'zod';
 import { MockModel, ProviderError, assertThat } from 'cuecard';
-import { cuecardModel, CuecardLanguageModel } from 'cuecard/ai';
+import { cuecardModel, cuecardModelV3, CuecardLanguageModel } from 'cuecard/ai';
 
 globalThis.AI_SDK_LOG_WARNINGS = false; // generateObject is deprecated in ai 7 but still what many suites call
 
@@ -157,4 +157,19 @@ test('routing by operation through providerOptions; abort; wrong types', async (
   const model = cuecardModel(mock);
   assert.equal(model.specificationVersion, 'v4');
   await assert.rejects(model.doGenerate({ prompt: 'not an array' }), TypeError);
+});
+
+test('LanguageModelV3: the same model for the V3 spec, accepted by the ai package', async () => {
+  const mock = MockModel.thatCallsTool('add', { a: 1, b: 2 }).thenResponds('3');
+  const model = cuecardModelV3(mock);
+  assert.equal(model.specificationVersion, 'v3');
+  const result = await generateText({
+    model,
+    prompt: 'Add',
+    tools: { add: tool({ inputSchema: z.object({ a: z.number(), b: z.number() }), execute: async ({ a, b }) => a + b }) },
+    stopWhen: stepCountIs(2),
+  });
+  assert.equal(result.text, '3');
+  const streamed = streamText({ model: cuecardModelV3(MockModel.thatResponds('Streamed on V3.')), prompt: 'x' });
+  assert.equal(await streamed.text, 'Streamed on V3.');
 });

@@ -1,5 +1,9 @@
 // `cuecard/ai`: a LanguageModelV4 of the AI SDK (`ai` 7, `@ai-sdk/provider` 4) answered by a MockModel.
 import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamResult,
   LanguageModelV4,
   LanguageModelV4CallOptions,
   LanguageModelV4GenerateResult,
@@ -32,3 +36,19 @@ export declare class CuecardLanguageModel implements LanguageModelV4 {
 
 /** A LanguageModelV4 answered by `mock`. */
 export declare function cuecardModel(mock: MockModel, options?: CuecardModelOptions): CuecardLanguageModel;
+
+/** The same model as a LanguageModelV3 (`ai` 6, `@ai-sdk/provider` 3). */
+export declare class CuecardLanguageModelV3 implements LanguageModelV3 {
+  constructor(mock: MockModel, options?: CuecardModelOptions);
+  readonly specificationVersion: 'v3';
+  readonly provider: string;
+  readonly modelId: string;
+  readonly supportedUrls: Record<string, RegExp[]>;
+  /** The mock that answers. */
+  readonly mock: MockModel;
+  doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult>;
+  doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult>;
+}
+
+/** A LanguageModelV3 answered by `mock`. */
+export declare function cuecardModelV3(mock: MockModel, options?: CuecardModelOptions): CuecardLanguageModelV3;

@@ -1,12 +1,14 @@
 // Type-level use of cuecard/ai under tsc --strict: the model is a LanguageModelV4 the ai package accepts.
-import type { LanguageModelV4 } from '@ai-sdk/provider';
+import type { LanguageModelV3, LanguageModelV4 } from '@ai-sdk/provider';
 import { generateText, streamText } from 'ai';
 import { MockModel } from 'cuecard';
-import { cuecardModel, CuecardLanguageModel } from 'cuecard/ai';
+import { cuecardModel, cuecardModelV3, CuecardLanguageModel } from 'cuecard/ai';
 
 export async function typedAiUse(): Promise<string> {
   const mock = MockModel.thatResponds('typed');
   const model: LanguageModelV4 = cuecardModel(mock, { modelId: 'gpt-test' });
+  const v3: LanguageModelV3 = cuecardModelV3(mock);
+  await generateText({ model: v3, prompt: 'v3' });
   const direct = new CuecardLanguageModel(mock);
   const id: string = direct.modelId;
   const same: MockModel = direct.mock;
