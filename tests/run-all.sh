@@ -4,7 +4,8 @@
 # CARGO_TARGET_DIR (debug for the tests, release once for `pip install ./python`).
 #
 # Needs: rustup/cargo, python3 with venv and pip, node (20 or later) and npm, cc/c++ with valgrind and Debian's libcjson-dev,
-# and access to crates.io, PyPI and npm.
+# Debian's chromium (the wasm module's browser test), and access to crates.io, PyPI and npm (it installs
+# wasm-bindgen-cli 0.2.130 itself when missing).
 # .ci/run installs what a fresh machine lacks and then calls this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -95,7 +96,7 @@ echo "tsc --strict (types, a typed use, the README example): 1 passed, 0 failed"
 node -e 'const c = require("./node/lib/index.js"); if (c.MockModel.thatResponds("ok").chatSync("x").message.text !== "ok") process.exit(1)'
 echo "the addon on the machine's Node $(node --version): 1 passed, 0 failed"
 
-step "wasm: the cuecard-wasm module (wasm-bindgen, wasm-opt -Oz), and the Node package's whole JS suite on it"
+step "wasm: the cuecard-wasm module (wasm-bindgen, wasm-opt -Oz), the Node package's whole JS suite on it, and headless Chromium"
 if ! wasm-bindgen --version 2>/dev/null | grep -q " 0.2.130"; then
   # The CLI must match the crate's wasm-bindgen exactly; not --locked (toolchain.md: a locked install fails).
   cargo install -q wasm-bindgen-cli --version 0.2.130
@@ -105,6 +106,8 @@ WASM_GZIPPED=$(gzip -9c node/wasm-pkg/cuecard_wasm_bg.wasm | wc -c)
 test "$WASM_GZIPPED" -le 409600 || { echo "the wasm module is $WASM_GZIPPED bytes gzipped, over 400 KB"; exit 1; }
 echo "wasm size: 1 passed, 0 failed ($WASM_GZIPPED bytes gzipped)"
 (cd node && CUECARD_BACKEND=wasm "$NODE24" --test "test/*.test.mjs" "test/*.test.ts")
+(cd node && "$NODE24" browser/build.mjs --page)
+(cd node && "$NODE24" --test test/browser/chromium.check.mjs)   # needs Debian's chromium (.ci/run installs it)
 
 step "node: npm pack (no test-only exports) installed into a clean project, as the README says"
 (cd node && npm run --silent build)

@@ -7,16 +7,20 @@
 
 const { AssertionError } = require('node:assert');
 
-const { errorCatalogue } = require('../native/index.js');
-
 const BRAND = Symbol.for('cuecard.error');
-/** Each code's stable number, from the core. */
-const NUMBERS = Object.freeze(Object.fromEntries(errorCatalogue().map(([code, number]) => [code, number])));
+
+// Each code's stable number, from the core, read from the backend in use (napi or wasm) at the first error:
+// native.js requires this file while it loads.
+let numbers = null;
+function numberOf(code) {
+  numbers ??= Object.fromEntries(require('./native.js').errorCatalogue().map(([c, number]) => [c, number]));
+  return numbers[code];
+}
 
 function brand(error, data) {
   error.name = error.constructor.name;
   error.code = data.code ?? error.constructor.code;
-  error.number = data.number ?? NUMBERS[error.code] ?? 0;
+  error.number = data.number ?? numberOf(error.code) ?? 0;
   error.issues = data.issues ?? [];
   error.context = data.context ?? {};
   Object.defineProperty(error, BRAND, { value: true });
@@ -148,5 +152,5 @@ module.exports = {
   InvalidArgumentError, InvalidStateError, RequestCountMismatchError, AssertionFailedError, CallbackFailedError,
   InvalidUtf8Error, CuecardIOError, ToolFailedError, InternalError, NotFoundError, RequestTooLargeError,
   HostCallbackError, ProviderError, errorClassFor, makeError, callErrorOf, cuecardErrorOf, providerErrorOf,
-  wrongType, BY_CODE, NUMBERS,
+  wrongType, BY_CODE,
 };
