@@ -112,6 +112,7 @@ echo "wasm size: 1 passed, 0 failed ($WASM_GZIPPED bytes gzipped)"
 step "node: npm pack (no test-only exports) installed into a clean project, as the README says"
 (cd node && npm run --silent build)
 git diff --exit-code -- node/native/index.js node/native/index.d.ts
+(cd node && npm run --silent build:browser)   # the wasm module without test-only exports, bundled for cuecard/browser
 rm -rf "$CARGO_TARGET_DIR/node-user" && mkdir -p "$CARGO_TARGET_DIR/node-user"
 (cd node && npm pack --silent --pack-destination "$CARGO_TARGET_DIR/node-user" >/dev/null)
 (
@@ -125,8 +126,10 @@ rm -rf "$CARGO_TARGET_DIR/node-user" && mkdir -p "$CARGO_TARGET_DIR/node-user"
   # The subpath entries ship: cuecard/ai and cuecard/cogitator from both module systems.
   node -e 'const { cuecardModel } = require("cuecard/ai"); const { MockLLMBackend } = require("cuecard/cogitator"); if (cuecardModel(require("cuecard").MockModel.thatResponds("x")).specificationVersion !== "v4" || new MockLLMBackend().provider !== "openai") process.exit(1)'
   node --input-type=module -e 'import { cuecardModel } from "cuecard/ai"; import { createToolCall } from "cuecard/cogitator"; if (typeof cuecardModel !== "function" || createToolCall("f").id !== "call_00000001") process.exit(1);'
+  # cuecard/browser: the wasm module from its bytes (Node has no fetch of file URLs), no test-only export.
+  node --input-type=module -e 'import { load } from "cuecard/browser"; import { readFileSync } from "node:fs"; const c = await load(readFileSync("node_modules/cuecard/dist-browser/cuecard_wasm_bg.wasm")); if (c.MockModel.thatResponds("hi").chatSync("x").message.text !== "hi" || "testingError" in c.internals.native) process.exit(1);'
 )
-echo "npm pack + install: 6 passed, 0 failed"
+echo "npm pack + install: 7 passed, 0 failed"
 
 step "wire: the official Python SDKs (openai, anthropic) against cuecard serve"
 cargo build -q --locked -p cuecard-cli

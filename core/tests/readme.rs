@@ -25,6 +25,7 @@ fn readme_examples_are_the_files_ci_runs() {
             "node/test/readme-example.test.ts",
             "node/test/readme-ai-sdk.test.mjs",
             "node/test/readme-cogitator.test.mjs",
+            "node/test/browser/readme-example.mjs",
             "examples/c/quickstart.c",
             "tests/sdk/python/test_readme_example.py",
             "tests/sdk/node/test/readme-example.test.mjs"

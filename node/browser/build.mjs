@@ -13,6 +13,8 @@ const browserSide = {
   name: 'cuecard-browser',
   setup(b) {
     b.onResolve({ filter: /^\.\/native\.js$/ }, (args) => (args.importer.includes('/lib/') ? { path: here('./native-web.js') } : undefined));
+    // Pages in this repository import the package by name, as a user's would: the entry's source here.
+    b.onResolve({ filter: /^cuecard\/browser$/ }, () => ({ path: here('./entry.mjs') }));
     b.onResolve({ filter: /^node:timers\/promises$/ }, () => ({ path: here('./timers-shim.js') }));
     b.onResolve({ filter: /^node:assert$/ }, () => ({ path: here('./assert-shim.js') }));
   },

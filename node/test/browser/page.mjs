@@ -1,8 +1,8 @@
 // The page of the headless Chromium test, bundled by browser/build.mjs --page: loads cuecard on the wasm module,
-// runs every shared vector file with the same runners as Node, then streams a scripted answer through the
-// official openai SDK and cuecard's in-process fetch into #answer. The result is left in `window.cuecardResult`.
-import OpenAI from 'openai';
-import { load } from '../../browser/entry.mjs';
+// runs every shared vector file with the same runners as Node, then the README example streams a scripted
+// answer through the official openai SDK and cuecard's in-process fetch into #answer. The result is left in `window.cuecardResult`.
+import { load } from 'cuecard/browser';
+import { streamInto } from './readme-example.mjs';
 import { RUNNERS, VECTOR_FILES } from '../vector-runners.mjs';
 
 /** The assertions the runners use, for a page: JSON data compared canonically (sorted keys). */
@@ -35,21 +35,22 @@ async function main() {
   }
   status.textContent = 'vectors passed';
 
-  const mock = cuecard.MockModel.thatResponds('Hello from the browser, streamed word by word.');
-  const client = new OpenAI({ ...cuecard.openaiOptions(mock), dangerouslyAllowBrowser: true });
-  const stream = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }], stream: true });
-  const answer = document.getElementById('answer');
-  const pieces = [];
-  for await (const chunk of stream) {
-    const text = chunk.choices[0]?.delta?.content;
-    if (text) {
-      pieces.push(text);
-      answer.textContent += text;
-    }
-  }
-  cuecard.assertThat(mock).receivedRequests(1).lastRequest().hasModel('gpt-4o');
+  const answer = await streamInto(document.getElementById('answer'));
+
+  // Per-call latency in the browser, reported by the test (not asserted): a scripted chatSync, and tokenize.
+  const timed = cuecard.MockModel.thatResponds('The weather is sunny.').thenRepeats().configure({ journalLimit: 16 });
+  const perCallUs = (fn, n) => {
+    for (let i = 0; i < 500; i++) fn();
+    const start = performance.now();
+    for (let i = 0; i < n; i++) fn();
+    return ((performance.now() - start) * 1000) / n;
+  };
+  const speed = {
+    chatSyncUs: perCallUs(() => timed.chatSync('Weather?'), 20000),
+    tokenizeUs: perCallUs(() => cuecard.tokenize('The weather is sunny.'), 20000),
+  };
   status.textContent = 'done';
-  return { vectors, pieces, answer: answer.textContent, version: cuecard.VERSION, userAgent: navigator.userAgent };
+  return { vectors, answer, version: cuecard.VERSION, userAgent: navigator.userAgent, speed };
 }
 
 main().then(
