@@ -978,14 +978,15 @@ fn answer_response(
     }
 }
 
-/// `request #3 (operation "classify", model "gpt-4o")`.
+/// `request #3 (operation "classify", model "gpt-4o")`: numbered from 1, as request ids are (`req_3`), for the
+/// journal entry at index 2.
 fn describe_request(index: u64, request: &ChatRequest) -> String {
     let mut facts = Vec::new();
     if let Some(op) = request.operation() {
         facts.push(format!("operation {op:?}"));
     }
     facts.push(format!("model {:?}", request.model));
-    let mut out = format!("request #{index} ({})", facts.join(", "));
+    let mut out = format!("request #{} ({})", index + 1, facts.join(", "));
     if let Some(user) = request.last_user_message() {
         out.push_str(&format!("\n  last user message: {}", preview(&user.text())));
     }

@@ -460,7 +460,7 @@ fn find_request(mock: &MockModel, which: RequestRef) -> CheckResult<(String, Cha
                 Some(entry) => Ok((label, entry.request.clone())),
                 None => Err(AssertionFailure {
                     check: label,
-                    expected: format!("request #{index} in the journal"),
+                    expected: format!("request #{} (index {index}) in the journal", index + 1),
                     actual: format!(
                         "the journal holds {} request{}",
                         mock.request_count(),
@@ -993,7 +993,8 @@ pub fn journal_table(entries: &[JournalEntry]) -> String {
         .iter()
         .map(|e| {
             vec![
-                e.index.to_string(),
+                // Numbered from 1, as messages and request ids (`req_1`) are; `request_at` takes `# - 1`.
+                (e.index + 1).to_string(),
                 dash(e.request.operation().map(str::to_string)),
                 e.request.model.clone(),
                 dash(e.route.map(|r| r.to_string())),
@@ -1027,7 +1028,8 @@ pub fn records_table(records: &[CallRecord]) -> String {
                 (Some(summary), _) => format!("failed: {summary}"),
                 (None, p) => describe_parse(p).split(' ').next().unwrap_or("none").to_string(),
             };
-            vec![i.to_string(), r.context.attempt.to_string(), r.context.provider_id.clone(), result, parse]
+            // Numbered from 1, as the requests table is; `attempt` stays the engine's own count (0 first).
+            vec![(i + 1).to_string(), r.context.attempt.to_string(), r.context.provider_id.clone(), result, parse]
         })
         .collect();
     table(&["#", "attempt", "provider", "result", "parse"], &rows)

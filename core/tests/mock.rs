@@ -57,7 +57,7 @@ fn exhaustion_error_shows_the_request_the_route_and_the_script_length() {
     let err = mock.chat(&req).unwrap_err();
     let message = err.to_string();
     assert_eq!(err.code(), "script_exhausted");
-    assert!(message.contains("request #2 (operation \"classify\", model \"gpt-4o\")"), "{message}");
+    assert!(message.contains("request #3 (operation \"classify\", model \"gpt-4o\")"), "{message}");
     assert!(message.contains("route 0 (operation=\"classify\")"), "{message}");
     assert!(message.contains("which has 2 steps and all were used"), "{message}");
     assert!(message.contains("last user message: \"Is this spam?\""), "{message}");

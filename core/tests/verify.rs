@@ -171,12 +171,12 @@ fn a_failed_check_shows_expected_actual_and_the_history_table() {
   actual:   2 requests
 requests for \"greet\" (2):
   #  operation  model   route  step  outcome                  answer
-  0  greet      gpt-4o  0      0     failed rate_limited 429  -
-  1  greet      gpt-4o  0      1     answered                 \"Hello\"
+  1  greet      gpt-4o  0      0     failed rate_limited 429  -
+  2  greet      gpt-4o  0      1     answered                 \"Hello\"
 call records for \"greet\" from the mock (2):
   #  attempt  provider  result                   parse
-  0  0        mock      failed rate_limited 429  none
-  1  1        mock      response \"Hello\"         none"
+  1  0        mock      failed rate_limited 429  none
+  2  1        mock      response \"Hello\"         none"
     );
 }
 

@@ -139,7 +139,9 @@ impl ChatProtocol for AnthropicMessages {
                     (
                         "tool_use",
                         json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
-                        json!({"type": "input_json_delta", "partial_json": arguments}),
+                        // A call without arguments: Anthropic streams an empty `partial_json`, never `{}` (clients
+                        // add `{}` themselves at the block's end, and would see it twice).
+                        json!({"type": "input_json_delta", "partial_json": if arguments == "{}" { "" } else { arguments }}),
                     )
                 }
                 StreamEvent::ToolCall { .. } => {
@@ -199,8 +201,10 @@ fn message_envelope(envelope: &Envelope, usage: crate::model::Usage) -> Value {
         "content": [],
         "stop_reason": null,
         "stop_sequence": null,
+        // On Anthropic's wire `input_tokens` is only the uncached part: the total input is `input_tokens +
+        // cache_creation_input_tokens + cache_read_input_tokens` (clients add them up).
         "usage": {
-            "input_tokens": usage.input_tokens,
+            "input_tokens": usage.input_tokens.saturating_sub(usage.cached_tokens.unwrap_or(0)),
             "cache_creation_input_tokens": 0,
             "cache_read_input_tokens": usage.cached_tokens.unwrap_or(0),
             "output_tokens": usage.output_tokens,
