@@ -264,7 +264,7 @@ fn a_resumed_wire_request_is_encoded_by_its_protocol_and_a_host_error_is_journal
     let Turn::Pending(pending) = handle_turn(&mock, &http) else { panic!("computed") };
     let failure = CallError::Host(HostError::new("boom", Arc::new(())));
     let HttpReply::Full { status, body, .. } = pending.resume(&mock, Err(failure)) else { panic!("an error reply") };
-    assert_eq!(status, 500);
+    assert_eq!(status, 422);
     assert!(body.contains("boom"), "{body}");
     assert!(matches!(mock.entries()[1].outcome, Outcome::CallbackFailed { .. }));
 }

@@ -435,14 +435,18 @@ fn whole_reply<P: ChatProtocol>(exchange: Exchange, decoded: &DecodedRequest) ->
 }
 
 /// A failed call on the wire: a scripted failure in the provider's shape, or cuecard's own refusal (script
-/// exhausted, no route, a callback that failed) as a provider-shaped 500 that SDKs do not retry.
+/// exhausted, no route, a callback that failed) as a provider-shaped 422. Those are bugs of the test, never
+/// transient, and no mainstream client retries a 422: the Stainless SDKs (openai, anthropic) and the AI SDK retry
+/// 408, 409, 429 and 5xx, and the AI SDK and LangChain4j ignore `x-should-retry` (a 500 cost the AI SDK three
+/// requests and about 6 s of back-off). cuecard's own bug (`internal`) stays a 500.
 fn call_error_reply(dialect: Dialect, error: &CallError, request_id: &str, delay_ms: u64) -> HttpReply {
     let (kind, message) = match error {
         CallError::Provider(error) => return error_reply(dialect, error, request_id, delay_ms),
         CallError::Cuecard(e) => (e.kind(), e.message().to_string()),
         CallError::Host(h) => (ErrorKind::HostError, h.message().to_string()),
     };
-    errors::cuecard_reply(dialect, 500, kind, &message, request_id)
+    let status = if kind == ErrorKind::Internal { 500 } else { 422 };
+    errors::cuecard_reply(dialect, status, kind, &message, request_id)
 }
 
 fn endpoint_metadata(endpoint: &str, http: &HttpRequest) -> crate::model::RequestMetadata {

@@ -161,7 +161,7 @@ fn bad_requests_unknown_paths_and_exhaustion_are_journaled_provider_errors() {
         &m,
         &HttpRequest::post_json("/v1/chat/completions", r#"{"model":"m","messages":[{"role":"user","content":"x"}]}"#),
     );
-    assert_eq!(reply.status(), 500);
+    assert_eq!(reply.status(), 422, "a test bug, which no client retries");
     assert_eq!(reply.header("x-should-retry"), Some("false"));
     assert_eq!(body_json(&reply)["error"]["code"], "script_exhausted");
     let outcomes: Vec<String> = m.entries().iter().map(|e| e.outcome.describe()).collect();

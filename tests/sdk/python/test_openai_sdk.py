@@ -135,9 +135,10 @@ def test_an_error_event_mid_stream_raises_api_error(cuecard):
 
 
 def test_an_exhausted_script_surfaces_at_once_with_its_code(cuecard):
+    # A 422: a bug of the test, which no client retries (not even those that ignore x-should-retry).
     cuecard.load(scenario({"text": "only one"}))
     client(cuecard).chat.completions.create(model="gpt-4o", messages=ask())
-    with pytest.raises(openai.InternalServerError) as raised:
+    with pytest.raises(openai.UnprocessableEntityError) as raised:
         client(cuecard, max_retries=2).chat.completions.create(model="gpt-4o", messages=ask())
     assert raised.value.code == "script_exhausted"
     assert outcomes(cuecard) == ["answered", "exhausted"]
