@@ -1,0 +1,67 @@
+// The AI SDK's providers against cuecard's server (a real socket), as a conformance client beside the official
+// SDKs: regressions of the wire-fidelity issue (#14) - Anthropic's cached input counted once, a tool call without
+// arguments, a test-bug refusal that is not retried.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { generateText, streamText, tool, jsonSchema, stepCountIs } from 'ai';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { MockModel, Server } from 'cuecard';
+
+const NAPI_ONLY = process.env.CUECARD_BACKEND === 'wasm' && 'the wasm module has no server';
+
+async function withServer(mock, run) {
+  const server = new Server(mock, { instant: true });
+  try {
+    // The AI SDK's Anthropic provider appends only `/messages`: its base URL includes `/v1`.
+    return await run({
+      openai: createOpenAI({ apiKey: 'k', baseURL: server.openaiBaseURL }),
+      anthropic: createAnthropic({ apiKey: 'k', baseURL: `${server.anthropicBaseURL}/v1` }),
+    });
+  } finally {
+    server.stop();
+  }
+}
+
+test('Anthropic: cached input is counted once, whole and streamed (input 10 of which 3 cached, total 14)', { skip: NAPI_ONLY }, async () => {
+  const step = { text: 'Cached.', usage: { input_tokens: 10, output_tokens: 4, cached_tokens: 3 } };
+  const mock = MockModel.thatResponds(step).thenResponds(step).thenResponds(step);
+  await withServer(mock, async ({ openai, anthropic }) => {
+    const whole = await generateText({ model: anthropic('claude-test'), prompt: 'hi', maxRetries: 0 });
+    assert.deepEqual([whole.usage.inputTokens, whole.usage.totalTokens], [10, 14]);
+    assert.equal(whole.usage.inputTokenDetails?.cacheReadTokens ?? whole.usage.cachedInputTokens, 3);
+    const streamed = streamText({ model: anthropic('claude-test'), prompt: 'hi', maxRetries: 0 });
+    const usage = await streamed.usage;
+    assert.deepEqual([usage.inputTokens, usage.totalTokens], [10, 14]);
+    const viaOpenAI = await generateText({ model: openai.chat('gpt-4o'), prompt: 'hi', maxRetries: 0 });
+    assert.deepEqual([viaOpenAI.usage.inputTokens, viaOpenAI.usage.totalTokens], [10, 14], 'the same as on OpenAI');
+  });
+});
+
+test('Anthropic: a streamed tool call without arguments arrives as {} once', { skip: NAPI_ONLY }, async () => {
+  const mock = MockModel.thatCallsTool('now', {}).thenResponds('It is noon.');
+  const seen = [];
+  await withServer(mock, async ({ anthropic }) => {
+    const result = streamText({
+      model: anthropic('claude-test'), prompt: 'time?', maxRetries: 0, stopWhen: stepCountIs(2),
+      tools: { now: tool({ inputSchema: jsonSchema({ type: 'object', properties: {} }), execute: async (input) => { seen.push(input); return 'noon'; } }) },
+    });
+    assert.equal(await result.text, 'It is noon.');
+  });
+  assert.deepEqual(seen, [{}]);
+});
+
+test('an exhausted script is refused once with its code, not retried (a 422)', { skip: NAPI_ONLY }, async () => {
+  const mock = MockModel.thatResponds('only one');
+  await withServer(mock, async ({ openai, anthropic }) => {
+    await generateText({ model: openai.chat('gpt-4o'), prompt: 'hi' });
+    const started = Date.now();
+    const error = await generateText({ model: openai.chat('gpt-4o'), prompt: 'again', maxRetries: 2 }).catch((e) => e);
+    assert.equal(error.statusCode, 422, String(error));
+    assert.match(error.message, /script/);
+    const viaAnthropic = await generateText({ model: anthropic('claude-test'), prompt: 'again', maxRetries: 2 }).catch((e) => e);
+    assert.equal(viaAnthropic.statusCode, 422, String(viaAnthropic));
+    assert.ok(Date.now() - started < 1500, 'no back-off');
+  });
+  assert.deepEqual(mock.entries().map((e) => e.outcome), ['answered', 'exhausted', 'exhausted']);
+});
