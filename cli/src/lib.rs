@@ -128,7 +128,9 @@ fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, S
         let mut out = std::io::stdout().lock();
         let lines = [
             format!("OpenAI base URL:    {}", server.openai_base_url()),
-            format!("Anthropic base URL: {}", server.anthropic_base_url()),
+            format!("Anthropic base URL: {}", server.anthropic_base_url()), // the official SDKs add /v1
+            // The AI SDK's Anthropic provider appends only `/messages`.
+            format!("AI SDK Anthropic:   {}/v1", server.anthropic_base_url()),
             format!("admin:              {}/_cuecard/journal", server.base_url()),
             format!("scenario:           {}", scenario.description().unwrap_or("(no description)")),
         ];

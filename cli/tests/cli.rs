@@ -92,7 +92,10 @@ fn serve_prints_the_base_urls_answers_and_stops_on_sigterm() {
     let anthropic = lines.next().unwrap().unwrap();
     assert!(openai.starts_with("OpenAI base URL:    http://127.0.0.1:") && openai.ends_with("/v1"), "{openai}");
     assert!(anthropic.starts_with("Anthropic base URL: http://127.0.0.1:"), "{anthropic}");
-    let addr = anthropic.rsplit("//").next().unwrap().to_string();
+    let ai_sdk = lines.next().unwrap().unwrap();
+    let url = anthropic.split_whitespace().last().unwrap(); // each line ends with its URL
+    assert_eq!(ai_sdk, format!("AI SDK Anthropic:   {url}/v1"), "the AI SDK's Anthropic provider wants /v1");
+    let addr = url.rsplit("//").next().unwrap().to_string();
     let body = r#"{"model":"claude","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}"#;
     let mut stream = std::net::TcpStream::connect(&addr).unwrap();
     write!(
