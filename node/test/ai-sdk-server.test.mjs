@@ -65,3 +65,31 @@ test('an exhausted script is refused once with its code, not retried (a 422)', {
   });
   assert.deepEqual(mock.entries().map((e) => e.outcome), ['answered', 'exhausted', 'exhausted']);
 });
+
+test('Responses API: scripted thinking is a reasoning item, whole and streamed, with reasoning tokens', { skip: NAPI_ONLY }, async () => {
+  const step = { thinking: 'Recall the capital.', text: 'Paris.', usage: { input_tokens: 5, output_tokens: 6 } };
+  const mock = MockModel.thatResponds(step).thenResponds(step).thenResponds(step);
+  await withServer(mock, async ({ openai }) => {
+    const whole = await generateText({ model: openai.responses('gpt-4o'), prompt: 'Capital of France?', maxRetries: 0 });
+    assert.equal(whole.reasoningText, 'Recall the capital.');
+    assert.equal(whole.text, 'Paris.');
+    assert.equal(whole.usage.outputTokenDetails?.reasoningTokens ?? whole.usage.reasoningTokens, 4); // 'Recall', ' the', ' capital', '.'
+    const streamed = streamText({ model: openai.responses('gpt-4o'), prompt: 'Capital of France?', maxRetries: 0 });
+    const kinds = [];
+    for await (const part of streamed.fullStream) kinds.push(part.type);
+    assert.equal(await streamed.reasoningText, 'Recall the capital.');
+    assert.ok(kinds.indexOf('reasoning-delta') < kinds.indexOf('text-delta'), kinds.join(' '));
+  });
+  // The official openai SDK sees the same item.
+  const official = MockModel.thatResponds(step);
+  const server = new Server(official, { instant: true });
+  try {
+    const { default: OpenAI } = await import('openai');
+    const response = await new OpenAI({ apiKey: 'k', baseURL: server.openaiBaseURL }).responses.create({ model: 'gpt-4o', input: 'hi' });
+    assert.deepEqual(response.output[0], { id: 'rs_1', type: 'reasoning', summary: [{ type: 'summary_text', text: 'Recall the capital.' }] });
+    assert.equal(response.output_text, 'Paris.');
+    assert.equal(response.usage.output_tokens_details.reasoning_tokens, 4);
+  } finally {
+    server.stop();
+  }
+});

@@ -3,9 +3,13 @@
 //! Streams send `event: <type>` with the same `type` in the data and a `sequence_number` counting from 0:
 //! `response.created`, `response.in_progress`, per output item `response.output_item.added`, its deltas and
 //! `…done` events, `response.output_item.done`, then `response.completed` carrying the whole response. A
-//! failure mid-stream is an `error` event. Thinking is not sent on this protocol (its time still passes).
+//! failure mid-stream is an `error` event. Thinking is sent as OpenAI's reasoning models send it: a `reasoning`
+//! output item first, with one `summary_text` part, streamed as `response.reasoning_summary_part.added`,
+//! `response.reasoning_summary_text.delta`s, `….done` and `response.reasoning_summary_part.done`, and counted in
+//! `usage.output_tokens_details.reasoning_tokens`.
 
 use super::errors::{error_object, Dialect};
+use crate::tokenize::count_tokens;
 use super::json::{self, Object};
 use super::{json_reply, sse_json, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply};
 use crate::model::{
@@ -113,14 +117,37 @@ impl ChatProtocol for OpenAiResponses {
         }];
         let mut pending_delay = 0u64;
         let mut output_index = 0usize;
+        let reasoning_id = format!("rs_{}", envelope.number);
+        let mut reasoning: Option<String> = None; // the summary so far, while the reasoning item is open
         let mut text_open = false;
         let mut text = String::new();
         let mut open_call: Option<(String, String, String, String)> = None; // item id, call id, name, arguments
         for timed in stream.events() {
             pending_delay += timed.delay_ms;
             let mut bytes = String::new();
+            // The reasoning item ends where anything else begins.
+            if !matches!(timed.event, StreamEvent::ThinkingDelta { .. }) {
+                if let Some(summary) = reasoning.take() {
+                    bytes.push_str(&close_reasoning(&mut event, &reasoning_id, output_index, &summary));
+                    output_index += 1;
+                }
+            }
             match &timed.event {
-                StreamEvent::ThinkingDelta { .. } => continue,
+                StreamEvent::ThinkingDelta { text: token } => {
+                    let summary = match reasoning.as_mut() {
+                        Some(summary) => summary,
+                        None => {
+                            bytes.push_str(&event("response.output_item.added", json!({"output_index": output_index,
+                                "item": {"id": reasoning_id, "type": "reasoning", "summary": []}})));
+                            bytes.push_str(&event("response.reasoning_summary_part.added", json!({"item_id": reasoning_id,
+                                "output_index": output_index, "summary_index": 0, "part": {"type": "summary_text", "text": ""}})));
+                            reasoning.insert(String::new())
+                        }
+                    };
+                    summary.push_str(token);
+                    bytes.push_str(&event("response.reasoning_summary_text.delta", json!({"item_id": reasoning_id,
+                        "output_index": output_index, "summary_index": 0, "delta": token})));
+                }
                 StreamEvent::TextDelta { text: token } => {
                     if !text_open {
                         text_open = true;
@@ -205,6 +232,22 @@ impl ChatProtocol for OpenAiResponses {
     }
 }
 
+fn close_reasoning(
+    event: &mut impl FnMut(&str, Value) -> String,
+    reasoning_id: &str,
+    output_index: usize,
+    summary: &str,
+) -> String {
+    let part = json!({"type": "summary_text", "text": summary});
+    [
+        event("response.reasoning_summary_text.done", json!({"item_id": reasoning_id, "output_index": output_index, "summary_index": 0, "text": summary})),
+        event("response.reasoning_summary_part.done", json!({"item_id": reasoning_id, "output_index": output_index, "summary_index": 0, "part": part.clone()})),
+        event("response.output_item.done", json!({"output_index": output_index,
+            "item": {"id": reasoning_id, "type": "reasoning", "summary": [part]}})),
+    ]
+    .concat()
+}
+
 fn close_text(
     event: &mut impl FnMut(&str, Value) -> String,
     message_id: &str,
@@ -231,6 +274,10 @@ fn status_of(response: &ChatResponse) -> &'static str {
 fn output_items(response: &ChatResponse, envelope: &Envelope, status: &str) -> Vec<Value> {
     let number = envelope.number;
     let mut items = Vec::new();
+    if let Some(thinking) = &response.message.thinking {
+        items.push(json!({"id": format!("rs_{number}"), "type": "reasoning",
+            "summary": [{"type": "summary_text", "text": thinking}]}));
+    }
     if let Some(text) = &response.message.text {
         items.push(json!({"id": format!("msg_{number}"), "type": "message", "status": status, "role": "assistant",
             "content": [{"type": "output_text", "text": text, "annotations": []}]}));
@@ -251,6 +298,11 @@ fn response_object(
     status: &str,
 ) -> Value {
     let finish_reason = response.and_then(|r| r.finish_reason);
+    // The reasoning's share of the output, by the word-like count (never more than the output itself).
+    let reasoning_tokens = |output_tokens: u64| {
+        let thinking = response.and_then(|r| r.message.thinking.as_deref()).map_or(0, count_tokens) as u64;
+        thinking.min(output_tokens)
+    };
     let usage = match response.and_then(|r| r.usage) {
         None => Value::Null,
         Some(u) => {
@@ -258,7 +310,7 @@ fn response_object(
                 "input_tokens": u.input_tokens,
                 "input_tokens_details": {"cached_tokens": u.cached_tokens.unwrap_or(0)},
                 "output_tokens": u.output_tokens,
-                "output_tokens_details": {"reasoning_tokens": 0},
+                "output_tokens_details": {"reasoning_tokens": reasoning_tokens(u.output_tokens)},
                 "total_tokens": u.total_tokens,
             })
         }
@@ -361,7 +413,24 @@ fn decode_item(value: &Value, what: &str, out: &mut Vec<Message>) -> Result<(), 
             let output = object.get("output").map(json::flatten_text).unwrap_or_default();
             out.push(Message::tool_result(json::required_str(object, "call_id", what)?, output));
         }
-        "reasoning" | "item_reference" => {}
+        "reasoning" => {
+            // A reasoning item replayed in a follow-up: its summary is the assistant turn's thinking.
+            let summary: String = match object.get("summary") {
+                Some(Value::Array(parts)) => parts.iter().map(json::flatten_text).collect::<Vec<_>>().join("\n"),
+                _ => String::new(),
+            };
+            if !summary.is_empty() {
+                out.push(Message {
+                    role: Role::Assistant,
+                    content: Vec::new(),
+                    thinking: Some(summary),
+                    tool_calls: Vec::new(),
+                    tool_call_id: None,
+                    name: None,
+                });
+            }
+        }
+        "item_reference" => {}
         other => return Err(format!("{what}.type {other:?} is not a known input item")),
     }
     Ok(())
