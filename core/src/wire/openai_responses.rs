@@ -9,7 +9,6 @@
 //! `usage.output_tokens_details.reasoning_tokens`.
 
 use super::errors::{error_object, Dialect};
-use crate::tokenize::count_tokens;
 use super::json::{self, Object};
 use super::{json_reply, sse_json, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply};
 use crate::model::{
@@ -17,6 +16,7 @@ use crate::model::{
 };
 use crate::script::StreamBreak;
 use crate::stream::{Envelope, EventStream, StreamEvent};
+use crate::tokenize::count_tokens;
 use serde_json::{json, Value};
 
 pub(crate) struct OpenAiResponses;
@@ -137,16 +137,22 @@ impl ChatProtocol for OpenAiResponses {
                     let summary = match reasoning.as_mut() {
                         Some(summary) => summary,
                         None => {
-                            bytes.push_str(&event("response.output_item.added", json!({"output_index": output_index,
-                                "item": {"id": reasoning_id, "type": "reasoning", "summary": []}})));
+                            bytes.push_str(&event(
+                                "response.output_item.added",
+                                json!({"output_index": output_index,
+                                "item": {"id": reasoning_id, "type": "reasoning", "summary": []}}),
+                            ));
                             bytes.push_str(&event("response.reasoning_summary_part.added", json!({"item_id": reasoning_id,
                                 "output_index": output_index, "summary_index": 0, "part": {"type": "summary_text", "text": ""}})));
                             reasoning.insert(String::new())
                         }
                     };
                     summary.push_str(token);
-                    bytes.push_str(&event("response.reasoning_summary_text.delta", json!({"item_id": reasoning_id,
-                        "output_index": output_index, "summary_index": 0, "delta": token})));
+                    bytes.push_str(&event(
+                        "response.reasoning_summary_text.delta",
+                        json!({"item_id": reasoning_id,
+                        "output_index": output_index, "summary_index": 0, "delta": token}),
+                    ));
                 }
                 StreamEvent::TextDelta { text: token } => {
                     if !text_open {
@@ -240,10 +246,19 @@ fn close_reasoning(
 ) -> String {
     let part = json!({"type": "summary_text", "text": summary});
     [
-        event("response.reasoning_summary_text.done", json!({"item_id": reasoning_id, "output_index": output_index, "summary_index": 0, "text": summary})),
-        event("response.reasoning_summary_part.done", json!({"item_id": reasoning_id, "output_index": output_index, "summary_index": 0, "part": part.clone()})),
-        event("response.output_item.done", json!({"output_index": output_index,
-            "item": {"id": reasoning_id, "type": "reasoning", "summary": [part]}})),
+        event(
+            "response.reasoning_summary_text.done",
+            json!({"item_id": reasoning_id, "output_index": output_index, "summary_index": 0, "text": summary}),
+        ),
+        event(
+            "response.reasoning_summary_part.done",
+            json!({"item_id": reasoning_id, "output_index": output_index, "summary_index": 0, "part": part.clone()}),
+        ),
+        event(
+            "response.output_item.done",
+            json!({"output_index": output_index,
+            "item": {"id": reasoning_id, "type": "reasoning", "summary": [part]}}),
+        ),
     ]
     .concat()
 }
