@@ -5,7 +5,7 @@
 //! then the error: no tool calls, no complete response. A step that fails before anything streams only the error.
 
 use crate::failure::ProviderError;
-use crate::model::{ChatResponse, ToolCall};
+use crate::model::{ChatResponse, ToolCall, Usage};
 use crate::script::{Chunks, StreamBreak, Timing};
 use serde::Serialize;
 
@@ -219,6 +219,19 @@ impl EventStream {
         envelope: Envelope,
     ) -> EventStream {
         EventStream { events, stream_break, stall_ms, request_index, envelope }
+    }
+
+    /// The stream with `usage` given to its completed response when the script gave none (the wire always sends
+    /// usage, as real providers do).
+    pub(crate) fn with_usage_if_missing(mut self, usage: impl Fn(&ChatResponse) -> Usage) -> EventStream {
+        for timed in &mut self.events {
+            if let StreamEvent::Complete { response } = &mut timed.event {
+                if response.usage.is_none() {
+                    response.usage = Some(usage(response));
+                }
+            }
+        }
+        self
     }
 
     /// The ids, model and time every frame of this answer repeats on the wire.

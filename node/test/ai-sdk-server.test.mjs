@@ -93,3 +93,20 @@ test('Responses API: scripted thinking is a reasoning item, whole and streamed, 
     server.stop();
   }
 });
+
+test('with no usage scripted, every endpoint reports the same estimate, whole and streamed', { skip: NAPI_ONLY }, async () => {
+  const mock = MockModel.thatResponds('Hello, world!').thenRepeats();
+  const seen = [];
+  await withServer(mock, async ({ openai, anthropic }) => {
+    for (const model of [openai.chat('gpt-4o'), openai.responses('gpt-4o'), anthropic('claude-test')]) {
+      const whole = await generateText({ model, prompt: 'Hi', maxRetries: 0 });
+      seen.push([whole.usage.inputTokens, whole.usage.outputTokens]);
+      const streamed = streamText({ model, prompt: 'Hi', maxRetries: 0 });
+      const usage = await streamed.usage;
+      if (usage.inputTokens !== undefined) seen.push([usage.inputTokens, usage.outputTokens]);
+    }
+  });
+  // "Hi" is 1 word-like token; "Hello, world!" is 4.
+  assert.ok(seen.length >= 5, JSON.stringify(seen));
+  for (const pair of seen) assert.deepEqual(pair, [1, 4], JSON.stringify(seen));
+});

@@ -399,6 +399,13 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest) -> Turn
     }
 }
 
+/// The usage a reply reports when the script gave none: real providers always send usage, so every endpoint
+/// sends the word-like estimate (`docs/tokens.md`), whole and streamed, whatever the mock's `usage` setting.
+fn estimated_usage(request: &ChatRequest, response: &crate::model::ChatResponse) -> crate::model::Usage {
+    let message = &response.message;
+    crate::usage::estimate(request, message.text.as_deref(), message.thinking.as_deref(), &message.tool_calls)
+}
+
 /// A streamed answer, or its failure.
 fn streamed_reply<P: ChatProtocol>(result: StreamResult, decoded: &DecodedRequest) -> HttpReply {
     let dialect = P::DIALECT;
@@ -410,6 +417,7 @@ fn streamed_reply<P: ChatProtocol>(result: StreamResult, decoded: &DecodedReques
                 let delay_ms = stream.events().first().map_or(0, |e| e.delay_ms) + stream.stall_ms();
                 return error_reply(dialect, error, &request_id, delay_ms);
             }
+            let stream = stream.with_usage_if_missing(|response| estimated_usage(&decoded.request, response));
             P::encode_stream(&stream, decoded, &request_id)
         }
         Err((index, error)) => call_error_reply(dialect, &error, &request_id(index), 0),
@@ -421,10 +429,15 @@ fn whole_reply<P: ChatProtocol>(exchange: Exchange, decoded: &DecodedRequest) ->
     let request_id = request_id(exchange.index);
     let delay_ms = exchange.delay_ms + exchange.stall_ms;
     match (exchange.result, exchange.envelope) {
-        (Ok(response), Some(envelope)) => match P::encode_response(&response, &envelope, decoded, &request_id) {
-            HttpReply::Full { status, headers, body, .. } => HttpReply::Full { delay_ms, status, headers, body },
-            other => other,
-        },
+        (Ok(mut response), Some(envelope)) => {
+            if response.usage.is_none() {
+                response.usage = Some(estimated_usage(&decoded.request, &response));
+            }
+            match P::encode_response(&response, &envelope, decoded, &request_id) {
+                HttpReply::Full { status, headers, body, .. } => HttpReply::Full { delay_ms, status, headers, body },
+                other => other,
+            }
+        }
         (Ok(_), None) => {
             let error =
                 CallError::Cuecard(crate::error::Error::new(ErrorKind::Internal, "an answer without an envelope"));
