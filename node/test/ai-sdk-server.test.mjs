@@ -110,3 +110,21 @@ test('with no usage scripted, every endpoint reports the same estimate, whole an
   assert.ok(seen.length >= 5, JSON.stringify(seen));
   for (const pair of seen) assert.deepEqual(pair, [1, 4], JSON.stringify(seen));
 });
+
+test('Responses API: a follow-up that refers to earlier output by id (item_reference) is journaled with that output', { skip: NAPI_ONLY }, async () => {
+  const mock = MockModel.thatResponds({ thinking: 'Look it up.', toolCalls: [{ name: 'lookup', arguments: { q: 'Paris' } }] }).thenResponds('Found it.');
+  await withServer(mock, async ({ openai }) => {
+    const result = await generateText({
+      model: openai.responses('gpt-4o'), prompt: 'Find Paris', maxRetries: 0, stopWhen: stepCountIs(2),
+      tools: { lookup: tool({ inputSchema: jsonSchema({ type: 'object', properties: { q: { type: 'string' } } }), execute: async () => 'a city' }) },
+    });
+    assert.equal(result.text, 'Found it.');
+  });
+  const sent = JSON.parse(mock.entries()[1].raw.body).input;
+  const references = sent.filter((item) => item.type === 'item_reference').map((item) => item.id);
+  const messages = mock.requests()[1].messages;
+  assert.deepEqual(references, ['rs_1'], 'the AI SDK refers to its earlier reasoning by id');
+  assert.equal(messages.find((m) => m.thinking)?.thinking, 'Look it up.', 'resolved from the journal');
+  assert.equal(messages.find((m) => m.tool_calls?.length)?.tool_calls[0].name, 'lookup');
+  assert.ok(!messages.some((m) => m.name?.startsWith('item_reference:')), JSON.stringify(messages));
+});

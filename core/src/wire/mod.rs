@@ -390,12 +390,64 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest) -> Turn
     if metadata.operation.is_some() {
         decoded.request.metadata.operation = metadata.operation;
     }
+    resolve_item_references(mock, &mut decoded.request);
     if decoded.request.stream {
         let turn = mock.chat_stream_turn(&decoded.request, Some(raw(http)));
         turn.map(move |result| streamed_reply::<P>(result, &decoded))
     } else {
         let turn = mock.chat_timed_turn(&decoded.request, Some(raw(http)));
         turn.map(move |exchange| whole_reply::<P>(exchange, &decoded))
+    }
+}
+
+/// The name of an assistant message that stands for an OpenAI `item_reference` (`item_reference:msg_1`).
+pub(crate) const ITEM_REFERENCE: &str = "item_reference:";
+
+/// Resolves OpenAI `item_reference`s (earlier output sent back by id, as the AI SDK does with `store` on) from
+/// the journal: `msg_N` is the text cuecard answered as response N, `rs_N` its reasoning, `fc_N_I` its tool call
+/// I. An id cuecard did not issue (or no longer keeps) stays visible as an empty assistant message named
+/// `item_reference:<id>`.
+fn resolve_item_references(mock: &MockModel, request: &mut ChatRequest) {
+    let is_reference = |m: &crate::model::Message| m.name.as_deref().is_some_and(|n| n.starts_with(ITEM_REFERENCE));
+    if !request.messages.iter().any(is_reference) {
+        return;
+    }
+    let entries = mock.entries();
+    for message in &mut request.messages {
+        let Some(id) = message.name.as_deref().and_then(|n| n.strip_prefix(ITEM_REFERENCE)) else { continue };
+        if let Some(resolved) = referenced_output(&entries, id) {
+            *message = resolved;
+        }
+    }
+}
+
+fn referenced_output(entries: &[crate::journal::JournalEntry], id: &str) -> Option<crate::model::Message> {
+    use crate::model::Message;
+    let (kind, rest) = id.split_once('_')?;
+    let (number, call) = match kind {
+        "fc" => {
+            let (number, index) = rest.split_once('_')?;
+            (number, Some(index.parse::<usize>().ok()?))
+        }
+        _ => (rest, None),
+    };
+    let response_id = format!("chatcmpl-{number}");
+    let message = &entries
+        .iter()
+        .rev()
+        .filter_map(|e| e.response.as_ref())
+        .find(|r| r.id.as_deref() == Some(response_id.as_str()))?
+        .message;
+    match (kind, call) {
+        ("msg", None) => message.text.clone().map(Message::assistant),
+        ("rs", None) => message
+            .thinking
+            .clone()
+            .map(|thinking| Message { thinking: Some(thinking), ..Message::assistant_tool_calls(Vec::new()) }),
+        ("fc", Some(index)) => {
+            message.tool_calls.get(index).map(|call| Message::assistant_tool_calls(vec![call.clone()]))
+        }
+        _ => None,
     }
 }
 

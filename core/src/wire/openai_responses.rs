@@ -10,7 +10,7 @@
 
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
-use super::{json_reply, sse_json, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply};
+use super::{json_reply, sse_json, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply, ITEM_REFERENCE};
 use crate::model::{
     ChatRequest, ChatResponse, ContentPart, FinishReason, Message, ResponseFormat, Role, ToolCall, ToolDefinition,
 };
@@ -445,7 +445,15 @@ fn decode_item(value: &Value, what: &str, out: &mut Vec<Message>) -> Result<(), 
                 });
             }
         }
-        "item_reference" => {}
+        "item_reference" => {
+            // Earlier output the client refers to by id (the AI SDK does with `store` on): a placeholder the
+            // server resolves from the journal (`resolve_item_references`), or leaves visible.
+            let id = json::required_str(object, "id", what)?;
+            out.push(Message {
+                name: Some(format!("{ITEM_REFERENCE}{id}")),
+                ..Message::assistant_tool_calls(Vec::new())
+            });
+        }
         other => return Err(format!("{what}.type {other:?} is not a known input item")),
     }
     Ok(())

@@ -260,3 +260,31 @@ fn request_ids_come_from_the_journal_index_of_each_request() {
     assert_eq!(models.header("x-request-id"), Some("req_3"));
     assert_eq!(m.request_count(), 3);
 }
+
+#[test]
+fn responses_item_references_resolve_from_the_journal_and_unknown_ones_stay_visible() {
+    let m = mock(vec![
+        Step::thinking_and_text("Think first.", "First answer.").unwrap(),
+        Step::tool_call("lookup", &json!({"q": 1})),
+        Step::text("Done.").unwrap(),
+    ]);
+    handle(&m, &HttpRequest::post_json("/v1/responses", r#"{"model":"gpt-4o","input":"hi"}"#));
+    handle(&m, &HttpRequest::post_json("/v1/responses", r#"{"model":"gpt-4o","input":"next"}"#));
+    let follow_up = json!({"model": "gpt-4o", "input": [
+        {"role": "user", "content": "hi"},
+        {"type": "item_reference", "id": "rs_1"},
+        {"type": "item_reference", "id": "msg_1"},
+        {"type": "item_reference", "id": "fc_2_0"},
+        {"type": "function_call_output", "call_id": "call_1", "output": "42"},
+        {"type": "item_reference", "id": "msg_99"},
+    ]});
+    let reply = handle(&m, &HttpRequest::post_json("/v1/responses", &follow_up.to_string()));
+    assert_eq!(reply.status(), 200);
+    let messages = &m.entries()[2].request.messages;
+    assert_eq!(messages[1].thinking.as_deref(), Some("Think first."));
+    assert_eq!(messages[2].text(), "First answer.");
+    assert_eq!(messages[3].tool_calls[0].name, "lookup");
+    assert_eq!(messages[3].tool_calls[0].id, "call_1");
+    assert_eq!(messages[4].tool_call_id.as_deref(), Some("call_1"));
+    assert_eq!(messages[5].name.as_deref(), Some("item_reference:msg_99"), "an id cuecard did not issue stays visible");
+}
