@@ -4,7 +4,8 @@
 # CARGO_TARGET_DIR (debug for the tests, release once for `pip install ./python`).
 #
 # Needs: rustup/cargo, python3 with venv and pip, node (20 or later) and npm, cc/c++ with valgrind and Debian's libcjson-dev,
-# Debian's chromium (the wasm module's browser test), and access to crates.io, PyPI and npm (it installs
+# Debian's chromium (the wasm module's browser test), a JDK 17 with Maven (LangChain4j), and access to crates.io,
+# PyPI, npm and Maven Central (it installs
 # wasm-bindgen-cli 0.2.130 itself when missing).
 # .ci/run installs what a fresh machine lacks and then calls this script.
 set -euo pipefail
@@ -138,6 +139,9 @@ cargo build -q --locked -p cuecard-cli
 
 step "wire: the official Node SDKs (openai, @anthropic-ai/sdk) against cuecard serve"
 (cd tests/sdk/node && npm ci --no-audit --no-fund --silent && node --test)
+
+step "wire: LangChain4j 1.19.0 (OpenAI and Anthropic, blocking, streaming, AiServices tools) against cuecard serve"
+(cd tests/sdk/java && mvn -B -ntp test)
 
 step "rust: benchmarks (quick mode)"
 BENCH_LOG="$CARGO_TARGET_DIR/bench-quick.log"
