@@ -123,9 +123,19 @@ const SCENARIO_CONTENT_TYPES: &str = "application/json or application/yaml (also
 /// starts with `{`, else YAML), `GET /_cuecard/journal` reads the journal, `POST /_cuecard/reset` forgets
 /// requests and rewinds the script. Admin requests are not journaled. Errors are `{"error": <cuecard error>}`.
 pub(crate) fn admin(mock: &MockModel, request: &HttpRequest) -> HttpReply {
+    if let Some(refusal) = foreign_admin_request(request) {
+        return admin_error(403, &crate::error::Error::new(ErrorKind::InvalidRequest, refusal));
+    }
     let path = request.path.trim_end_matches('/');
     match (request.method.as_str(), path) {
-        ("PUT" | "POST", "/_cuecard/scenario") => match load_scenario(mock, request) {
+        ("POST", "/_cuecard/scenario") => admin_error(
+            405,
+            &crate::error::Error::new(
+                ErrorKind::InvalidRequest,
+                "a scenario is replaced with PUT /_cuecard/scenario (POST is what a web page can send without asking)",
+            ),
+        ),
+        ("PUT", "/_cuecard/scenario") => match load_scenario(mock, request) {
             Ok(s) => json_reply(200, vec![], &json!({"ok": true, "routes": s.routes().len(), "steps": s.step_count()})),
             Err((status, error)) => admin_error(status, &error),
         },
@@ -143,6 +153,41 @@ pub(crate) fn admin(mock: &MockModel, request: &HttpRequest) -> HttpReply {
             ),
         ),
     }
+}
+
+/// Why an admin request is refused as coming from a web page, if it is: a browser adds `Origin` to requests a
+/// page makes (tests and SDKs do not), and a page reaching the server through DNS rebinding sends its own name
+/// as `Host`, never a loopback one. The admin surface replaces the script and reads every request, so it answers
+/// only requests without an `Origin` whose `Host`, when given, is `localhost`, `127.x.x.x` or `[::1]`.
+fn foreign_admin_request(request: &HttpRequest) -> Option<String> {
+    if let Some(origin) = request.header("origin") {
+        return Some(format!(
+            "admin requests come from tests, not from web pages: a request with an Origin header ({origin}) is refused"
+        ));
+    }
+    let host = request.header("host")?;
+    if is_loopback_host(host) {
+        None
+    } else {
+        Some(format!(
+            "admin requests are answered on a loopback name only (localhost, 127.0.0.1, [::1]), not Host {host}"
+        ))
+    }
+}
+
+/// `localhost`, `*.localhost`, `127.x.x.x` or `[::1]`, with or without a port.
+fn is_loopback_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(bracketed) => bracketed.split(']').next().unwrap_or_default(),
+        None => host
+            .rsplit_once(':')
+            .map_or(host, |(name, port)| if port.chars().all(|c| c.is_ascii_digit()) { name } else { host }),
+    };
+    let name = name.to_ascii_lowercase();
+    name == "localhost"
+        || name.ends_with(".localhost")
+        || name == "::1"
+        || name.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 /// The journal as one document: `{"count", "counts", "unused_steps", "entries"}` (the admin endpoint's body, and

@@ -288,3 +288,35 @@ fn responses_item_references_resolve_from_the_journal_and_unknown_ones_stay_visi
     assert_eq!(messages[4].tool_call_id.as_deref(), Some("call_1"));
     assert_eq!(messages[5].name.as_deref(), Some("item_reference:msg_99"), "an id cuecard did not issue stays visible");
 }
+
+#[test]
+fn the_admin_surface_refuses_web_pages_foreign_hosts_and_post() {
+    let m = MockModel::new();
+    let scenario = r#"{"cuecard":1,"routes":[{"steps":[{"text":"loaded"}]}]}"#;
+    let put = || {
+        HttpRequest::new("PUT", "/_cuecard/scenario", Vec::new(), scenario.as_bytes().to_vec())
+            .with_header("content-type", "application/json")
+    };
+    assert_eq!(handle(&m, &put().with_header("host", "127.0.0.1:8080")).status(), 200);
+    assert_eq!(handle(&m, &put().with_header("host", "localhost")).status(), 200);
+    assert_eq!(handle(&m, &put().with_header("host", "[::1]:9")).status(), 200);
+    let from_page = handle(&m, &put().with_header("origin", "https://evil.example"));
+    assert_eq!(from_page.status(), 403);
+    assert!(body_json(&from_page)["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("Origin header (https://evil.example)"));
+    let rebound = handle(&m, &put().with_header("host", "evil.example:8080"));
+    assert_eq!(rebound.status(), 403);
+    let journal = HttpRequest { method: "GET".into(), path: "/_cuecard/journal".into(), ..HttpRequest::default() };
+    assert_eq!(handle(&m, &journal.clone().with_header("host", "attacker.test")).status(), 403, "the journal too");
+    assert_eq!(handle(&m, &journal.with_header("host", "127.0.0.1:1")).status(), 200);
+    let mut post = put();
+    post.method = "POST".into();
+    assert_eq!(handle(&m, &post).status(), 405, "POST is what a page sends without a preflight");
+    // The model endpoints take any Origin: browsers calling the mock in-page are a use case.
+    let chat =
+        HttpRequest::post_json("/v1/chat/completions", r#"{"model":"m","messages":[{"role":"user","content":"x"}]}"#)
+            .with_header("origin", "https://app.example");
+    assert_eq!(handle(&m, &chat).status(), 200);
+}
