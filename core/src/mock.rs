@@ -327,6 +327,12 @@ impl MockModel {
             current.capabilities.clone_from(capabilities);
         }
         if let Some(defaults) = settings.step_defaults {
+            defaults.check().map_err(|(field, problem)| {
+                crate::error::Error::new(
+                    ErrorKind::InvalidArgument,
+                    format!("invalid step_defaults.{field}: {problem}"),
+                )
+            })?;
             current.step_defaults = defaults;
         }
         if let Some(instant) = settings.instant {

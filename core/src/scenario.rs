@@ -78,9 +78,15 @@ fn serde_issue(path: String, message: String) -> Error {
     invalid(&path, message)
 }
 
+/// The text without a leading UTF-8 byte order mark, which editors on Windows write at the start of files.
+fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
 impl Scenario {
     /// Parses and validates a JSON scenario.
     pub fn from_json(text: &str) -> Result<Scenario> {
+        let text = without_bom(text);
         crate::api::host_data::check_text_depth(text, MAX_DEPTH).map_err(|m| invalid("", m))?;
         // Text becomes a JSON value first and the scenario is read from the value: one deserializer for the
         // scenario types instead of one per text format (which halves the crate's build time).
@@ -90,6 +96,7 @@ impl Scenario {
 
     /// Parses and validates a YAML scenario.
     pub fn from_yaml(text: &str) -> Result<Scenario> {
+        let text = without_bom(text);
         crate::api::host_data::check_text_depth(text, MAX_DEPTH).map_err(|m| invalid("", m))?;
         let value: Value = serde_yaml_ng::from_str(text).map_err(|e| invalid("", e.to_string()))?;
         Scenario::from_value(value)
@@ -97,7 +104,7 @@ impl Scenario {
 
     /// Parses a scenario text that is JSON (it starts with `{`) or YAML.
     pub fn from_text(text: &str) -> Result<Scenario> {
-        if text.trim_start().starts_with('{') {
+        if without_bom(text).trim_start().starts_with('{') {
             Scenario::from_json(text)
         } else {
             Scenario::from_yaml(text)

@@ -164,7 +164,29 @@ pub struct StepTiming {
     pub stall_ms: Option<u64>,
 }
 
+/// The longest scripted wait: a day. A longer one is a typo (a second count written in microseconds), and on
+/// the wire it would hold a connection for years; the virtual clock (`advance_clock`) covers longer spans.
+pub const MAX_WAIT_MS: u64 = 86_400_000;
+
 impl StepTiming {
+    /// The first field over [`MAX_WAIT_MS`], with what is wrong.
+    pub fn check(&self) -> std::result::Result<(), (&'static str, String)> {
+        for (field, value) in [
+            ("delay_ms", self.delay_ms),
+            ("ttft_ms", self.ttft_ms),
+            ("token_delay_ms", self.token_delay_ms),
+            ("stall_ms", self.stall_ms),
+        ] {
+            if let Some(ms) = value.filter(|ms| *ms > MAX_WAIT_MS) {
+                return Err((
+                    field,
+                    format!("{ms} ms is longer than a day ({MAX_WAIT_MS} ms), the longest scripted wait"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Each field of `self`, or else of `fallback`.
     pub fn or(self, fallback: StepTiming) -> StepTiming {
         StepTiming {

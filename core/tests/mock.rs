@@ -293,3 +293,32 @@ fn a_restarted_route_is_scripted_afresh_and_the_journal_keeps_what_it_answered()
     assert_eq!(err.kind(), ErrorKind::InvalidState);
     assert!(err.to_string().contains("there is no route 5: the mock has 1"), "{err}");
 }
+
+#[test]
+fn validation_gaps_of_the_hardening_issue_are_closed() {
+    use cuecard::api::StepSpec;
+    use cuecard::{MockSettings, Scenario, StepTiming};
+    // A failure's status is an error status (400-599).
+    for status in [0u16, 99, 200, 399, 600, 999] {
+        let spec: StepSpec =
+            serde_json::from_value(json!({"fail": {"kind": "server_error", "status": status}})).unwrap();
+        let problem = spec.build().unwrap_err();
+        assert_eq!(problem.path, ".fail.status", "{status}");
+        assert!(problem.message.contains("is not an error status (400-599)"), "{}", problem.message);
+    }
+    // Waits are capped at a day, in steps and in step defaults.
+    let spec: StepSpec = serde_json::from_value(json!({"text": "x", "stall_ms": 1_000_000_000_000u64})).unwrap();
+    let problem = spec.build().unwrap_err();
+    assert_eq!(problem.path, ".stall_ms");
+    assert!(problem.message.contains("longer than a day"), "{}", problem.message);
+    let too_long = MockSettings {
+        step_defaults: Some(StepTiming { delay_ms: Some(86_400_001), ..StepTiming::default() }),
+        ..MockSettings::default()
+    };
+    let err = MockModel::new().configure(&too_long).unwrap_err();
+    assert!(err.to_string().contains("invalid step_defaults.delay_ms"), "{err}");
+    // A UTF-8 byte order mark at the start of a scenario is not an error.
+    let with_bom = "\u{feff}{\"cuecard\": 1, \"routes\": [{\"steps\": [\"hi\"]}]}";
+    assert_eq!(Scenario::from_text(with_bom).unwrap().step_count(), 1);
+    assert_eq!(Scenario::from_yaml("\u{feff}cuecard: 1\nroutes:\n  - steps: [hi]\n").unwrap().step_count(), 1);
+}

@@ -53,7 +53,7 @@ impl SpecProblem {
 pub struct FailSpec {
     /// The kind of failure.
     pub kind: ProviderErrorKind,
-    /// HTTP status (100-599), instead of the kind's default.
+    /// HTTP status (400-599: a failure's), instead of the kind's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
     /// The message, instead of the kind's default.
@@ -87,12 +87,12 @@ impl FailSpec {
         }
     }
 
-    /// The failure; a status outside 100-599 is a problem at `.status`.
+    /// The failure; a status outside 400-599 is a problem at `.status`.
     pub fn to_error(&self) -> std::result::Result<ProviderError, SpecProblem> {
         let mut error = ProviderError::new(self.kind);
         if let Some(status) = self.status {
-            if !(100..=599).contains(&status) {
-                return Err(SpecProblem::new(".status", format!("{status} is not an HTTP status (100-599)")));
+            if !(400..=599).contains(&status) {
+                return Err(SpecProblem::new(".status", format!("{status} is not an error status (400-599)")));
             }
             error = error.with_status(status);
         }
@@ -243,12 +243,14 @@ impl StepSpec {
         } else {
             Step::answer(self.answer()?)
         };
-        step = step.with_timing(StepTiming {
+        let timing = StepTiming {
             delay_ms: self.delay_ms,
             ttft_ms: self.ttft_ms,
             token_delay_ms: self.token_delay_ms,
             stall_ms: self.stall_ms,
-        });
+        };
+        timing.check().map_err(|(field, problem)| SpecProblem::new(&format!(".{field}"), problem))?;
+        step = step.with_timing(timing);
         if let Some(reason) = self.finish_reason {
             step = step.with_finish_reason(reason);
         }

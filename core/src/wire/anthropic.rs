@@ -52,7 +52,11 @@ impl ChatProtocol for AnthropicMessages {
             response_format: None,
             temperature: json::optional_f64(top, "temperature", "request")?,
             top_p: json::optional_f64(top, "top_p", "request")?,
-            max_tokens: json::optional_u64(top, "max_tokens", "request")?,
+            // Required on Anthropic's API (its 400 names it), so a client that forgets it fails here too.
+            max_tokens: Some(
+                json::optional_u64(top, "max_tokens", "request")?
+                    .ok_or_else(|| "request.max_tokens: Field required".to_string())?,
+            ),
             stop: json::string_or_strings(top, "stop_sequences", "request")?,
             seed: None,
             stream: json::optional_bool(top, "stream", "request")?,

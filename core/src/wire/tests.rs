@@ -320,3 +320,16 @@ fn the_admin_surface_refuses_web_pages_foreign_hosts_and_post() {
             .with_header("origin", "https://app.example");
     assert_eq!(handle(&m, &chat).status(), 200);
 }
+
+#[test]
+fn anthropic_messages_require_max_tokens_as_anthropic_does() {
+    let m = mock(vec![Step::text("never").unwrap()]);
+    let reply = handle(
+        &m,
+        &HttpRequest::post_json("/v1/messages", r#"{"model":"c","messages":[{"role":"user","content":"x"}]}"#),
+    );
+    assert_eq!(reply.status(), 400);
+    let message = body_json(&reply)["error"]["message"].as_str().unwrap().to_string();
+    assert!(message.contains("max_tokens: Field required"), "{message}");
+    assert_eq!(m.entries()[0].outcome.describe(), "rejected: request.max_tokens: Field required", "journaled once");
+}
