@@ -126,6 +126,10 @@ pub(crate) fn admin(mock: &MockModel, request: &HttpRequest) -> HttpReply {
     if let Some(refusal) = foreign_admin_request(request) {
         return admin_error(403, &crate::error::Error::new(ErrorKind::InvalidRequest, refusal));
     }
+    if request.body.len() > super::MAX_BODY_BYTES {
+        let message = format!("the request body is larger than the limit of {} bytes (32 MiB)", super::MAX_BODY_BYTES);
+        return admin_error(413, &crate::error::Error::new(ErrorKind::RequestTooLarge, message));
+    }
     let path = request.path.trim_end_matches('/');
     match (request.method.as_str(), path) {
         ("POST", "/_cuecard/scenario") => admin_error(

@@ -355,7 +355,8 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest) -> Turn
     let dialect = P::DIALECT;
     if http.body.len() > MAX_BODY_BYTES {
         let message =
-            format!("request body of {} bytes is larger than the limit of {MAX_BODY_BYTES} bytes", http.body.len());
+            // The server stops reading one byte past the limit, so the real size is unknown: name the limit only.
+            format!("the request body is larger than the limit of {MAX_BODY_BYTES} bytes (32 MiB)");
         let request = ChatRequest { metadata: endpoint_metadata(P::ENDPOINT, http), ..ChatRequest::default() };
         let index =
             mock.reject(request, Some(RawRequest { path: http.path.clone(), body: String::new() }), message.clone());

@@ -333,3 +333,20 @@ fn anthropic_messages_require_max_tokens_as_anthropic_does() {
     assert!(message.contains("max_tokens: Field required"), "{message}");
     assert_eq!(m.entries()[0].outcome.describe(), "rejected: request.max_tokens: Field required", "journaled once");
 }
+
+#[test]
+fn oversized_bodies_are_413_on_the_admin_surface_too_and_the_message_names_the_limit() {
+    let m = mock(vec![Step::text("x").unwrap()]);
+    let big = vec![b' '; MAX_BODY_BYTES + 1];
+    let admin = handle(
+        &m,
+        &HttpRequest::new("PUT", "/_cuecard/scenario", Vec::new(), big.clone())
+            .with_header("content-type", "application/json"),
+    );
+    assert_eq!(admin.status(), 413);
+    assert_eq!(body_json(&admin)["error"]["code"], "request_too_large");
+    let chat = handle(&m, &HttpRequest::new("POST", "/v1/chat/completions", Vec::new(), big));
+    assert_eq!(chat.status(), 413);
+    let message = body_json(&chat)["error"]["message"].as_str().unwrap().to_string();
+    assert_eq!(message, "the request body is larger than the limit of 33554432 bytes (32 MiB)");
+}
