@@ -95,6 +95,9 @@ fn serve_prints_the_base_urls_answers_and_stops_on_sigterm() {
     let ai_sdk = lines.next().unwrap().unwrap();
     let url = anthropic.split_whitespace().last().unwrap(); // each line ends with its URL
     assert_eq!(ai_sdk, format!("AI SDK Anthropic:   {url}/v1"), "the AI SDK's Anthropic provider wants /v1");
+    let _admin = lines.next().unwrap().unwrap();
+    let journal = lines.next().unwrap().unwrap();
+    assert_eq!(journal, "journal:            the newest 10000 requests (--journal-limit; counters count all)");
     let addr = url.rsplit("//").next().unwrap().to_string();
     let body = r#"{"model":"claude","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}"#;
     let mut stream = std::net::TcpStream::connect(&addr).unwrap();
