@@ -4,6 +4,7 @@
 //! faster than building objects property by property through N-API).
 
 use crate::errors::{throw, Fallible};
+use cuecard::api::host_data::JS_NOT_DATA_CLASSES;
 use cuecard::api::{HostNode, HostReadError, HostValue};
 use napi::sys;
 use napi::{Env, Unknown};
@@ -21,33 +22,6 @@ pub struct JsData<'a> {
     context: &'a Context,
     value: sys::napi_value,
 }
-
-/// Built-in classes whose instances are not JSON-like data even though they are objects.
-const NOT_DATA: &[&str] = &[
-    "Map",
-    "Set",
-    "WeakMap",
-    "WeakSet",
-    "WeakRef",
-    "RegExp",
-    "Date",
-    "Promise",
-    "Error",
-    "ArrayBuffer",
-    "SharedArrayBuffer",
-    "DataView",
-    "Buffer",
-    "Uint8Array",
-    "Int8Array",
-    "Uint16Array",
-    "Int16Array",
-    "Uint32Array",
-    "Int32Array",
-    "Float32Array",
-    "Float64Array",
-    "BigInt64Array",
-    "BigUint64Array",
-];
 
 fn ok(status: sys::napi_status) -> Result<(), HostReadError> {
     if status == sys::Status::napi_ok {
@@ -83,19 +57,13 @@ impl JsData<'_> {
             sys::napi_get_value_string_utf16(self.env(), value, units.as_mut_ptr(), units.len(), &mut written)
         })?;
         units.truncate(written);
-        String::from_utf16(&units).map_err(|_| HostReadError::InvalidText("it holds a lone UTF-16 surrogate".into()))
+        cuecard::api::host_data::text_from_utf16(&units)
     }
 
     fn number(&self) -> Result<HostNode<Self>, HostReadError> {
         let mut f = 0f64;
         ok(unsafe { sys::napi_get_value_double(self.env(), self.value, &mut f) })?;
-        // JS has one number type: integral values within the exact range are integers, as JSON.stringify writes.
-        const EXACT: f64 = 9_007_199_254_740_992.0;
-        if f.fract() == 0.0 && f.abs() <= EXACT {
-            Ok(HostNode::Int(f as i64))
-        } else {
-            Ok(HostNode::Float(f))
-        }
+        Ok(HostNode::from_js_number(f))
     }
 
     fn bigint(&self) -> Result<HostNode<Self>, HostReadError> {
@@ -134,7 +102,7 @@ impl JsData<'_> {
         ok(unsafe { sys::napi_strict_equals(env, prototype, self.context.object_prototype, &mut plain) })?;
         if !plain && self.value_type(prototype)? != sys::ValueType::napi_null {
             let name = self.constructor_name(prototype).unwrap_or_else(|| "object".into());
-            if NOT_DATA.contains(&name.as_str()) {
+            if JS_NOT_DATA_CLASSES.contains(&name.as_str()) {
                 return Err(HostReadError::NotJson(name));
             }
         }

@@ -8,7 +8,7 @@
 use crate::convert::{data_of, json_of, json_text};
 use crate::errors::{wrong_type, Fallible};
 use crate::pending::NativePending;
-use cuecard::api::outcome::{exchange_json, http_reply_text, stream_json, Collapse};
+use cuecard::api::outcome::{exchange_json, headers_from_lines, http_reply_text, stream_json, Collapse};
 use cuecard::api::{FailSpec, RequestInput, RouteOptions, StepInput, ToolCallSpec};
 use cuecard::{ChatRequest, MockModel, MockSettings, Turn};
 use napi::bindgen_prelude::*;
@@ -200,19 +200,8 @@ impl NativeMock {
         body: Either<String, Buffer>,
         collapse: String,
     ) -> napi::Result<Answered> {
-        let collapse = match collapse.as_str() {
-            "never" => Collapse::Never,
-            "unless_waits" => Collapse::UnlessWaits,
-            "always" => Collapse::Always,
-            other => return Err(wrong_type(&env, "collapse", "'never', 'unless_waits' or 'always'", other)),
-        };
-        // `name:value` lines: one string crosses N-API far faster than an array of pairs, and neither a header
-        // name nor a value (which `Headers` validates) can hold a newline; a name cannot hold a colon.
-        let headers = headers
-            .split('\n')
-            .filter_map(|line| line.split_once(':'))
-            .map(|(name, value)| (name.to_string(), value.to_string()))
-            .collect();
+        let collapse: Collapse = collapse.parse().or_throw(&env)?;
+        let headers = headers_from_lines(&headers);
         let body = match body {
             Either::A(text) => text.into_bytes(),
             Either::B(bytes) => bytes.to_vec(),

@@ -5,36 +5,10 @@
 //! strictly from UTF-16. Core data goes back as JSON text that the package's JS parses.
 
 use crate::errors::Fallible;
+use cuecard::api::host_data::JS_NOT_DATA_CLASSES;
 use cuecard::api::{HostNode, HostReadError, HostValue};
 use serde::de::DeserializeOwned;
 use wasm_bindgen::{JsCast, JsValue};
-
-/// Built-in classes whose instances are not JSON-like data even though they are objects.
-const NOT_DATA: &[&str] = &[
-    "Map",
-    "Set",
-    "WeakMap",
-    "WeakSet",
-    "WeakRef",
-    "RegExp",
-    "Date",
-    "Promise",
-    "Error",
-    "ArrayBuffer",
-    "SharedArrayBuffer",
-    "DataView",
-    "Buffer",
-    "Uint8Array",
-    "Int8Array",
-    "Uint16Array",
-    "Int16Array",
-    "Uint32Array",
-    "Int32Array",
-    "Float32Array",
-    "Float64Array",
-    "BigInt64Array",
-    "BigUint64Array",
-];
 
 /// A JS value read as JSON-like data.
 pub struct JsData(JsValue);
@@ -43,20 +17,13 @@ fn text(value: &JsValue) -> Result<String, HostReadError> {
     let string: &js_sys::JsString = value.unchecked_ref();
     // A lone surrogate would become U+FFFD silently in the usual conversion.
     if !string.is_valid_utf16() {
-        return Err(HostReadError::InvalidText("it holds a lone UTF-16 surrogate".into()));
+        return Err(HostReadError::lone_surrogate());
     }
     Ok(String::from(string))
 }
 
 fn number(value: &JsValue) -> HostNode<JsData> {
-    let f = value.as_f64().unwrap_or(f64::NAN);
-    // JS has one number type: integral values within the exact range are integers, as JSON.stringify writes.
-    const EXACT: f64 = 9_007_199_254_740_992.0;
-    if f.fract() == 0.0 && f.abs() <= EXACT {
-        HostNode::Int(f as i64)
-    } else {
-        HostNode::Float(f)
-    }
+    HostNode::from_js_number(value.as_f64().unwrap_or(f64::NAN))
 }
 
 fn bigint(value: &JsValue) -> Result<HostNode<JsData>, HostReadError> {
@@ -88,7 +55,7 @@ fn object(value: &JsValue) -> Result<HostNode<JsData>, HostReadError> {
         prototype.is_null() || prototype == JsValue::from(js_sys::Object::get_prototype_of(&js_sys::Object::new()));
     if !plain {
         let name = constructor_name(&prototype).unwrap_or_else(|| "object".into());
-        if NOT_DATA.contains(&name.as_str()) {
+        if JS_NOT_DATA_CLASSES.contains(&name.as_str()) {
             return Err(HostReadError::NotJson(name));
         }
     }

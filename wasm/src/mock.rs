@@ -6,7 +6,7 @@
 use crate::convert::{data_of, json_of, json_text};
 use crate::errors::{wrong_type, Fallible};
 use crate::pending::NativePending;
-use cuecard::api::outcome::{exchange_json, http_reply_text, stream_json, Collapse};
+use cuecard::api::outcome::{exchange_json, headers_from_lines, http_reply_text, stream_json, Collapse};
 use cuecard::api::{FailSpec, JsonResponder, RequestInput, RouteOptions, StepInput, ToolCallSpec};
 use cuecard::{CallError, ChatRequest, Error, ErrorKind, MockModel, MockSettings, Turn};
 use std::sync::Arc;
@@ -194,17 +194,8 @@ impl NativeMock {
         body: JsValue,
         collapse: String,
     ) -> Result<JsValue, JsValue> {
-        let collapse = match collapse.as_str() {
-            "never" => Collapse::Never,
-            "unless_waits" => Collapse::UnlessWaits,
-            "always" => Collapse::Always,
-            other => return Err(wrong_type("collapse", "'never', 'unless_waits' or 'always'", other)),
-        };
-        let headers = headers
-            .split('\n')
-            .filter_map(|line| line.split_once(':'))
-            .map(|(name, value)| (name.to_string(), value.to_string()))
-            .collect();
+        let collapse: Collapse = collapse.parse().or_throw()?;
+        let headers = headers_from_lines(&headers);
         let body = match body.as_string() {
             Some(text) => text.into_bytes(),
             None if body.is_instance_of::<js_sys::Uint8Array>() => js_sys::Uint8Array::new(&body).to_vec(),

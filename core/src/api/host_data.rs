@@ -13,6 +13,7 @@ use serde_json::{Map, Number, Value};
 pub const MAX_DEPTH: usize = 128;
 
 /// One host value, read one level deep: a leaf, or a container with its children still as host values.
+#[derive(Debug, PartialEq)]
 pub enum HostNode<H> {
     /// `None` / `null` / `undefined`.
     Null,
@@ -30,6 +31,60 @@ pub enum HostNode<H> {
     List(Vec<H>),
     /// A dict or object whose keys are text.
     Map(Vec<(String, H)>),
+}
+
+impl<H> HostNode<H> {
+    /// A JavaScript number (JS has one number type): integral values within the exact range (±2^53) are integers,
+    /// as `JSON.stringify` writes them; others are floats. Every JS binding (napi, wasm) reads numbers this way.
+    pub fn from_js_number(value: f64) -> HostNode<H> {
+        const EXACT: f64 = 9_007_199_254_740_992.0;
+        if value.fract() == 0.0 && value.abs() <= EXACT {
+            HostNode::Int(value as i64)
+        } else {
+            HostNode::Float(value)
+        }
+    }
+}
+
+/// JavaScript's built-in classes whose instances are objects but not JSON-like data: a `Map` has no enumerable
+/// properties and must not read as `{}`. A JS binding refuses an object whose constructor has one of these names.
+pub const JS_NOT_DATA_CLASSES: &[&str] = &[
+    "Map",
+    "Set",
+    "WeakMap",
+    "WeakSet",
+    "WeakRef",
+    "RegExp",
+    "Date",
+    "Promise",
+    "Error",
+    "ArrayBuffer",
+    "SharedArrayBuffer",
+    "DataView",
+    "Buffer",
+    "Uint8Array",
+    "Int8Array",
+    "Uint16Array",
+    "Int16Array",
+    "Uint32Array",
+    "Int32Array",
+    "Float32Array",
+    "Float64Array",
+    "BigInt64Array",
+    "BigUint64Array",
+];
+
+/// Text read as UTF-16 code units, strictly: a lone surrogate is an error (the hosts' own UTF-8 conversions turn
+/// it into U+FFFD silently).
+pub fn text_from_utf16(units: &[u16]) -> std::result::Result<String, HostReadError> {
+    String::from_utf16(units).map_err(|_| HostReadError::lone_surrogate())
+}
+
+impl HostReadError {
+    /// Text holding a lone UTF-16 surrogate (not valid Unicode).
+    pub fn lone_surrogate() -> HostReadError {
+        HostReadError::InvalidText("it holds a lone UTF-16 surrogate".into())
+    }
 }
 
 /// Why a host value could not be read as JSON-like data.
@@ -288,6 +343,18 @@ mod tests {
     use super::*;
     use serde_json::json;
     use std::rc::Rc;
+
+    #[test]
+    fn js_numbers_strict_utf16_and_the_classes_that_are_not_data() {
+        assert_eq!(HostNode::<()>::from_js_number(3.0), HostNode::Int(3));
+        assert_eq!(HostNode::<()>::from_js_number(-0.0), HostNode::Int(0));
+        assert_eq!(HostNode::<()>::from_js_number(9_007_199_254_740_992.0), HostNode::Int(9_007_199_254_740_992));
+        assert_eq!(HostNode::<()>::from_js_number(1e300), HostNode::Float(1e300));
+        assert_eq!(HostNode::<()>::from_js_number(0.5), HostNode::Float(0.5));
+        assert_eq!(text_from_utf16(&[0x48, 0x69]).unwrap(), "Hi");
+        assert_eq!(text_from_utf16(&[0xD800]), Err(HostReadError::lone_surrogate()));
+        assert!(JS_NOT_DATA_CLASSES.contains(&"Map") && JS_NOT_DATA_CLASSES.contains(&"Date"));
+    }
 
     /// A test host: JSON values, plus shared nodes to build cycles and a type the host cannot convert.
     #[derive(Clone)]

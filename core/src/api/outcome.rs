@@ -58,6 +58,35 @@ fn to_text(value: &impl Serialize) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
+/// An in-process `fetch`'s request headers as `name:value` lines (how the JS packages pass them: one string
+/// crosses faster than an array of pairs, and neither a header name nor a value, which `Headers` validates, can
+/// hold a newline; a name cannot hold a colon).
+pub fn headers_from_lines(lines: &str) -> Vec<(String, String)> {
+    lines
+        .split('\n')
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.to_string(), value.to_string()))
+        .collect()
+}
+
+impl std::str::FromStr for Collapse {
+    type Err = crate::error::Error;
+
+    /// `never`, `unless_waits` or `always`; anything else is `invalid_argument` naming the three.
+    fn from_str(text: &str) -> Result<Collapse, Self::Err> {
+        match text {
+            "never" => Ok(Collapse::Never),
+            "unless_waits" => Ok(Collapse::UnlessWaits),
+            "always" => Ok(Collapse::Always),
+            other => Err(crate::error::Error::new(
+                crate::error::ErrorKind::InvalidArgument,
+                format!("invalid collapse: expected 'never', 'unless_waits' or 'always', found {other}"),
+            )
+            .with_context("argument", "collapse")),
+        }
+    }
+}
+
 /// Whether a streamed reply crosses as one body rather than frame by frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Collapse {
@@ -109,5 +138,23 @@ pub fn tool_outcome_json(timed: &Timed<std::result::Result<Value, CallError>>) -
     match &timed.value {
         Ok(value) => to_text(&json!({"delay_ms": timed.delay_ms, "result": value})),
         Err(error) => to_text(&json!({"delay_ms": timed.delay_ms, "error": call_error_json(error)})),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_js_packages_header_lines_and_collapse_words() {
+        let headers = headers_from_lines("content-type:application/json\nx-a:b:c\n\nnot a header\n");
+        assert_eq!(
+            headers,
+            [("content-type".to_string(), "application/json".to_string()), ("x-a".to_string(), "b:c".to_string())]
+        );
+        assert_eq!("unless_waits".parse::<Collapse>().unwrap(), Collapse::UnlessWaits);
+        let err = "sometimes".parse::<Collapse>().unwrap_err();
+        assert_eq!(err.code(), "invalid_argument");
+        assert!(err.to_string().contains("found sometimes"), "{err}");
     }
 }
