@@ -92,6 +92,15 @@ impl ChatProtocol for AnthropicMessages {
     fn encode_stream(stream: &EventStream, _request: &DecodedRequest, request_id: &str) -> HttpReply {
         let event = |name: &str, data: Value| sse_json(Some(name), &data);
         let usage = stream.response().and_then(|r| r.usage).unwrap_or_default();
+        // Calls whose whole input is an empty object: Anthropic streams no argument text for them (clients add
+        // `{}` themselves at the block's end, and would see it twice), whatever fragments the arguments made.
+        let empty_input: Vec<bool> = stream.response().map_or_else(Vec::new, |r| {
+            r.message
+                .tool_calls
+                .iter()
+                .map(|c| tool_input(&c.arguments).as_object().is_some_and(|o| o.is_empty()))
+                .collect()
+        });
         let mut start = message_envelope(stream.envelope(), usage);
         start["content"] = json!([]);
         start["stop_reason"] = Value::Null;
@@ -143,9 +152,8 @@ impl ChatProtocol for AnthropicMessages {
                     (
                         "tool_use",
                         json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
-                        // A call without arguments: Anthropic streams an empty `partial_json`, never `{}` (clients
-                        // add `{}` themselves at the block's end, and would see it twice).
-                        json!({"type": "input_json_delta", "partial_json": if arguments == "{}" { "" } else { arguments }}),
+                        json!({"type": "input_json_delta",
+                            "partial_json": if empty_input.get(*index).copied().unwrap_or(false) { "" } else { arguments }}),
                     )
                 }
                 StreamEvent::ToolCall { .. } => {

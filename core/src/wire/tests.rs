@@ -350,3 +350,18 @@ fn oversized_bodies_are_413_on_the_admin_surface_too_and_the_message_names_the_l
     let message = body_json(&chat)["error"]["message"].as_str().unwrap().to_string();
     assert_eq!(message, "the request body is larger than the limit of 33554432 bytes (32 MiB)");
 }
+
+#[test]
+fn anthropic_streams_no_argument_text_for_an_empty_input_however_it_was_written() {
+    for arguments in ["{}", "{ }", " {\n} "] {
+        let m = mock(vec![Step::tool_call_json("now", arguments)]);
+        let body = r#"{"model":"c","max_tokens":5,"stream":true,"messages":[{"role":"user","content":"x"}]}"#;
+        let reply = handle(&m, &HttpRequest::post_json("/v1/messages", body));
+        let partials: Vec<String> = sse(&reply)
+            .into_iter()
+            .filter_map(|(_, d)| serde_json::from_str::<Value>(&d).ok())
+            .filter_map(|d| d["delta"]["partial_json"].as_str().map(str::to_string))
+            .collect();
+        assert!(!partials.is_empty() && partials.iter().all(String::is_empty), "{arguments:?}: {partials:?}");
+    }
+}
