@@ -24,8 +24,12 @@ const FINISH_REASONS = {
 
 // ---- the AI SDK's prompt → cuecard's request -----------------------------------------------------------------
 
+/** Base64 of bytes (a string is already base64, as the AI SDK gives it), in Node and in browsers alike. */
 function base64Of(data) {
-  return typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64');
+  if (typeof data === 'string') return data;
+  let binary = '';
+  for (let i = 0; i < data.length; i += 0x8000) binary += String.fromCharCode(...data.subarray(i, i + 0x8000));
+  return btoa(binary);
 }
 
 /** A file part of a user or assistant message as a cuecard content part (an image when its media type says so). */
@@ -34,7 +38,7 @@ function filePart(part) {
   const where =
     data.type === 'url' ? { url: String(data.url) }
     : data.type === 'data' ? { data: base64Of(data.data) }
-    : data.type === 'text' ? { data: Buffer.from(data.text, 'utf8').toString('base64') }
+    : data.type === 'text' ? { data: base64Of(new TextEncoder().encode(data.text)) }
     : data.type === 'reference' ? { file_id: JSON.stringify(data.reference) }
     : {};
   if (typeof part.mediaType === 'string' && part.mediaType.startsWith('image/')) {

@@ -173,3 +173,23 @@ test('LanguageModelV3: the same model for the V3 spec, accepted by the ai packag
   const streamed = streamText({ model: cuecardModelV3(MockModel.thatResponds('Streamed on V3.')), prompt: 'x' });
   assert.equal(await streamed.text, 'Streamed on V3.');
 });
+
+test('file parts: bytes, text and URLs reach the journal as image and file parts (base64 without Buffer)', async () => {
+  const mock = MockModel.thatResponds('Seen.');
+  const model = cuecardModel(mock);
+  await model.doGenerate({
+    prompt: [{
+      role: 'user',
+      content: [
+        { type: 'file', mediaType: 'image/png', data: { type: 'data', data: new Uint8Array([137, 80, 78, 71]) } },
+        { type: 'file', mediaType: 'text/plain', filename: 'a.txt', data: { type: 'text', text: 'héllo' } },
+        { type: 'file', mediaType: 'application/pdf', data: { type: 'url', url: new URL('https://x.test/a.pdf') } },
+      ],
+    }],
+  });
+  assert.deepEqual(mock.request().messages[0].content, [
+    { type: 'image', data: 'iVBORw==', media_type: 'image/png' },
+    { type: 'file', data: Buffer.from('héllo').toString('base64'), media_type: 'text/plain', filename: 'a.txt' },
+    { type: 'file', url: 'https://x.test/a.pdf', media_type: 'application/pdf' },
+  ]);
+});
