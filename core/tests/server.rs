@@ -181,3 +181,27 @@ fn an_h2c_upgrade_request_with_a_chunked_body_is_answered_over_http1() {
     assert!(reply.contains("\"content\":\"fine\""), "{reply}");
     assert_eq!(mock.request().unwrap().messages[0].text(), "hi");
 }
+
+#[test]
+fn over_http_the_admin_surface_refuses_web_pages_and_foreign_hosts() {
+    let mock = Arc::new(MockModel::new());
+    let server = Server::start(Arc::clone(&mock)).unwrap();
+    let addr = server.addr();
+    let scenario = br#"{"cuecard":1,"routes":[{"steps":[{"text":"loaded"}]}]}"#;
+    let json = ("content-type", "application/json");
+    let from_page = String::from_utf8(
+        send(addr, "PUT", "/_cuecard/scenario", &[json, ("origin", "https://evil.example")], scenario).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(status(&from_page), 403, "{from_page}");
+    // DNS rebinding: the page's own name arrives as Host.
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    write!(stream, "GET /_cuecard/journal HTTP/1.1\r\nhost: evil.example:8080\r\nconnection: close\r\n\r\n").unwrap();
+    let mut rebound = String::new();
+    stream.read_to_string(&mut rebound).unwrap();
+    assert_eq!(status(&rebound), 403, "{rebound}");
+    let from_test = String::from_utf8(send(addr, "PUT", "/_cuecard/scenario", &[json], scenario).unwrap()).unwrap();
+    assert_eq!(status(&from_test), 200, "{from_test}");
+    assert!(chat(addr, false).contains("loaded"));
+}

@@ -38,7 +38,8 @@ pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
 pub const OPERATION_HEADER: &str = "x-cuecard-operation";
 
 /// The request headers the wire layer reads (lower case); transports may pass only these.
-pub const READ_HEADERS: [&str; 3] = [OPERATION_HEADER, "anthropic-version", "content-type"];
+/// `origin` and `host` are read for the admin surface, which refuses web pages (`extras::foreign_admin_request`).
+pub const READ_HEADERS: [&str; 5] = [OPERATION_HEADER, "anthropic-version", "content-type", "origin", "host"];
 
 /// An HTTP request as the wire layer sees it. As data (what crosses to hosts that serve their own HTTP stack):
 /// `{"method", "path", "query", "headers": [[name, value], ...], "body"}`, or `"body_base64"` for a body that
