@@ -154,8 +154,7 @@ pub(crate) unsafe fn text<'a>(pointer: *const c_char, len: usize, argument: &str
 /// As for [`text`].
 pub(crate) unsafe fn json(pointer: *const c_char, len: usize, argument: &str) -> Outcome<serde_json::Value> {
     // SAFETY: forwarded.
-    let text = unsafe { text(pointer, len, argument)? };
-    serde_json::from_str(text).map_err(|e| invalid(argument, format!("is not valid JSON: {e}")))
+    json_of_text(unsafe { text(pointer, len, argument)? }, argument)
 }
 
 /// Reads a JSON argument as serde data of type `T`, naming the path of a wrong field.
@@ -168,15 +167,23 @@ pub(crate) unsafe fn data<T: serde::de::DeserializeOwned>(
     argument: &str,
 ) -> Outcome<T> {
     // SAFETY: forwarded.
-    let value = unsafe { json(pointer, len, argument)? };
-    serde_path_to_error::deserialize(value).map_err(|e| {
+    data_of_text(unsafe { text(pointer, len, argument)? }, argument)
+}
+
+/// A JSON argument already read as text (the C and the JNI exports share it).
+pub(crate) fn json_of_text(text: &str, argument: &str) -> Outcome<serde_json::Value> {
+    serde_json::from_str(text).map_err(|e| invalid(argument, format!("is not valid JSON: {e}")))
+}
+
+/// A JSON argument already read as text, as serde data of type `T`, naming the path of a wrong field.
+pub(crate) fn data_of_text<T: serde::de::DeserializeOwned>(text: &str, argument: &str) -> Outcome<T> {
+    serde_path_to_error::deserialize(json_of_text(text, argument)?).map_err(|e| {
         let path = e.path().to_string();
         let at = if path == "." { String::new() } else { format!(" at {path}") };
         invalid(argument, format!("is not valid{at}: {}", e.inner()))
     })
 }
 
-/// Checks that an out-parameter is not NULL.
 pub(crate) fn out<'a, T>(pointer: *mut T, argument: &str) -> Outcome<&'a mut T> {
     // SAFETY: a non-NULL out-parameter points to writable memory of its type (the caller's promise).
     unsafe { pointer.as_mut() }.ok_or_else(|| invalid(argument, "is NULL"))

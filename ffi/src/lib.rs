@@ -17,6 +17,8 @@
 mod boundary;
 mod callback;
 mod error;
+#[cfg(feature = "jni")]
+mod jvm;
 mod memory;
 mod mock;
 mod observer;

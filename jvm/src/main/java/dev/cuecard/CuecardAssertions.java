@@ -1,0 +1,234 @@
+package dev.cuecard;
+
+import dev.cuecard.internal.Json;
+import dev.cuecard.internal.Native;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.assertj.core.api.AbstractAssert;
+
+/**
+ * Fluent checks over a mock, with Tramai's semantics, each one of core's checks (the same rule and message in every
+ * language):
+ *
+ * <pre>{@code
+ * CuecardAssertions.assertThat(mock).withObserver(observer)
+ *     .whenCalled("summarize").wasCalledTimes(2).andRetried(1).andObservedFailure("rate_limited");
+ * CuecardAssertions.assertThat(mock).lastRequest().hasLastUserMessageContaining("MS-777").offersTool("cancel");
+ * CuecardAssertions.assertThat(mock).scriptFullyUsed();
+ * }</pre>
+ *
+ * A check that does not hold fails with AssertJ's {@link AssertionError} (with {@code as(...)} descriptions) whose
+ * message is core's: what was expected, what happened, and the recorded requests.
+ */
+public final class CuecardAssertions {
+    private CuecardAssertions() {}
+
+    public static MockAssert assertThat(MockModel mock) {
+        return new MockAssert(mock, null);
+    }
+
+    /** Tramai's two-argument form: the provider double and the engine's observer. */
+    public static MockAssert assertThat(MockModel mock, RecordingObserver observer) {
+        return new MockAssert(mock, observer);
+    }
+
+    /** Checks about a mock, judged from an observer's records when one is given. */
+    public static final class MockAssert extends AbstractAssert<MockAssert, MockModel> {
+        private final RecordingObserver observer;
+
+        MockAssert(MockModel mock, RecordingObserver observer) {
+            super(mock, MockAssert.class);
+            isNotNull();
+            this.observer = observer;
+        }
+
+        MockAssert run(Map<String, Object> check) {
+            try {
+                Native.mockCheck(actual.id(), observer == null ? 0 : observer.id(), Json.write(check, "check"));
+            } catch (CuecardAssertionError failure) {
+                failWithMessage("%s", failure.getMessage());
+            }
+            return myself;
+        }
+
+        /** Judge retries, parse outcomes and failures from an engine's reports, not the mock's own records. */
+        public MockAssert withObserver(RecordingObserver observer) {
+            MockAssert other = new MockAssert(actual, CuecardException.notNull(observer, "observer"));
+            return info.description() == null ? other : other.as(info.description());
+        }
+
+        /** Checks about the calls for one operation (method). */
+        public MethodAssert whenCalled(String operation) {
+            return new MethodAssert(this, CuecardException.notNull(operation, "operation"));
+        }
+
+        public MockAssert allStepsUsed() {
+            return run(check("all_steps_used"));
+        }
+
+        public MockAssert noUnexpectedRequests() {
+            return run(check("no_unexpected_requests"));
+        }
+
+        /** Every step used and no request beyond the script. */
+        public MockAssert scriptFullyUsed() {
+            return run(check("script_fully_used"));
+        }
+
+        public MockAssert receivedRequests(int times) {
+            Map<String, Object> check = check("received_requests");
+            check.put("times", count("times", times));
+            return run(check);
+        }
+
+        /** Checks about the last request. */
+        public RequestAssert lastRequest() {
+            return new RequestAssert(this, "last");
+        }
+
+        /** Checks about the only request (they fail when there are none or several). */
+        public RequestAssert request() {
+            return new RequestAssert(this, "only");
+        }
+
+        /** Checks about the request with this journal index. */
+        public RequestAssert requestAt(int index) {
+            return new RequestAssert(this, count("index", index));
+        }
+    }
+
+    /** Checks about the calls for one operation; each returns the chain. */
+    public static final class MethodAssert {
+        private final MockAssert mock;
+        private final String operation;
+
+        MethodAssert(MockAssert mock, String operation) {
+            this.mock = mock;
+            this.operation = operation;
+        }
+
+        private MethodAssert run(Map<String, Object> check) {
+            check.put("operation", operation);
+            mock.run(check);
+            return this;
+        }
+
+        /** The mock received exactly {@code times} requests for the operation (failed ones included). */
+        public MethodAssert wasCalledTimes(int times) {
+            return run(with(check("was_called_times"), "times", count("times", times)));
+        }
+
+        /** The operation's calls minus one: provider retries, parse retries and tool-loop round trips. */
+        public MethodAssert andRetried(int times) {
+            return run(with(check("and_retried"), "times", count("times", times)));
+        }
+
+        public MethodAssert andParsedSuccessfully() {
+            return run(check("and_parsed_successfully"));
+        }
+
+        public MethodAssert andObservedParseFailure() {
+            return run(check("and_observed_parse_failure"));
+        }
+
+        /** Some call failed with this kind ({@code rate_limited}) or exception class name. */
+        public MethodAssert andObservedFailure(String kind) {
+            return run(with(check("and_observed_failure"), "kind", CuecardException.notNull(kind, "kind")));
+        }
+
+        /** Some call failed with an exception of this class (or a subclass). */
+        public MethodAssert andObservedFailure(Class<? extends Throwable> type) {
+            return andObservedFailure(CuecardException.notNull(type, "type").getSimpleName());
+        }
+
+        /** The last call failed with this kind or exception class name. */
+        public MethodAssert andFailedWith(String kind) {
+            return run(with(check("and_failed_with"), "kind", CuecardException.notNull(kind, "kind")));
+        }
+
+        public MethodAssert andFailedWith(Class<? extends Throwable> type) {
+            return andFailedWith(CuecardException.notNull(type, "type").getSimpleName());
+        }
+
+        /** Every call went to this provider. */
+        public MethodAssert emittedProvider(String providerId) {
+            return run(with(check("emitted_provider"), "provider_id", CuecardException.notNull(providerId, "providerId")));
+        }
+
+        /** The tool was called (a call replayed inside a later request of the operation). */
+        public MethodAssert andCalledTool(String name) {
+            return run(with(check("and_called_tool"), "name", CuecardException.notNull(name, "name")));
+        }
+
+        public MethodAssert andCalledToolTimes(String name, int times) {
+            Map<String, Object> check = with(check("and_called_tool_times"), "name", CuecardException.notNull(name, "name"));
+            return run(with(check, "times", count("times", times)));
+        }
+    }
+
+    /** Checks about one journaled request; each returns the chain. */
+    public static final class RequestAssert {
+        private final MockAssert mock;
+        private final Object request;
+
+        RequestAssert(MockAssert mock, Object request) {
+            this.mock = mock;
+            this.request = request;
+        }
+
+        private RequestAssert run(Map<String, Object> check) {
+            check.put("request", request);
+            mock.run(check);
+            return this;
+        }
+
+        public RequestAssert hasLastUserMessageContaining(String text) {
+            return run(with(check("has_last_user_message_containing"), "text", CuecardException.notNull(text, "text")));
+        }
+
+        public RequestAssert hasSystemMessageContaining(String text) {
+            return run(with(check("has_system_message_containing"), "text", CuecardException.notNull(text, "text")));
+        }
+
+        public RequestAssert offersTool(String name) {
+            return run(with(check("offers_tool"), "name", CuecardException.notNull(name, "name")));
+        }
+
+        public RequestAssert offersExactlyTools(String... names) {
+            return offersExactlyTools(List.of(CuecardException.notNull(names, "names")));
+        }
+
+        public RequestAssert offersExactlyTools(List<String> names) {
+            return run(with(check("offers_exactly_tools"), "names", List.copyOf(CuecardException.notNull(names, "names"))));
+        }
+
+        public RequestAssert hasJsonSchemaResponseFormat() {
+            return run(check("has_json_schema_response_format"));
+        }
+
+        public RequestAssert hasJsonSchemaResponseFormat(String name) {
+            return run(with(check("has_json_schema_response_format"), "name", CuecardException.notNull(name, "name")));
+        }
+
+        public RequestAssert hasModel(String model) {
+            return run(with(check("has_model"), "model", CuecardException.notNull(model, "model")));
+        }
+    }
+
+    private static Map<String, Object> check(String name) {
+        Map<String, Object> check = new LinkedHashMap<>();
+        check.put("check", name);
+        return check;
+    }
+
+    private static Map<String, Object> with(Map<String, Object> check, String key, Object value) {
+        check.put(key, value);
+        return check;
+    }
+
+    private static int count(String argument, int value) {
+        if (value < 0) throw CuecardException.invalidArgument(argument, "must be >= 0, found " + value);
+        return value;
+    }
+}

@@ -1,0 +1,104 @@
+package dev.cuecard;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.cuecard.internal.Json;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * cuecard's own error: a malformed scenario, a script that ran out, a route that matched nothing, a wrong argument, a
+ * closed object. {@link #code()} is stable and the same in every language ({@code script_exhausted},
+ * {@code invalid_argument}, ...); {@link #issues()} lists the problems found at paths of a document and
+ * {@link #context()} names the argument, the path or the request. A scripted provider failure is a
+ * {@link ProviderException} instead, and a failed check an {@link CuecardAssertionError}.
+ */
+public class CuecardException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /** A problem at a path of a document (a scenario, a request). */
+    public record Issue(String path, String message) {}
+
+    private final String code;
+    private final int number;
+    private final List<Issue> issues;
+    private final transient JsonNode context;
+
+    public CuecardException(String code, int number, String message, List<Issue> issues, JsonNode context) {
+        super(message);
+        this.code = code;
+        this.number = number;
+        this.issues = List.copyOf(issues);
+        this.context = context == null ? JsonNodeFactory.instance.objectNode() : context;
+    }
+
+    /** The stable code: {@code invalid_scenario}, {@code script_exhausted}, {@code invalid_argument}, ... */
+    public String code() {
+        return code;
+    }
+
+    /** The code's stable number (the C ABI's status). */
+    public int number() {
+        return number;
+    }
+
+    public List<Issue> issues() {
+        return issues;
+    }
+
+    /** Structured facts: {@code argument}, {@code path}, {@code request}, ... (an empty object when none). */
+    public JsonNode context() {
+        return context;
+    }
+
+    /** The exception for the library's error JSON. Called by the native library to throw; not API. */
+    public static Throwable fromNative(String json) {
+        JsonNode data = Json.tree(json);
+        if ("provider".equals(data.path("family").asText())) return ProviderException.of(data.get("error"));
+        return of(data);
+    }
+
+    /** The exception for core's error object ({@code {code, number, message, issues, context}}). */
+    static Throwable of(JsonNode error) {
+        String code = error.path("code").asText("internal");
+        String message = error.path("message").asText();
+        if (code.equals("assertion_failed")) return new CuecardAssertionError(message, error.path("context"));
+        List<Issue> issues = new ArrayList<>();
+        for (JsonNode issue : error.path("issues")) {
+            issues.add(new Issue(issue.path("path").asText(), issue.path("message").asText()));
+        }
+        return new CuecardException(code, error.path("number").asInt(), message, issues, error.get("context"));
+    }
+
+    /** A call's error ({@code {family, error | message}}) as the exception to throw. */
+    static RuntimeException ofCall(JsonNode outcome) {
+        switch (outcome.path("family").asText()) {
+            case "provider":
+                return ProviderException.of(outcome.get("error"));
+            case "cuecard": {
+                Throwable error = of(outcome.get("error"));
+                if (error instanceof RuntimeException runtime) return runtime;
+                throw (Error) error;
+            }
+            default:
+                return new CuecardException("host_error", 16, outcome.path("message").asText(), List.of(), null);
+        }
+    }
+
+    /** {@code invalid_argument} naming the argument, raised on the Java side before anything crosses. */
+    public static CuecardException invalidArgument(String argument, String problem) {
+        return new CuecardException("invalid_argument", 5, "argument `" + argument + "` " + problem, List.of(),
+                JsonNodeFactory.instance.objectNode().put("argument", argument));
+    }
+
+    /** {@code invalid_state}: the object was closed. */
+    public static CuecardException closed(String what) {
+        return new CuecardException("invalid_state", 6, what + " was used after close()", List.of(), null);
+    }
+
+    /** Refuses a null argument. */
+    public static <T> T notNull(T value, String argument) {
+        if (value == null) throw invalidArgument(argument, "is null");
+        return value;
+    }
+}
