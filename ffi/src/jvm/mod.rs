@@ -88,7 +88,7 @@ fn throw(env: &mut Env<'_>, thrown: Thrown) -> jni::errors::Result<()> {
                 .call_static_method(
                     jni_str!("dev/cuecard/CuecardException"),
                     jni_str!("fromNative"),
-                    jni_sig!("(Ljava/lang/String;)Ljava/lang/RuntimeException;"),
+                    jni_sig!("(Ljava/lang/String;)Ljava/lang/Throwable;"),
                     &[JValue::Object(&json)],
                 )?
                 .l()?;

@@ -5,9 +5,10 @@ import java.util.Map;
 
 /**
  * A provider failure to script: {@code Failure.of("rate_limited").retryAfterMs(1000)}. Kinds: {@code rate_limited}
- * (429), {@code overloaded} (529), {@code server_error} (500), {@code timeout}, {@code connection_reset},
- * {@code authentication} (401), {@code invalid_request} (400), {@code context_length}, {@code content_filter}, ...;
- * each has a default status, message and retryability that the methods override.
+ * (429), {@code overloaded} (529), {@code server_error} (500), {@code unavailable} (503), {@code timeout},
+ * {@code unauthorized} (401), {@code forbidden} (403), {@code not_found} (404), {@code bad_request} (400),
+ * {@code context_length_exceeded}, {@code content_filtered}, {@code connection_reset} and {@code custom}; each has a
+ * default status, message and retryability that the methods override.
  */
 public final class Failure {
     private final Map<String, Object> spec = new LinkedHashMap<>();
