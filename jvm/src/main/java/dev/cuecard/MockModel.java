@@ -247,7 +247,7 @@ public final class MockModel implements AutoCloseable {
     /** Every journaled request with its outcome, in arrival order. */
     public List<JournalEntry> entries() {
         List<JournalEntry> entries = new ArrayList<>();
-        for (JsonNode entry : Json.tree(Native.mockRead(id(), "entries"))) entries.add(Json.read(entry, JournalEntry.class));
+        for (JsonNode entry : Json.tree(Native.mockRead(id(), "entries"))) entries.add(JournalEntry.of(entry));
         return entries;
     }
 

@@ -98,6 +98,23 @@ public final class RecordingObserver implements AutoCloseable {
             report(event);
         }
 
+        /**
+         * The provider failed with an error described by names: its kind, and the class names it is an instance of
+         * (for an error that crossed from another runtime or was wrapped).
+         */
+        public void onProviderFailure(String kind, Integer status, boolean retryable, String message, List<String> typeNames) {
+            Map<String, Object> info = new LinkedHashMap<>();
+            info.put("kind", CuecardException.notNull(kind, "kind"));
+            info.put("status", status);
+            info.put("retryable", retryable);
+            info.put("message", message == null ? "" : message);
+            info.put("type_names", typeNames == null ? List.of() : typeNames);
+            Map<String, Object> event = new LinkedHashMap<>();
+            event.put("event", "provider_failure");
+            event.put("failure", info);
+            report(event);
+        }
+
         public void onStructuredParseFailure(String rawResponse, String summary) {
             report(Map.of("event", "structured_parse_failure", "summary", CuecardException.notNull(summary, "summary")));
         }

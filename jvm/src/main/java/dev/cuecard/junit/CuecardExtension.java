@@ -1,0 +1,93 @@
+package dev.cuecard.junit;
+
+import dev.cuecard.CuecardAssertions;
+import dev.cuecard.MockModel;
+import dev.cuecard.RecordingObserver;
+import dev.cuecard.Server;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolutionException;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+/**
+ * JUnit 5: {@code @ExtendWith(CuecardExtension.class)} gives each test a fresh {@link MockModel}, {@link Server} (a
+ * fresh mock served on loopback; script it through {@link Server#mock()}) or {@link RecordingObserver} as a parameter,
+ * and after the test fails it when a mock has unused steps or received requests beyond its script, with core's
+ * message listing them. {@link UnusedStepsAllowed} on the test or its class keeps the check of unexpected requests
+ * only. Everything is closed after the test.
+ */
+public final class CuecardExtension implements ParameterResolver, AfterEachCallback {
+    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(CuecardExtension.class);
+
+    @Override
+    public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+        Class<?> type = parameter.getParameter().getType();
+        return type == MockModel.class || type == Server.class || type == RecordingObserver.class;
+    }
+
+    @Override
+    public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+        Class<?> type = parameter.getParameter().getType();
+        Resources resources = context.getStore(NAMESPACE).getOrComputeIfAbsent(Resources.class, k -> new Resources(), Resources.class);
+        if (type == MockModel.class) return resources.mock();
+        if (type == Server.class) return resources.server();
+        if (type == RecordingObserver.class) return resources.observer();
+        throw new ParameterResolutionException("cuecard cannot give a " + type.getName());
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) {
+        Resources resources = context.getStore(NAMESPACE).get(Resources.class, Resources.class);
+        if (resources == null) return;
+        boolean lenient = context.getTestMethod().map(m -> m.isAnnotationPresent(UnusedStepsAllowed.class)).orElse(false)
+                || context.getTestClass().map(c -> c.isAnnotationPresent(UnusedStepsAllowed.class)).orElse(false);
+        try {
+            for (MockModel mock : resources.mocks) {
+                if (lenient) CuecardAssertions.assertThat(mock).noUnexpectedRequests();
+                else CuecardAssertions.assertThat(mock).scriptFullyUsed();
+            }
+        } finally {
+            resources.close();
+        }
+    }
+
+    /** What one test was given, closed after it (the store also closes it if afterEach never runs). */
+    private static final class Resources implements ExtensionContext.Store.CloseableResource {
+        final List<MockModel> mocks = new ArrayList<>();
+        final List<AutoCloseable> closeables = new ArrayList<>();
+
+        MockModel mock() {
+            MockModel mock = new MockModel();
+            mocks.add(mock);
+            closeables.add(mock);
+            return mock;
+        }
+
+        Server server() {
+            Server server = mock().serve();
+            closeables.add(0, server);
+            return server;
+        }
+
+        RecordingObserver observer() {
+            RecordingObserver observer = new RecordingObserver();
+            closeables.add(observer);
+            return observer;
+        }
+
+        @Override
+        public void close() {
+            for (AutoCloseable closeable : closeables) {
+                try {
+                    closeable.close();
+                } catch (Exception ignored) {
+                    // closing native handles does not fail
+                }
+            }
+            closeables.clear();
+        }
+    }
+}

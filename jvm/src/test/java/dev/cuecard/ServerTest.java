@@ -1,0 +1,121 @@
+package dev.cuecard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.langchain4j.agent.tool.Tool;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
+import dev.langchain4j.model.openai.OpenAiChatModel;
+import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
+import dev.langchain4j.service.AiServices;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** langchain4j-open-ai's own models against {@link MockModel#serve()}: the wire protocol, not a Java double. */
+class ServerTest {
+    private static OpenAiChatModel openai(Server server, int maxRetries) {
+        return OpenAiChatModel.builder().baseUrl(server.openaiBaseUrl()).apiKey("test").modelName("gpt-4o")
+                .maxRetries(maxRetries).build();
+    }
+
+    @Test
+    void textOverTheOpenAiProtocol() {
+        try (MockModel mock = MockModel.thatResponds("Hello from cuecard."); Server server = mock.serve()) {
+            assertThat(server.openaiBaseUrl()).startsWith("http://127.0.0.1:").endsWith("/v1");
+            assertThat(openai(server, 0).chat("Hi")).isEqualTo("Hello from cuecard.");
+            CuecardAssertions.assertThat(mock).request().hasLastUserMessageContaining("Hi").hasModel("gpt-4o");
+        }
+    }
+
+    @Test
+    void aStreamInWordLikeTokens() throws Exception {
+        try (MockModel mock = MockModel.thatResponds("Streamed word by word."); Server server = mock.serve()) {
+            OpenAiStreamingChatModel model = OpenAiStreamingChatModel.builder().baseUrl(server.openaiBaseUrl())
+                    .apiKey("test").modelName("gpt-4o").build();
+            List<String> partials = new CopyOnWriteArrayList<>();
+            CompletableFuture<ChatResponse> done = new CompletableFuture<>();
+            model.chat("Hi", new StreamingChatResponseHandler() {
+                @Override
+                public void onPartialResponse(String partial) {
+                    partials.add(partial);
+                }
+
+                @Override
+                public void onCompleteResponse(ChatResponse response) {
+                    done.complete(response);
+                }
+
+                @Override
+                public void onError(Throwable error) {
+                    done.completeExceptionally(error);
+                }
+            });
+            assertThat(done.get(20, TimeUnit.SECONDS).aiMessage().text()).isEqualTo("Streamed word by word.");
+            assertThat(partials).containsExactly("Streamed", " word", " by", " word", ".");
+        }
+    }
+
+    interface Assistant {
+        String ask(String question);
+    }
+
+    static final class Weather {
+        final List<String> asked = new ArrayList<>();
+
+        @Tool("The weather of a city")
+        String weather(String city) {
+            asked.add(city);
+            return "sunny in " + city;
+        }
+    }
+
+    @Test
+    void aToolLoopAndA429RetriedByTheClient() {
+        try (MockModel mock = MockModel.thatFails(Failure.of("rate_limited").retryAfterMs(1))
+                .thenCallsTool("weather", Map.of("city", "Paris"))
+                .thenResponds("It is sunny in Paris.");
+             Server server = mock.serve()) {
+            Weather weather = new Weather();
+            Assistant assistant = AiServices.builder(Assistant.class).chatModel(openai(server, 2)).tools(weather).build();
+            assertThat(assistant.ask("Weather in Paris?")).isEqualTo("It is sunny in Paris.");
+            assertThat(weather.asked).containsExactly("Paris");
+            assertThat(mock.entries()).extracting(JournalEntry::outcome).containsExactly("failed", "answered", "answered");
+            assertThat(mock.entries().get(0).status()).isEqualTo(429);
+            CuecardAssertions.assertThat(mock).scriptFullyUsed().receivedRequests(3).lastRequest().offersTool("weather");
+        }
+    }
+
+    @Test
+    void aComputedAnswerRunsOnTheServersThreadAndAFailureThereIsAnHttpError() {
+        try (MockModel mock = MockModel.thatComputes(request -> "you said " + request.lastUserText())
+                .thenComputes(request -> {
+                    throw new IllegalStateException("the test's own bug");
+                });
+             Server server = mock.serve()) {
+            OpenAiChatModel model = openai(server, 0);
+            assertThat(model.chat("ping")).isEqualTo("you said ping");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> model.chat("x")).hasMessageContaining("the test's own bug");
+            assertThat(mock.entries()).hasSize(2);
+        }
+    }
+
+    @Test
+    void closingStopsServing() throws Exception {
+        MockModel mock = MockModel.thatResponds("x");
+        Server server = mock.serve();
+        int port = server.port();
+        server.close();
+        try (java.net.Socket socket = new java.net.Socket()) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> socket.connect(new java.net.InetSocketAddress("127.0.0.1", port), 1000))
+                    .isInstanceOf(java.io.IOException.class);
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(server::openaiBaseUrl).isInstanceOf(CuecardException.class)
+                .hasMessageContaining("used after close()");
+        assertThat(mock.chat("still usable").text()).isEqualTo("x");
+    }
+}
