@@ -193,11 +193,17 @@ public final class MockModel implements AutoCloseable {
         return exchange(CuecardException.notNull(requestJson, "requestJson"));
     }
 
+    /** A whole answer as the library gives it (read in one pass: a tree first would double the cost). */
+    private record Exchange(long index, long delayMs, Response response, JsonNode error) {}
+
+    /** A streamed answer as the library gives it. */
+    private record Events(long index, List<StreamEvent> events, JsonNode error) {}
+
     private Response exchange(String requestJson) {
-        JsonNode answer = Json.tree(Native.mockChat(id(), requestJson));
-        waitFor(answer.path("delay_ms").asLong());
-        if (answer.has("error")) throw CuecardException.ofCall(answer.get("error"));
-        return Json.read(answer.get("response"), Response.class);
+        Exchange answer = Json.read(Native.mockChat(id(), requestJson), Exchange.class);
+        waitFor(answer.delayMs());
+        if (answer.error() != null) throw CuecardException.ofCall(answer.error());
+        return answer.response();
     }
 
     /** Asks for a stream with one user message: the events, each with its delay (not waited). */
@@ -214,11 +220,9 @@ public final class MockModel implements AutoCloseable {
     }
 
     private List<StreamEvent> events(String requestJson) {
-        JsonNode answer = Json.tree(Native.mockStream(id(), requestJson));
-        if (answer.has("error")) throw CuecardException.ofCall(answer.get("error"));
-        List<StreamEvent> events = new ArrayList<>();
-        for (JsonNode event : answer.get("events")) events.add(Json.read(event, StreamEvent.class));
-        return events;
+        Events answer = Json.read(Native.mockStream(id(), requestJson), Events.class);
+        if (answer.error() != null) throw CuecardException.ofCall(answer.error());
+        return answer.events();
     }
 
     /**

@@ -50,6 +50,15 @@ public final class Json {
         }
     }
 
+    /** Reads the library's JSON text into {@code type}. */
+    public static <T> T read(String json, Class<T> type) {
+        try {
+            return MAPPER.readValue(json, type);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("the native library answered JSON that does not fit: " + e.getOriginalMessage(), e);
+        }
+    }
+
     /** Reads the library's JSON into {@code type}. */
     public static <T> T read(JsonNode json, Class<T> type) {
         return MAPPER.convertValue(json, type);

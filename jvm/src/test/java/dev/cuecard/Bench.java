@@ -1,0 +1,95 @@
+package dev.cuecard;
+
+import dev.cuecard.langchain4j.MockChatModel;
+import dev.cuecard.langchain4j.MockStreamingChatModel;
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.StreamingChatModel;
+import dev.langchain4j.model.chat.mock.ChatModelMock;
+import dev.langchain4j.model.chat.mock.StreamingChatModelMock;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
+import java.util.Arrays;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The per-call benchmark: a scripted {@code ChatModel.chat} and a streamed answer, cuecard's mocks beside LangChain4j's
+ * own test mocks ({@code ChatModelMock}, {@code StreamingChatModelMock} from langchain4j-core's test jar), and the
+ * core mock alone. Each figure is the median of 7 rounds, in microseconds per call, after a warm-up. Run it with
+ * {@code mvn -B -ntp test-compile exec:exec@bench} ({@code -Dbench.args=--quick} for a smoke run).
+ */
+public final class Bench {
+    private static final String ANSWER = "Booking MS-777 is cancelled; the refund of 120 EUR arrives in 3 days.";
+
+    private interface Call {
+        void run() throws Exception;
+    }
+
+    public static void main(String[] args) throws Exception {
+        boolean quick = Arrays.asList(args).contains("--quick");
+        int calls = quick ? 200 : 20_000;
+        int streams = quick ? 50 : 3_000;
+        ChatRequest request = ChatRequest.builder().modelName("gpt-4o")
+                .messages(SystemMessage.from("You are a booking assistant."), UserMessage.from("Cancel booking MS-777, please."))
+                .build();
+
+        // Both libraries keep every request. LangChain4j keeps a reference; cuecard journals a copy with its outcome,
+        // so over the 150,000 calls of a figure cuecard's journal is bounded (journal_limit) to measure the call,
+        // not the memory of a journal no test grows to.
+        MockChatModel cuecard = MockChatModel.thatResponds(ANSWER).thenRepeats();
+        cuecard.mock().configure(java.util.Map.of("journal_limit", 1000));
+        ChatModel upstream = ChatModelMock.thatAlwaysResponds(ANSWER);
+        MockModel core = MockModel.withSettings(java.util.Map.of("journal_limit", 1000)).thenResponds(ANSWER).thenRepeats();
+        MockStreamingChatModel cuecardStreaming = MockStreamingChatModel.thatResponds(ANSWER).thenRepeats();
+        cuecardStreaming.mock().configure(java.util.Map.of("journal_limit", 1000));
+        // LangChain4j's streaming mock answers each AiMessage once (then "aiMessage cannot be null"): a new one per
+        // call, which costs a constructor and a queue.
+        java.util.function.Supplier<StreamingChatModel> upstreamStreaming = () -> StreamingChatModelMock.thatAlwaysStreams(ANSWER);
+
+        System.out.println("cuecard JVM per-call benchmark (" + (quick ? "quick" : "full") + "), microseconds per call, median of 7 rounds");
+        double ours = report("ChatModel.chat: cuecard MockChatModel", calls, () -> cuecard.chat(request));
+        double theirs = report("ChatModel.chat: LangChain4j ChatModelMock", calls, () -> upstream.chat(request));
+        report("MockModel.chat (the core alone, a user text)", calls, () -> core.chat("Cancel booking MS-777, please."));
+        double oursStream = report("streamed answer: cuecard MockStreamingChatModel (word-like tokens)", streams,
+                () -> awaitStream(cuecardStreaming, request));
+        double theirsStream = report("streamed answer: LangChain4j StreamingChatModelMock (one char per token)", streams,
+                () -> awaitStream(upstreamStreaming.get(), request));
+        System.out.printf("ratio cuecard / LangChain4j: chat %.2fx, stream %.2fx%n", ours / theirs, oursStream / theirsStream);
+    }
+
+    private static double report(String name, int iterations, Call call) throws Exception {
+        for (int i = 0; i < iterations / 2; i++) call.run(); // warm-up (JIT)
+        double[] rounds = new double[7];
+        for (int round = 0; round < rounds.length; round++) {
+            long start = System.nanoTime();
+            for (int i = 0; i < iterations; i++) call.run();
+            rounds[round] = (System.nanoTime() - start) / 1000.0 / iterations;
+        }
+        Arrays.sort(rounds);
+        double median = rounds[rounds.length / 2];
+        System.out.printf("  %-72s %9.2f us%n", name, median);
+        return median;
+    }
+
+    private static void awaitStream(StreamingChatModel model, ChatRequest request) throws Exception {
+        CountDownLatch done = new CountDownLatch(1);
+        model.chat(request, new StreamingChatResponseHandler() {
+            @Override
+            public void onPartialResponse(String partial) {}
+
+            @Override
+            public void onCompleteResponse(ChatResponse response) {
+                done.countDown();
+            }
+
+            @Override
+            public void onError(Throwable error) {
+                done.countDown();
+            }
+        });
+        if (!done.await(10, TimeUnit.SECONDS)) throw new IllegalStateException("a stream did not finish");
+    }
+}
