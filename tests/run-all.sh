@@ -4,7 +4,7 @@
 # CARGO_TARGET_DIR (debug for the tests, release once for `pip install ./python`).
 #
 # Needs: rustup/cargo, python3 with venv and pip, node (20 or later) and npm, cc/c++ with valgrind and Debian's libcjson-dev,
-# Debian's chromium (the wasm module's browser test), a JDK 17 with Maven (LangChain4j), and access to crates.io,
+# Debian's chromium (the wasm module's browser test), a JDK 17 with Maven (the JVM package, LangChain4j), and access to crates.io,
 # PyPI, npm and Maven Central (it installs
 # wasm-bindgen-cli 0.2.130 itself when missing).
 # .ci/run installs what a fresh machine lacks and then calls this script.
@@ -142,6 +142,9 @@ step "wire: the official Node SDKs (openai, @anthropic-ai/sdk) against cuecard s
 
 step "wire: LangChain4j 1.19.0 (OpenAI and Anthropic, blocking, streaming, AiServices tools) against cuecard serve"
 (cd tests/sdk/java && mvn -B -ntp test)
+
+step "jvm: the JVM package (the ffi crate's JNI library via cargo, Java + Kotlin, LangChain4j, JUnit 5), and its benchmark in quick mode"
+(cd jvm && mvn -B -ntp test exec:exec@bench -Dbench.args=--quick)
 
 step "rust: benchmarks (quick mode)"
 BENCH_LOG="$CARGO_TARGET_DIR/bench-quick.log"

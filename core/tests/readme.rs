@@ -27,6 +27,8 @@ fn readme_examples_are_the_files_ci_runs() {
             "node/test/readme-cogitator.test.mjs",
             "node/test/browser/readme-example.mjs",
             "examples/c/quickstart.c",
+            "jvm/src/test/java/dev/cuecard/ReadmeExampleTest.java",
+            "jvm/src/test/kotlin/dev/cuecard/tramai/ReadmeExampleTest.kt",
             "tests/sdk/python/test_readme_example.py",
             "tests/sdk/node/test/readme-example.test.mjs"
         ]

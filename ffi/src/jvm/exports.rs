@@ -178,7 +178,11 @@ pub extern "system" fn Java_dev_cuecard_internal_Native_mockThenFails<'l>(
     run(env, |env| {
         let failure = data_of_text::<FailSpec>(&text(env, &failure, "failure")?, "failure")?;
         let mock = handles::mock(mock, "mock")?;
-        Ok(if after_text { mock.and_fails(&failure)? } else { mock.then_fails(&failure)? })
+        match after_text {
+            true => mock.and_fails(&failure)?,
+            false => mock.then_fails(&failure)?,
+        }
+        Ok(())
     })
 }
 

@@ -72,9 +72,7 @@ type Outcome<T> = Result<T, Thrown>;
 fn failure_json(failure: &Failure) -> String {
     match failure {
         Failure::Cuecard(error) => error.to_json().to_string(),
-        Failure::Provider(error) => {
-            serde_json::json!({"family": "provider", "error": error}).to_string()
-        }
+        Failure::Provider(error) => serde_json::json!({"family": "provider", "error": error}).to_string(),
     }
 }
 
@@ -105,10 +103,7 @@ fn throw(env: &mut Env<'_>, thrown: Thrown) -> jni::errors::Result<()> {
 
 /// Runs a native method's body: a failure becomes a Java exception and the method returns `T::default()`
 /// (ignored by Java while the exception is pending); a JNI error or a panic becomes a `RuntimeException`.
-fn run<'local, T: Default>(
-    mut env: EnvUnowned<'local>,
-    body: impl FnOnce(&mut Env<'local>) -> Outcome<T>,
-) -> T {
+fn run<'local, T: Default>(mut env: EnvUnowned<'local>, body: impl FnOnce(&mut Env<'local>) -> Outcome<T>) -> T {
     env.with_env(|env| -> jni::errors::Result<T> {
         match body(env) {
             Ok(value) => Ok(value),
