@@ -7,9 +7,11 @@ import dev.cuecard.internal.Native;
 
 /**
  * A conversation memory double (Cogitator's adapter contract): threads and entries in memory, every call logged.
- * {@link #call} takes the method name ({@code createThread}, {@code addEntry}, {@code getEntries}, ...) and its
- * arguments as a map; the result is {@code {success, data | error}}. Timestamps come from the mock clock, ids from a
- * counter, so runs are identical.
+ * {@link #call} takes the method name ({@code create_thread} or {@code createThread}, {@code add_entry},
+ * {@code get_entries}, ...) and its arguments as a map ({@code agent_id}, {@code thread_id}, {@code entry_id},
+ * {@code metadata}, {@code entry}, {@code query}); the result is the method's value as JSON (null for methods
+ * without one), an unknown thread is a {@code not_found} {@link CuecardException}. Timestamps come from the mock
+ * clock and ids from counters, so runs are identical.
  */
 public final class MockMemory implements AutoCloseable {
     private final Handle handle = new Handle(this, Native.memoryNew(), "a MockMemory");
