@@ -178,8 +178,11 @@ async fn serve(
                 let mock = Arc::clone(&mock);
                 let service = service_fn(move |request| answer(Arc::clone(&mock), request, instant));
                 // No Date header: nothing time-dependent leaks into replies.
+                // half_close: a client may shut down its write side once its request is sent and still wait for
+                // the answer; without it hyper drops the connection at that EOF, unanswered and unjournaled.
                 let connection = hyper::server::conn::http1::Builder::new()
                     .keep_alive(true)
+                    .half_close(true)
                     .auto_date_header(false)
                     .serve_connection(TokioIo::new(stream), service);
                 let connection = graceful.watch(connection);

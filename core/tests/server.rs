@@ -205,3 +205,34 @@ fn over_http_the_admin_surface_refuses_web_pages_and_foreign_hosts() {
     assert_eq!(status(&from_test), 200, "{from_test}");
     assert!(chat(addr, false).contains("loaded"));
 }
+
+/// A client that sends its request and then shuts down its write side (as some clients and proxies do) still gets
+/// its answer, and the request is journaled once. hyper closed such connections on the EOF before answering.
+#[test]
+fn a_client_that_half_closes_after_its_request_is_answered_and_journaled() {
+    let mock = Arc::new(MockModel::builder().responds("ok").repeats().build().unwrap());
+    let server = Server::start(Arc::clone(&mock)).unwrap();
+    let addr = server.addr();
+    let small = br#"{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}"#.to_vec();
+    let large = format!(r#"{{"model":"gpt-4o","messages":[{{"role":"user","content":"{}"}}]}}"#, "x".repeat(1 << 20));
+    let bodies = std::iter::repeat_n(small, 200).chain(std::iter::repeat_n(large.into_bytes(), 20));
+    let mut answered = 0;
+    for body in bodies {
+        let mut stream = TcpStream::connect(addr).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let head = format!(
+            "POST /v1/chat/completions HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).unwrap();
+        stream.write_all(&body).unwrap();
+        stream.shutdown(std::net::Shutdown::Write).unwrap();
+        let mut reply = Vec::new();
+        let _ = stream.read_to_end(&mut reply);
+        if status(&String::from_utf8_lossy(&reply)) == 200 {
+            answered += 1;
+        }
+    }
+    assert_eq!(answered, 220, "every half-closed client got its answer");
+    assert_eq!(mock.request_count(), 220, "every request journaled once");
+}
