@@ -46,6 +46,10 @@ enum Command {
         /// stays flat; raise it to keep more.
         #[arg(long, default_value_t = DEFAULT_JOURNAL_LIMIT)]
         journal_limit: usize,
+        /// Close a connection that takes longer than this to send a request's headers, or stays idle this long
+        /// between requests (milliseconds; 0 never closes them).
+        #[arg(long, default_value_t = cuecard::DEFAULT_IDLE_TIMEOUT_MS)]
+        idle_timeout_ms: u64,
     },
     /// Read UTF-8 text from stdin and print its word-like tokens as one JSON array.
     Tokenize {
@@ -72,8 +76,8 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
         }
     };
     let result = match cli.command {
-        Command::Serve { scenario, host, port, instant, journal_limit } => {
-            serve(scenario, ServeOptions { host, port, instant, journal_limit })
+        Command::Serve { scenario, host, port, instant, journal_limit, idle_timeout_ms } => {
+            serve(scenario, ServeOptions { host, port, instant, journal_limit, idle_timeout_ms })
         }
         Command::Tokenize { count } => tokenize(count),
         Command::Validate { files } => validate(&files),
@@ -92,6 +96,7 @@ struct ServeOptions {
     port: u16,
     instant: bool,
     journal_limit: usize,
+    idle_timeout_ms: u64,
 }
 
 fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, String> {
@@ -117,7 +122,12 @@ fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, S
     };
     let mock = std::sync::Arc::new(cuecard::MockModel::from_scenario(&scenario).map_err(|e| e.to_string())?);
     mock.set_journal_limit(Some(options.journal_limit));
-    let server_options = cuecard::ServerOptions { host: options.host, port: options.port, instant: options.instant };
+    let server_options = cuecard::ServerOptions {
+        host: options.host,
+        port: options.port,
+        instant: options.instant,
+        idle_timeout_ms: options.idle_timeout_ms,
+    };
     let server = cuecard::Server::start_with(mock, server_options).map_err(|e| {
         let in_use = e.context().get("io_error").and_then(|v| v.as_str()) == Some("AddrInUse");
         if in_use {

@@ -162,3 +162,57 @@ fn serve_on_a_busy_port_suggests_port_0() {
     assert!(stderr.contains(&format!("cannot serve on 127.0.0.1:{port}")), "{stderr}");
     assert!(stderr.contains("--port 0 for a free one"), "{stderr}");
 }
+
+/// CPU time (user + system, in clock ticks) a process has used, from /proc.
+#[cfg(target_os = "linux")]
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the command name (which may hold spaces) start after the last ')': utime and stime are the
+    // 12th and 13th of them.
+    let fields: Vec<&str> = stat.rsplit_once(')').unwrap().1.split_whitespace().collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+/// Out of file descriptors (`ulimit -n 64`, then 100 connections held open), the server waits between failed
+/// accepts instead of spinning a core, and answers again once descriptors are free.
+#[test]
+#[cfg(target_os = "linux")]
+fn out_of_file_descriptors_the_server_backs_off_and_recovers() {
+    use std::io::{BufRead, Read};
+    let command =
+        format!("ulimit -n 64 && exec {} serve --port 0 --instant --idle-timeout-ms 0", env!("CARGO_BIN_EXE_cuecard"));
+    let mut child =
+        Command::new("sh").args(["-c", &command]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let anthropic = lines.nth(1).unwrap().unwrap();
+    let addr = anthropic.rsplit("//").next().unwrap().to_string();
+    let held: Vec<std::net::TcpStream> = (0..100).map(|_| std::net::TcpStream::connect(&addr).unwrap()).collect();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let before = cpu_ticks(child.id());
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let spent = cpu_ticks(child.id()) - before;
+    assert!(spent < 40, "the server used {spent} ticks of CPU in 2 s while out of descriptors (a spin uses ~200)");
+    drop(held);
+    let body = r#"{"model":"claude","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}"#;
+    let mut answered = false;
+    for _ in 0..50 {
+        let Ok(mut stream) = std::net::TcpStream::connect(&addr) else { continue };
+        stream.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
+        let request = format!(
+            "POST /v1/messages HTTP/1.1\r\nhost: x\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let mut reply = String::new();
+        if stream.write_all(request.as_bytes()).is_ok()
+            && stream.read_to_string(&mut reply).is_ok()
+            && reply.starts_with("HTTP/1.1 200")
+        {
+            answered = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+    let _ = child.wait();
+    assert!(answered, "the server answers again once descriptors are free");
+}

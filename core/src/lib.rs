@@ -64,7 +64,7 @@ pub use script::{
     Script, ScriptedToolCall, Step, StepBody, StepTiming, StreamBreak, Timing,
 };
 #[cfg(feature = "server")]
-pub use server::{Server, ServerOptions};
+pub use server::{Server, ServerOptions, DEFAULT_IDLE_TIMEOUT_MS};
 pub use stream::{Envelope, EventStream, StreamEvent, TimedEvent};
 pub use tokenize::{count_tokens, tokenize};
 pub use tools::{MockTool, MockToolOptions};

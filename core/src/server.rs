@@ -22,7 +22,8 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::sync::oneshot;
 
-/// How to run a server. As data: `{"host": "127.0.0.1", "port": 0, "instant": false}`, every field optional.
+/// How to run a server. As data: `{"host": "127.0.0.1", "port": 0, "instant": false, "idle_timeout_ms": 30000}`,
+/// every field optional.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ServerOptions {
@@ -33,11 +34,23 @@ pub struct ServerOptions {
     /// Skip scripted delays (virtual time is still recorded). A mock whose settings say `instant` is served
     /// instantly too.
     pub instant: bool,
+    /// How long a connection may take to send a request's headers, and stay idle between keep-alive requests,
+    /// before it is closed (milliseconds; 0 never closes them). Slow or idle clients would otherwise hold file
+    /// descriptors forever.
+    pub idle_timeout_ms: u64,
 }
+
+/// [`ServerOptions::idle_timeout_ms`] by default: hyper's default header timeout.
+pub const DEFAULT_IDLE_TIMEOUT_MS: u64 = 30_000;
 
 impl Default for ServerOptions {
     fn default() -> ServerOptions {
-        ServerOptions { host: IpAddr::V4(Ipv4Addr::LOCALHOST), port: 0, instant: false }
+        ServerOptions {
+            host: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            port: 0,
+            instant: false,
+            idle_timeout_ms: DEFAULT_IDLE_TIMEOUT_MS,
+        }
     }
 }
 
@@ -95,7 +108,7 @@ impl Server {
                     match tokio::net::TcpListener::from_std(listener) {
                         Ok(listener) => {
                             let _ = ready_tx.send(Ok(()));
-                            serve(listener, mock, options.instant, stop).await;
+                            serve(listener, mock, options, stop).await;
                         }
                         Err(e) => {
                             let _ = ready_tx.send(Err(e));
@@ -166,36 +179,59 @@ impl Drop for Server {
 async fn serve(
     listener: tokio::net::TcpListener,
     mock: Arc<MockModel>,
-    instant: bool,
+    options: ServerOptions,
     mut stop: oneshot::Receiver<()>,
 ) {
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let idle_timeout = (options.idle_timeout_ms > 0).then(|| Duration::from_millis(options.idle_timeout_ms));
+    let instant = options.instant;
+    // After a failed accept (out of file descriptors, most often), wait before the next: accepting again at once
+    // fails again at once, and the loop would spin a core at 100% while nothing is answered.
+    let mut backoff = ACCEPT_BACKOFF_MIN;
     loop {
-        tokio::select! {
-            accepted = listener.accept() => {
-                let Ok((stream, _)) = accepted else { continue };
-                let _ = stream.set_nodelay(true);
-                let mock = Arc::clone(&mock);
-                let service = service_fn(move |request| answer(Arc::clone(&mock), request, instant));
-                // No Date header: nothing time-dependent leaks into replies.
-                // half_close: a client may shut down its write side once its request is sent and still wait for
-                // the answer; without it hyper drops the connection at that EOF, unanswered and unjournaled.
-                let connection = hyper::server::conn::http1::Builder::new()
-                    .keep_alive(true)
-                    .half_close(true)
-                    .auto_date_header(false)
-                    .serve_connection(TokioIo::new(stream), service);
-                let connection = graceful.watch(connection);
-                tokio::spawn(async move {
-                    let _ = connection.await;
-                });
-            }
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
             _ = &mut stop => break,
-        }
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => {
+                backoff = ACCEPT_BACKOFF_MIN;
+                stream
+            }
+            Err(_) => {
+                tokio::select! {
+                    () = tokio::time::sleep(backoff) => {}
+                    _ = &mut stop => break,
+                }
+                backoff = (backoff * 2).min(ACCEPT_BACKOFF_MAX);
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let mock = Arc::clone(&mock);
+        let service = service_fn(move |request| answer(Arc::clone(&mock), request, instant));
+        // No Date header: nothing time-dependent leaks into replies. half_close: a client may shut down its write
+        // side once its request is sent and still wait for the answer; without it hyper drops the connection at
+        // that EOF, unanswered and unjournaled. The header timeout also closes connections idle between requests.
+        let connection = hyper::server::conn::http1::Builder::new()
+            .keep_alive(true)
+            .half_close(true)
+            .auto_date_header(false)
+            .timer(hyper_util::rt::TokioTimer::new())
+            .header_read_timeout(idle_timeout)
+            .serve_connection(TokioIo::new(stream), service);
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
     }
     drop(listener);
     let _ = tokio::time::timeout(Duration::from_secs(1), graceful.shutdown()).await;
 }
+
+/// The first and the longest wait after a failed accept.
+const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(5);
+const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
 
 /// Why a connection is closed without a (complete) response; hyper then drops the connection.
 #[derive(Debug)]

@@ -236,3 +236,45 @@ fn a_client_that_half_closes_after_its_request_is_answered_and_journaled() {
     assert_eq!(answered, 220, "every half-closed client got its answer");
     assert_eq!(mock.request_count(), 220, "every request journaled once");
 }
+
+/// A connection that sends nothing, or half a request head, or stays idle after a keep-alive answer, is closed
+/// after the idle timeout instead of holding a file descriptor forever; 0 keeps the old behaviour.
+#[test]
+fn idle_and_slow_connections_are_closed_after_the_idle_timeout() {
+    let mock = Arc::new(MockModel::builder().responds("ok").repeats().build().unwrap());
+    let options = ServerOptions { idle_timeout_ms: 300, ..ServerOptions::default() };
+    let server = Server::start_with(Arc::clone(&mock), options).unwrap();
+    let closed_within = |stream: &mut TcpStream| {
+        stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let started = Instant::now();
+        let mut rest = Vec::new();
+        let outcome = stream.read_to_end(&mut rest);
+        (outcome.is_ok(), started.elapsed(), rest)
+    };
+    let mut silent = TcpStream::connect(server.addr()).unwrap();
+    let (closed, after, _) = closed_within(&mut silent);
+    assert!(closed && after < Duration::from_secs(3), "a silent connection is closed ({after:?})");
+    let mut slow = TcpStream::connect(server.addr()).unwrap();
+    slow.write_all(b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\n").unwrap();
+    let (closed, after, _) = closed_within(&mut slow);
+    assert!(closed && after < Duration::from_secs(3), "half a head is closed ({after:?})");
+    let mut idle = TcpStream::connect(server.addr()).unwrap();
+    let body = r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#;
+    write!(idle, "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: {}\r\n\r\n{body}", body.len())
+        .unwrap();
+    let (closed, _, reply) = closed_within(&mut idle);
+    assert!(closed, "a keep-alive connection is closed once idle");
+    assert_eq!(status(&String::from_utf8_lossy(&reply)), 200, "after its answer");
+
+    let patient =
+        Server::start_with(Arc::clone(&mock), ServerOptions { idle_timeout_ms: 0, ..ServerOptions::default() })
+            .unwrap();
+    let mut waiting = TcpStream::connect(patient.addr()).unwrap();
+    waiting.set_read_timeout(Some(Duration::from_millis(800))).unwrap();
+    let mut buffer = [0u8; 1];
+    let error = waiting.read(&mut buffer).unwrap_err();
+    assert!(
+        matches!(error.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut),
+        "0 keeps it open: {error}"
+    );
+}
