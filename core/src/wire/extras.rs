@@ -27,6 +27,13 @@ fn metadata(endpoint: &str) -> crate::model::RequestMetadata {
     crate::model::RequestMetadata { endpoint: Some(endpoint.into()), ..crate::model::RequestMetadata::default() }
 }
 
+/// The most inputs one embeddings request may have (OpenAI's own limit).
+pub const MAX_EMBEDDING_INPUTS: usize = 2048;
+
+/// The most values (inputs x dimensions) one embeddings request is answered with: a reply of at most about 20 MB as
+/// JSON floats (5.6 MB in base64), made in well under a second, so one request cannot stall the server.
+pub const MAX_EMBEDDING_VALUES: usize = 1 << 20;
+
 /// Deterministic embeddings: each input's vector is derived from its text, the model and the mock's seed, and
 /// L2-normalised. `encoding_format: "base64"` (what the OpenAI SDKs send by default) gives little-endian f32.
 pub(crate) fn embeddings(mock: &MockModel, request: &HttpRequest) -> HttpReply {
@@ -49,6 +56,20 @@ pub(crate) fn embeddings(mock: &MockModel, request: &HttpRequest) -> HttpReply {
             }
         };
         let base64 = body.get("encoding_format").and_then(Value::as_str) == Some("base64");
+        if inputs.len() > MAX_EMBEDDING_INPUTS {
+            return Err(format!(
+                "request.input has {} items; at most {MAX_EMBEDDING_INPUTS} are allowed",
+                inputs.len()
+            ));
+        }
+        let values = inputs.len().saturating_mul(dimensions);
+        if values > MAX_EMBEDDING_VALUES {
+            return Err(format!(
+                "the request asks for {} inputs x {dimensions} dimensions = {values} values; cuecard answers at most \
+                 {MAX_EMBEDDING_VALUES} per request (send fewer inputs or fewer dimensions)",
+                inputs.len()
+            ));
+        }
         Ok((model, inputs, dimensions, base64))
     });
     let (model, inputs, dimensions, base64) = match decoded {

@@ -221,6 +221,23 @@ fn embeddings_are_deterministic_unit_vectors_in_both_encodings() {
 }
 
 #[test]
+fn embedding_work_is_capped_with_a_provider_shaped_400_that_is_journaled() {
+    let m = MockModel::new();
+    let ask = |inputs: usize, dimensions: usize| {
+        let input: Vec<String> = (0..inputs).map(|i| format!("text {i}")).collect();
+        let body = json!({"model": "e", "input": input, "dimensions": dimensions}).to_string();
+        handle(&m, &HttpRequest::post_json("/v1/embeddings", &body))
+    };
+    let too_much = ask(1000, 8192);
+    assert_eq!(too_much.status(), 400);
+    let message = body_json(&too_much)["error"]["message"].as_str().unwrap().to_string();
+    assert!(message.contains("1000 inputs x 8192 dimensions = 8192000 values"), "{message}");
+    assert_eq!(ask(2049, 1).status(), 400, "more inputs than OpenAI allows");
+    assert_eq!(ask(128, 8192).status(), 200, "exactly the cap is answered");
+    assert_eq!(m.request_count(), 3, "refused requests are journaled too");
+}
+
+#[test]
 fn the_admin_surface_says_which_content_types_a_scenario_takes() {
     let m = MockModel::new();
     let put = |content_type: Option<&str>, body: &str| {
