@@ -815,6 +815,14 @@ impl MockModel {
         self.lock().journal.entries().cloned().collect()
     }
 
+    /// At most `limit` journal entries with an index above `after` (all kept ones when both are `None`), copied
+    /// under the lock without copying the rest: a page of a long journal.
+    pub fn entries_page(&self, after: Option<u64>, limit: Option<usize>) -> Vec<JournalEntry> {
+        let state = self.lock();
+        let kept = state.journal.entries().filter(|e| after.is_none_or(|a| e.index > a));
+        kept.take(limit.unwrap_or(usize::MAX)).cloned().collect()
+    }
+
     /// The journal entry of request `index` (the index a call's answer reports), if the journal still keeps it.
     pub fn entry(&self, index: u64) -> Option<JournalEntry> {
         self.lock().journal.get(index).cloned()

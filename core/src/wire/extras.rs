@@ -164,7 +164,11 @@ pub(crate) fn admin(mock: &MockModel, request: &HttpRequest) -> HttpReply {
             Ok(s) => json_reply(200, vec![], &json!({"ok": true, "routes": s.routes().len(), "steps": s.step_count()})),
             Err((status, error)) => admin_error(status, &error),
         },
-        ("GET", "/_cuecard/journal") => json_reply(200, vec![], &journal_document(mock)),
+        ("GET", "/_cuecard/journal") => match journal_page(&request.query) {
+            Ok((None, None)) => json_reply(200, vec![], &journal_document(mock)),
+            Ok((after, limit)) => json_reply(200, vec![], &journal_page_document(mock, after, limit)),
+            Err(error) => admin_error(400, &error),
+        },
         ("POST", "/_cuecard/reset") => {
             mock.reset();
             json_reply(200, vec![], &json!({"ok": true}))
@@ -213,6 +217,39 @@ fn is_loopback_host(host: &str) -> bool {
         || name.ends_with(".localhost")
         || name == "::1"
         || name.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// The journal page a query asks for: `after` (entries with a greater index) and `limit` (at most that many).
+fn journal_page(query: &str) -> Result<(Option<u64>, Option<usize>), crate::error::Error> {
+    let (mut after, mut limit) = (None, None);
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let bad = |what: &str| {
+            crate::error::Error::new(
+                ErrorKind::InvalidArgument,
+                format!("GET /_cuecard/journal takes after=<index> and limit=<count>, whole numbers; {what}"),
+            )
+        };
+        match name {
+            "after" => after = Some(value.parse().map_err(|_| bad(&format!("after={value} is not one")))?),
+            "limit" => limit = Some(value.parse().map_err(|_| bad(&format!("limit={value} is not one")))?),
+            other => return Err(bad(&format!("{other} is not a parameter of it"))),
+        }
+    }
+    Ok((after, limit))
+}
+
+/// A page of the journal: `{"count", "counts", "entries", "next_after"}`; `next_after` is the `after` of the next
+/// page, or null when this page reaches the newest entry.
+fn journal_page_document(mock: &MockModel, after: Option<u64>, limit: Option<usize>) -> Value {
+    let entries = mock.entries_page(after, limit);
+    let newest = mock.request_count().checked_sub(1);
+    let last = entries.last().map(|e| e.index);
+    let next_after = match (last, newest) {
+        (Some(last), Some(newest)) if last < newest => json!(last),
+        _ => Value::Null,
+    };
+    json!({"count": mock.request_count(), "counts": mock.counts(), "entries": entries, "next_after": next_after})
 }
 
 /// The journal as one document: `{"count", "counts", "unused_steps", "entries"}` (the admin endpoint's body, and

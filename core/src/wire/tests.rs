@@ -238,6 +238,43 @@ fn embedding_work_is_capped_with_a_provider_shaped_400_that_is_journaled() {
 }
 
 #[test]
+fn the_journal_is_read_in_pages() {
+    let m = mock(vec![Step::text("ok").unwrap()]);
+    m.then_repeats().unwrap();
+    for _ in 0..5 {
+        handle(
+            &m,
+            &HttpRequest::post_json(
+                "/v1/chat/completions",
+                r#"{"model":"m","messages":[{"role":"user","content":"x"}]}"#,
+            ),
+        );
+    }
+    let page = |query: &str| {
+        let mut request = HttpRequest::new("GET", "/_cuecard/journal", Vec::new(), Vec::new());
+        request.query = query.to_string();
+        handle(&m, &request)
+    };
+    let first = body_json(&page("limit=2"));
+    let indexes = |doc: &Value| {
+        doc["entries"].as_array().unwrap().iter().map(|e| e["index"].as_u64().unwrap()).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        (indexes(&first), first["next_after"].clone(), first["count"].clone()),
+        (vec![0, 1], json!(1), json!(5))
+    );
+    let next = body_json(&page("after=1&limit=2"));
+    assert_eq!((indexes(&next), next["next_after"].clone()), (vec![2, 3], json!(3)));
+    let last = body_json(&page("after=3&limit=10"));
+    assert_eq!((indexes(&last), last["next_after"].clone()), (vec![4], Value::Null));
+    assert_eq!(indexes(&body_json(&page(""))).len(), 5, "without a query, the whole journal as before");
+    let refused = page("after=-1");
+    assert_eq!(refused.status(), 400);
+    assert!(body_json(&refused)["error"]["message"].as_str().unwrap().contains("after=-1 is not one"));
+    assert_eq!(page("offset=3").status(), 400);
+}
+
+#[test]
 fn the_admin_surface_says_which_content_types_a_scenario_takes() {
     let m = MockModel::new();
     let put = |content_type: Option<&str>, body: &str| {
