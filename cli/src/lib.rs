@@ -50,6 +50,10 @@ enum Command {
         /// between requests (milliseconds; 0 never closes them).
         #[arg(long, default_value_t = cuecard::DEFAULT_IDLE_TIMEOUT_MS)]
         idle_timeout_ms: u64,
+        /// Require this token on the admin paths (/_cuecard/...): `Authorization: Bearer <token>` or
+        /// `x-cuecard-admin-token: <token>`. Use it with a --host other than loopback.
+        #[arg(long, env = "CUECARD_ADMIN_TOKEN", hide_env_values = true)]
+        admin_token: Option<String>,
     },
     /// Read UTF-8 text from stdin and print its word-like tokens as one JSON array.
     Tokenize {
@@ -76,8 +80,8 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
         }
     };
     let result = match cli.command {
-        Command::Serve { scenario, host, port, instant, journal_limit, idle_timeout_ms } => {
-            serve(scenario, ServeOptions { host, port, instant, journal_limit, idle_timeout_ms })
+        Command::Serve { scenario, host, port, instant, journal_limit, idle_timeout_ms, admin_token } => {
+            serve(scenario, ServeOptions { host, port, instant, journal_limit, idle_timeout_ms, admin_token })
         }
         Command::Tokenize { count } => tokenize(count),
         Command::Validate { files } => validate(&files),
@@ -97,6 +101,7 @@ struct ServeOptions {
     instant: bool,
     journal_limit: usize,
     idle_timeout_ms: u64,
+    admin_token: Option<String>,
 }
 
 fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, String> {
@@ -127,7 +132,19 @@ fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, S
         port: options.port,
         instant: options.instant,
         idle_timeout_ms: options.idle_timeout_ms,
+        admin_token: options.admin_token.clone(),
     };
+    if !options.host.is_loopback() {
+        // The admin surface replaces the script and reads every request; beyond loopback anyone who can reach the
+        // address can do both.
+        let protection = if options.admin_token.is_some() {
+            "the admin paths require the --admin-token"
+        } else {
+            "anyone who can reach it can read the journal and replace the script; set --admin-token to protect /_cuecard/"
+        };
+        let _ =
+            writeln!(std::io::stderr(), "cuecard: warning: serving on {} (not loopback): {protection}", options.host);
+    }
     let server = cuecard::Server::start_with(mock, server_options).map_err(|e| {
         let in_use = e.context().get("io_error").and_then(|v| v.as_str()) == Some("AddrInUse");
         if in_use {

@@ -216,3 +216,25 @@ fn out_of_file_descriptors_the_server_backs_off_and_recovers() {
     let _ = child.wait();
     assert!(answered, "the server answers again once descriptors are free");
 }
+
+/// Beyond loopback, `serve` warns that the admin surface is open, unless an admin token guards it.
+#[test]
+fn serve_beyond_loopback_warns_about_the_admin_surface() {
+    use std::io::BufRead;
+    for (token, expected) in [(None, "set --admin-token"), (Some("t0ken"), "the admin paths require the --admin-token")]
+    {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_cuecard"));
+        command.args(["serve", "--host", "0.0.0.0", "--port", "0"]).env_remove("CUECARD_ADMIN_TOKEN");
+        if let Some(token) = token {
+            command.env("CUECARD_ADMIN_TOKEN", token);
+        }
+        let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut warning = String::new();
+        stderr.read_line(&mut warning).unwrap();
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(warning.starts_with("cuecard: warning: serving on 0.0.0.0 (not loopback)"), "{warning}");
+        assert!(warning.contains(expected), "{warning}");
+    }
+}

@@ -24,7 +24,7 @@ use tokio::sync::oneshot;
 
 /// How to run a server. As data: `{"host": "127.0.0.1", "port": 0, "instant": false, "idle_timeout_ms": 30000}`,
 /// every field optional.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ServerOptions {
     /// The address to bind; 127.0.0.1 unless asked otherwise.
@@ -38,6 +38,10 @@ pub struct ServerOptions {
     /// before it is closed (milliseconds; 0 never closes them). Slow or idle clients would otherwise hold file
     /// descriptors forever.
     pub idle_timeout_ms: u64,
+    /// When set, admin requests (`/_cuecard/...`) must carry it (`Authorization: Bearer <token>` or
+    /// `x-cuecard-admin-token: <token>`), or get a 401: for a server reachable beyond loopback.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admin_token: Option<String>,
 }
 
 /// [`ServerOptions::idle_timeout_ms`] by default: hyper's default header timeout.
@@ -50,6 +54,7 @@ impl Default for ServerOptions {
             port: 0,
             instant: false,
             idle_timeout_ms: DEFAULT_IDLE_TIMEOUT_MS,
+            admin_token: None,
         }
     }
 }
@@ -86,8 +91,9 @@ impl Server {
 
     /// Serves `mock` with `options`.
     pub fn start_with(mock: Arc<MockModel>, options: ServerOptions) -> Result<Server> {
-        let io = |e: std::io::Error| {
-            Error::new(ErrorKind::Io, format!("cannot serve on {}:{}: {e}", options.host, options.port))
+        let (host, port) = (options.host, options.port);
+        let io = move |e: std::io::Error| {
+            Error::new(ErrorKind::Io, format!("cannot serve on {host}:{port}: {e}"))
                 .with_context("io_error", format!("{:?}", e.kind()))
         };
         let listener = std::net::TcpListener::bind((options.host, options.port)).map_err(io)?;
@@ -185,6 +191,7 @@ async fn serve(
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let idle_timeout = (options.idle_timeout_ms > 0).then(|| Duration::from_millis(options.idle_timeout_ms));
     let instant = options.instant;
+    let admin_token: Option<Arc<str>> = options.admin_token.as_deref().map(Arc::from);
     // After a failed accept (out of file descriptors, most often), wait before the next: accepting again at once
     // fails again at once, and the loop would spin a core at 100% while nothing is answered.
     let mut backoff = ACCEPT_BACKOFF_MIN;
@@ -209,7 +216,8 @@ async fn serve(
         };
         let _ = stream.set_nodelay(true);
         let mock = Arc::clone(&mock);
-        let service = service_fn(move |request| answer(Arc::clone(&mock), request, instant));
+        let admin_token = admin_token.clone();
+        let service = service_fn(move |request| answer(Arc::clone(&mock), request, instant, admin_token.clone()));
         // No Date header: nothing time-dependent leaks into replies. half_close: a client may shut down its write
         // side once its request is sent and still wait for the answer; without it hyper drops the connection at
         // that EOF, unanswered and unjournaled. The header timeout also closes connections idle between requests.
@@ -233,6 +241,16 @@ async fn serve(
 const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(5);
 const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
 
+/// Whether an admin request carries the server's admin token.
+fn carries_admin_token(headers: &hyper::HeaderMap, token: &str) -> bool {
+    let bearer = headers
+        .get(hyper::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .is_some_and(|given| given == token);
+    bearer || headers.get("x-cuecard-admin-token").and_then(|v| v.to_str().ok()) == Some(token)
+}
+
 /// Why a connection is closed without a (complete) response; hyper then drops the connection.
 #[derive(Debug)]
 struct Cut(&'static str);
@@ -249,8 +267,16 @@ async fn answer(
     mock: Arc<MockModel>,
     request: hyper::Request<Incoming>,
     instant: bool,
+    admin_token: Option<Arc<str>>,
 ) -> std::result::Result<hyper::Response<ReplyBody>, Cut> {
     let (parts, body) = request.into_parts();
+    if let Some(token) = admin_token {
+        if wire::is_admin_path(parts.uri.path()) && !carries_admin_token(&parts.headers, &token) {
+            if let HttpReply::Full { status, headers, body, .. } = wire::admin_token_refusal() {
+                return Ok(response(status, &headers, ReplyBody::full(body.into_bytes())));
+            }
+        }
+    }
     // Only the headers the wire layer reads are copied: fewer allocations per request under load.
     let headers: Vec<(String, String)> = parts
         .headers

@@ -278,3 +278,25 @@ fn idle_and_slow_connections_are_closed_after_the_idle_timeout() {
         "0 keeps it open: {error}"
     );
 }
+
+/// With an admin token, the admin surface answers only requests that carry it (either header); the model
+/// endpoints do not need it.
+#[test]
+fn an_admin_token_guards_the_admin_surface_only() {
+    let mock = Arc::new(MockModel::builder().responds("ok").build().unwrap());
+    let options = ServerOptions { admin_token: Some("s3cret".into()), ..ServerOptions::default() };
+    let server = Server::start_with(Arc::clone(&mock), options).unwrap();
+    let journal = |headers: &[(&str, &str)]| {
+        String::from_utf8(send(server.addr(), "GET", "/_cuecard/journal", headers, b"").unwrap()).unwrap()
+    };
+    let refused = journal(&[]);
+    assert_eq!(status(&refused), 401, "{refused}");
+    assert!(refused.contains("--admin-token") && refused.to_ascii_lowercase().contains("www-authenticate: bearer"));
+    assert_eq!(status(&journal(&[("authorization", "Bearer wrong")])), 401);
+    assert_eq!(status(&journal(&[("authorization", "Bearer s3cret")])), 200);
+    assert_eq!(status(&journal(&[("x-cuecard-admin-token", "s3cret")])), 200);
+    let under_v1 = send(server.addr(), "POST", "/v1/_cuecard/reset", &[], b"").unwrap();
+    assert_eq!(status(&String::from_utf8(under_v1).unwrap()), 401, "also under /v1");
+    assert_eq!(status(&chat(server.addr(), false)), 200, "the model endpoints need no token");
+    assert_eq!(mock.request_count(), 1, "refused admin requests are not journaled, as admin requests never are");
+}

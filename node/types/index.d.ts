@@ -435,6 +435,10 @@ export interface ServerOptions {
   port?: number;
   host?: string;
   instant?: boolean;
+  /** Close connections slow to send headers or idle this long between requests (ms; 0 never). Default 30000. */
+  idle_timeout_ms?: number;
+  /** Require this token on /_cuecard/ (Authorization: Bearer <token>). */
+  admin_token?: string;
 }
 
 /** The loopback server speaking the OpenAI and Anthropic wire protocols. */

@@ -287,6 +287,22 @@ fn load_scenario(mock: &MockModel, request: &HttpRequest) -> Result<Scenario, (u
     Ok(parsed)
 }
 
+/// See [`super::admin_token_refusal`].
+pub(crate) fn admin_token_refusal() -> HttpReply {
+    let error = crate::error::Error::new(
+        ErrorKind::InvalidRequest,
+        "this server's admin surface needs its admin token: send Authorization: Bearer <token> (or \
+         x-cuecard-admin-token: <token>), as given to --admin-token",
+    );
+    match admin_error(401, &error) {
+        HttpReply::Full { delay_ms, status, mut headers, body } => {
+            headers.push(("www-authenticate".into(), "Bearer realm=\"cuecard admin\"".into()));
+            HttpReply::Full { delay_ms, status, headers, body }
+        }
+        other => other,
+    }
+}
+
 fn admin_error(status: u16, error: &crate::error::Error) -> HttpReply {
     json_reply(status, vec![], &json!({ "error": error.to_json() }))
 }

@@ -313,6 +313,17 @@ pub(crate) struct DecodedRequest {
     pub include_usage: bool,
 }
 
+/// Whether a path is on the admin surface: `/_cuecard/...`, also under `/v1`.
+pub fn is_admin_path(path: &str) -> bool {
+    path.strip_prefix("/v1").unwrap_or(path).starts_with("/_cuecard")
+}
+
+/// The 401 for an admin request without the server's admin token (`Authorization: Bearer <token>` or
+/// `x-cuecard-admin-token: <token>`), in the admin surface's error shape.
+pub fn admin_token_refusal() -> HttpReply {
+    extras::admin_token_refusal()
+}
+
 /// Answers one HTTP request against `mock`. Every request except the admin surface is journaled exactly once.
 /// A computed step's callback runs on this thread.
 pub fn handle(mock: &MockModel, request: &HttpRequest) -> HttpReply {
@@ -330,9 +341,7 @@ pub fn handle_turn(mock: &MockModel, request: &HttpRequest) -> Turn<HttpReply> {
         ("POST", "/messages") => chat::<anthropic::AnthropicMessages>(mock, request),
         ("GET", "/models") => Turn::Done(extras::models(mock, request)),
         ("POST", "/embeddings") => Turn::Done(extras::embeddings(mock, request)),
-        (_, p) if p.starts_with("/_cuecard") || request.path.starts_with("/_cuecard") => {
-            Turn::Done(extras::admin(mock, request))
-        }
+        _ if is_admin_path(&request.path) => Turn::Done(extras::admin(mock, request)),
         (method, _) => {
             let dialect =
                 if request.header("anthropic-version").is_some() { Dialect::Anthropic } else { Dialect::OpenAi };
