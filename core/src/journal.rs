@@ -90,16 +90,17 @@ pub struct RawRequest {
     pub body: String,
 }
 
-/// One journaled request.
+/// One journaled request. The large parts are boxed: the journal's ring holds a small entry per request (no
+/// room for a response or an error it may not have, nor growth slack on them).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct JournalEntry {
     /// Arrival index, from 0, over the whole life of the mock (also counts evicted entries).
     pub index: u64,
     /// Deep copy of the request.
-    pub request: ChatRequest,
+    pub request: Box<ChatRequest>,
     /// The raw wire request, when it came over HTTP.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub raw: Option<RawRequest>,
+    pub raw: Option<Box<RawRequest>>,
     /// Index of the route that took it, if any.
     pub route: Option<usize>,
     /// Index of the step that answered it within its route, if any.
@@ -111,10 +112,10 @@ pub struct JournalEntry {
     pub at_ms: u64,
     /// The response, when there was one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub response: Option<ChatResponse>,
+    pub response: Option<Box<ChatResponse>>,
     /// The scripted failure, when the request failed as scripted.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<ProviderError>,
+    pub error: Option<Box<ProviderError>>,
 }
 
 /// Counters kept for every request, also in bounded mode.
@@ -201,8 +202,8 @@ impl Journal {
         self.counts.add(&outcome, 1);
         if let Some(entry) = self.entry_mut(index) {
             entry.outcome = outcome;
-            entry.response = response;
-            entry.error = error;
+            entry.response = response.map(Box::new);
+            entry.error = error.map(Box::new);
         }
     }
 
@@ -253,7 +254,7 @@ mod tests {
     fn entry(index: u64, outcome: Outcome) -> JournalEntry {
         JournalEntry {
             index,
-            request: ChatRequest::user("m", format!("request {index}")),
+            request: Box::new(ChatRequest::user("m", format!("request {index}"))),
             raw: None,
             route: Some(0),
             step: Some(0),

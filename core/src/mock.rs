@@ -588,8 +588,8 @@ impl MockModel {
         let index = state.journal.len();
         let entry = JournalEntry {
             index,
-            request,
-            raw,
+            request: Box::new(request),
+            raw: raw.map(Box::new),
             route: None,
             step: None,
             outcome,
@@ -614,8 +614,8 @@ impl MockModel {
         let at_ms = state.clock_ms;
         let mut entry = JournalEntry {
             index,
-            request: request.clone(),
-            raw,
+            request: Box::new(request.clone()),
+            raw: raw.map(Box::new),
             route: None,
             step: None,
             outcome: Outcome::Pending,
@@ -830,12 +830,12 @@ impl MockModel {
 
     /// Copies of the requests received, in arrival order.
     pub fn requests(&self) -> Vec<ChatRequest> {
-        self.lock().journal.entries().map(|e| e.request.clone()).collect()
+        self.lock().journal.entries().map(|e| (*e.request).clone()).collect()
     }
 
     /// The requests for which `predicate` holds.
     pub fn requests_where(&self, predicate: impl Fn(&ChatRequest) -> bool) -> Vec<ChatRequest> {
-        self.lock().journal.entries().filter(|e| predicate(&e.request)).map(|e| e.request.clone()).collect()
+        self.lock().journal.entries().filter(|e| predicate(&e.request)).map(|e| (*e.request).clone()).collect()
     }
 
     /// The requests for `operation`.
@@ -852,7 +852,7 @@ impl MockModel {
     pub fn request(&self) -> Result<ChatRequest> {
         let state = self.lock();
         let count = state.journal.len();
-        let only = if count == 1 { state.journal.entries().next().map(|e| e.request.clone()) } else { None };
+        let only = if count == 1 { state.journal.entries().next().map(|e| (*e.request).clone()) } else { None };
         only.ok_or_else(|| {
             Error::new(
                 ErrorKind::RequestCountMismatch,
@@ -864,7 +864,7 @@ impl MockModel {
 
     /// The last request received; an error when there is none.
     pub fn last_request(&self) -> Result<ChatRequest> {
-        self.lock().journal.entries().last().map(|e| e.request.clone()).ok_or_else(|| {
+        self.lock().journal.entries().last().map(|e| (*e.request).clone()).ok_or_else(|| {
             Error::new(ErrorKind::RequestCountMismatch, "expected a request, but the mock received none")
                 .with_context("count", 0)
         })

@@ -144,7 +144,7 @@ pub fn records_from_journal<'a>(entries: impl Iterator<Item = &'a JournalEntry>,
             };
             *attempt += 1;
             let mut record = CallRecord::new(context);
-            record.response = entry.response.clone();
+            record.response = entry.response.as_deref().cloned();
             record.failure = match &entry.error {
                 Some(error) => Some(FailureInfo::from_provider_error(error)),
                 None => FailureInfo::from_outcome(&entry.outcome),

@@ -457,7 +457,7 @@ fn find_request(mock: &MockModel, which: RequestRef) -> CheckResult<(String, Cha
             let label = format!("request_at({index})");
             let entries = mock.entries();
             match entries.iter().find(|e| e.index == index) {
-                Some(entry) => Ok((label, entry.request.clone())),
+                Some(entry) => Ok((label, (*entry.request).clone())),
                 None => Err(AssertionFailure {
                     check: label,
                     expected: format!("request #{} (index {index}) in the journal", index + 1),
@@ -1000,7 +1000,7 @@ pub fn journal_table(entries: &[JournalEntry]) -> String {
                 dash(e.route.map(|r| r.to_string())),
                 dash(e.step.map(|s| s.to_string())),
                 e.outcome.describe(),
-                dash(e.response.as_ref().map(describe_answer)),
+                dash(e.response.as_deref().map(describe_answer)),
             ]
         })
         .collect();
