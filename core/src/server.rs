@@ -215,9 +215,9 @@ async fn serve(
             }
         };
         let _ = stream.set_nodelay(true);
-        let mock = Arc::clone(&mock);
+        let served = Arc::clone(&mock);
         let admin_token = admin_token.clone();
-        let service = service_fn(move |request| answer(Arc::clone(&mock), request, instant, admin_token.clone()));
+        let service = service_fn(move |request| answer(Arc::clone(&served), request, instant, admin_token.clone()));
         // No Date header: nothing time-dependent leaks into replies. half_close: a client may shut down its write
         // side once its request is sent and still wait for the answer; without it hyper drops the connection at
         // that EOF, unanswered and unjournaled. The header timeout also closes connections idle between requests.
@@ -229,8 +229,16 @@ async fn serve(
             .header_read_timeout(idle_timeout)
             .serve_connection(TokioIo::new(stream), service);
         let connection = graceful.watch(connection);
+        let journal = Arc::clone(&mock);
         tokio::spawn(async move {
-            let _ = connection.await;
+            // hyper answers a request it cannot parse itself (400, 414, 431) and ends the connection with the
+            // error: the request never reached `answer`, so it is journaled here, once, as rejected.
+            if let Err(error) = connection.await {
+                if error.is_parse() || error.is_parse_too_large() {
+                    let reason = format!("the HTTP request could not be parsed: {error}");
+                    journal.reject(crate::model::ChatRequest::default(), None, reason);
+                }
+            }
         });
     }
     drop(listener);

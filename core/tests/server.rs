@@ -300,3 +300,37 @@ fn an_admin_token_guards_the_admin_surface_only() {
     assert_eq!(status(&chat(server.addr(), false)), 200, "the model endpoints need no token");
     assert_eq!(mock.request_count(), 1, "refused admin requests are not journaled, as admin requests never are");
 }
+
+/// Requests hyper refuses before they reach cuecard (unparsable, too many headers) are journaled too, as
+/// rejected with the reason: every request the mock receives is journaled once.
+#[test]
+fn requests_the_http_layer_refuses_are_journaled_as_rejected() {
+    let mock = Arc::new(MockModel::builder().responds("ok").build().unwrap());
+    let server = Server::start(Arc::clone(&mock)).unwrap();
+    let raw = |text: &[u8]| {
+        let mut stream = TcpStream::connect(server.addr()).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        stream.write_all(text).unwrap();
+        let mut reply = Vec::new();
+        let _ = stream.read_to_end(&mut reply);
+        String::from_utf8_lossy(&reply).into_owned()
+    };
+    assert_eq!(status(&raw(b"NOT HTTP AT ALL\r\n\r\n")), 400);
+    let many: String = (0..200).map(|i| format!("x-h{i}: v\r\n")).collect();
+    assert_eq!(status(&raw(format!("GET /v1/models HTTP/1.1\r\nhost: x\r\n{many}\r\n").as_bytes())), 431);
+    for _ in 0..50 {
+        if mock.request_count() == 2 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let entries = mock.entries();
+    assert_eq!(entries.len(), 2, "each refused request journaled once");
+    for entry in &entries {
+        assert!(
+            matches!(&entry.outcome, cuecard::Outcome::Rejected { reason } if reason.starts_with("the HTTP request could not be parsed")),
+            "{:?}",
+            entry.outcome
+        );
+    }
+}
