@@ -146,6 +146,9 @@ step "wire: LangChain4j 1.19.0 (OpenAI and Anthropic, blocking, streaming, AiSer
 step "jvm: the JVM package (the ffi crate's JNI library via cargo, Java + Kotlin, LangChain4j, JUnit 5), and its benchmark in quick mode"
 (cd jvm && mvn -B -ntp test exec:exec@bench -Dbench.args=--quick)
 
+step "fuzz: every cargo-fuzz target (scenario, wire, tokenizer, face) for 30 s from the seed corpus (nightly)"
+fuzz/run.sh 30
+
 step "rust: benchmarks (quick mode)"
 BENCH_LOG="$CARGO_TARGET_DIR/bench-quick.log"
 cargo bench --locked -p cuecard --all-features -- --quick --noplot > "$BENCH_LOG" 2>&1 || { cat "$BENCH_LOG"; exit 1; }
