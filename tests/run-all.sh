@@ -34,6 +34,9 @@ step "rust: core builds for wasm32 with default features (no server)"
 cargo check -q --locked -p cuecard --target wasm32-unknown-unknown
 echo "wasm32 check: 1 passed, 0 failed"
 
+step "rust: load and faults against the server, small (bench/load-faults.sh runs 1,000 x 100,000)"
+cargo run -q --locked -p cuecard --features server --example load_faults -- 100 5000
+
 step "rust: README quickstart"
 cargo run -q --locked -p cuecard --example quickstart
 

@@ -145,6 +145,7 @@ fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, S
         let _ =
             writeln!(std::io::stderr(), "cuecard: warning: serving on {} (not loopback): {protection}", options.host);
     }
+    let signals = Signals::register()?;
     let server = cuecard::Server::start_with(mock, server_options).map_err(|e| {
         let in_use = e.context().get("io_error").and_then(|v| v.as_str()) == Some("AddrInUse");
         if in_use {
@@ -172,30 +173,57 @@ fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, S
         }
         out.flush().map_err(|e| format!("cannot write stdout: {e}"))?;
     }
-    wait_for_signal()?;
+    signals.wait()?;
     server.stop();
     let _ = writeln!(std::io::stderr(), "cuecard: stopped");
     Ok(0)
 }
 
-/// Blocks until Ctrl-C (SIGINT) or SIGTERM.
-fn wait_for_signal() -> Result<(), String> {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
-    runtime.block_on(async {
+/// Ctrl-C (SIGINT) and SIGTERM, registered before the server starts: once it serves, a flood of connections may
+/// use up the file descriptors, and a wait set up only then would fail and end the process.
+struct Signals {
+    runtime: tokio::runtime::Runtime,
+    #[cfg(unix)]
+    streams: (tokio::signal::unix::Signal, tokio::signal::unix::Signal),
+}
+
+impl Signals {
+    fn register() -> Result<Signals, String> {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
+        #[cfg(unix)]
+        let streams = {
+            use tokio::signal::unix::{signal, SignalKind};
+            let _context = runtime.enter();
+            (
+                signal(SignalKind::interrupt()).map_err(|e| e.to_string())?,
+                signal(SignalKind::terminate()).map_err(|e| e.to_string())?,
+            )
+        };
+        Ok(Signals {
+            runtime,
+            #[cfg(unix)]
+            streams,
+        })
+    }
+
+    /// Blocks until one of the signals arrives.
+    fn wait(self) -> Result<(), String> {
         #[cfg(unix)]
         {
-            let mut term =
-                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).map_err(|e| e.to_string())?;
-            tokio::select! {
-                r = tokio::signal::ctrl_c() => r.map_err(|e| e.to_string()),
-                _ = term.recv() => Ok(()),
-            }
+            let (mut interrupt, mut terminate) = self.streams;
+            self.runtime.block_on(async {
+                tokio::select! {
+                    _ = interrupt.recv() => {}
+                    _ = terminate.recv() => {}
+                }
+            });
+            Ok(())
         }
         #[cfg(not(unix))]
         {
-            tokio::signal::ctrl_c().await.map_err(|e| e.to_string())
+            self.runtime.block_on(tokio::signal::ctrl_c()).map_err(|e| e.to_string())
         }
-    })
+    }
 }
 
 fn tokenize(count: bool) -> Result<ExitCode, String> {

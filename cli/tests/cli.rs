@@ -194,27 +194,39 @@ fn out_of_file_descriptors_the_server_backs_off_and_recovers() {
     assert!(spent < 40, "the server used {spent} ticks of CPU in 2 s while out of descriptors (a spin uses ~200)");
     drop(held);
     let body = r#"{"model":"claude","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}"#;
+    // Freed descriptors come back as the server reads the held connections' EOFs and drains its backlog; then
+    // it answers. Each try waits a little, whatever failed.
     let mut answered = false;
-    for _ in 0..50 {
-        let Ok(mut stream) = std::net::TcpStream::connect(&addr) else { continue };
+    let mut last = String::new();
+    for _ in 0..100 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let mut stream = match std::net::TcpStream::connect(&addr) {
+            Ok(stream) => stream,
+            Err(e) => {
+                last = format!("connect: {e}");
+                continue;
+            }
+        };
         stream.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
         let request = format!(
             "POST /v1/messages HTTP/1.1\r\nhost: x\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
             body.len()
         );
         let mut reply = String::new();
-        if stream.write_all(request.as_bytes()).is_ok()
-            && stream.read_to_string(&mut reply).is_ok()
-            && reply.starts_with("HTTP/1.1 200")
-        {
-            answered = true;
-            break;
+        match stream.write_all(request.as_bytes()).and_then(|()| stream.read_to_string(&mut reply)) {
+            Ok(_) if reply.starts_with("HTTP/1.1 200") => {
+                answered = true;
+                break;
+            }
+            Ok(_) => last = format!("reply: {}", reply.lines().next().unwrap_or("(empty)")),
+            Err(e) => last = format!("exchange: {e}"),
         }
-        std::thread::sleep(std::time::Duration::from_millis(100));
     }
+    let exited = child.try_wait().unwrap();
     let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
     let _ = child.wait();
-    assert!(answered, "the server answers again once descriptors are free");
+    assert!(exited.is_none(), "the server died out of descriptors: {exited:?}");
+    assert!(answered, "the server answers again once descriptors are free (last try: {last})");
 }
 
 /// Beyond loopback, `serve` warns that the admin surface is open, unless an admin token guards it.
