@@ -4,7 +4,7 @@
 //!    request is answered 200, every step is taken exactly once, the journal has N entries and its step order is
 //!    the arrival order;
 //! 2. `killed`: clients that go away after the first frame of a slow stream, then normal requests: all answered,
-//!    each request journaled once;
+//!    each request journaled once, the streams as `left_mid_stream`;
 //! 3. `replaced`: the scenario is replaced (PUT) every 50 ms while clients send requests: every reply is 200 from
 //!    one version of the script, nothing hangs;
 //! 4. `stopped`: the server is stopped while clients send requests: `stop` returns within 3 s, and every request
@@ -180,9 +180,21 @@ async fn killed(clients: usize) {
     if journaled != (clients + 20) as u64 {
         fail(format!("killed: {journaled} journaled, expected {}", clients + 20));
     }
+    // The server notices a client is gone at its next write (the next token, 100 ms later).
+    let mut gone = 0;
+    for _ in 0..50 {
+        gone = mock.entries().iter().filter(|e| e.left_mid_stream).count();
+        if gone == clients {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    if gone != clients {
+        fail(format!("killed: {gone} of {clients} streams journaled as left mid-stream"));
+    }
     println!(
-        "killed: {clients} clients left after their stream's first frame; 20 later requests answered; {journaled} \
-         journaled once each ({:.2} s)",
+        "killed: {clients} clients left after their stream's first frame, each journaled once as left_mid_stream; 20 \
+         later requests answered; {journaled} journaled ({:.2} s)",
         started.elapsed().as_secs_f64()
     );
 }

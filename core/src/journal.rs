@@ -116,6 +116,9 @@ pub struct JournalEntry {
     /// The scripted failure, when the request failed as scripted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<Box<ProviderError>>,
+    /// The connection closed before its stream ended: the client went away (or the server stopped) mid-stream.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub left_mid_stream: bool,
 }
 
 /// Counters kept for every request, also in bounded mode.
@@ -207,6 +210,13 @@ impl Journal {
         }
     }
 
+    /// Records that the connection of request `index` closed before its stream ended (if the entry is still kept).
+    pub(crate) fn note_left_mid_stream(&mut self, index: u64) {
+        if let Some(entry) = self.entry_mut(index) {
+            entry.left_mid_stream = true;
+        }
+    }
+
     /// Entry `index`, if still kept.
     pub fn get(&self, index: u64) -> Option<&JournalEntry> {
         let first = self.entries.front()?.index;
@@ -262,6 +272,7 @@ mod tests {
             at_ms: 0,
             response: None,
             error: None,
+            left_mid_stream: false,
         }
     }
 

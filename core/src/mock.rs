@@ -596,6 +596,7 @@ impl MockModel {
             at_ms: state.clock_ms,
             response: None,
             error: None,
+            left_mid_stream: false,
         };
         state.journal.push(entry);
         index
@@ -622,6 +623,7 @@ impl MockModel {
             at_ms,
             response: None,
             error: None,
+            left_mid_stream: false,
         };
         let Some(route_index) = state.routes.iter().position(|r| r.route.matcher.matches(request)) else {
             entry.outcome = Outcome::Unmatched;
@@ -813,6 +815,12 @@ impl MockModel {
     /// The journal entries kept (all, unless bounded), oldest first.
     pub fn entries(&self) -> Vec<JournalEntry> {
         self.lock().journal.entries().cloned().collect()
+    }
+
+    /// Records that request `index`'s connection closed before its stream ended (the server calls it when a client
+    /// goes away mid-stream); the journal shows `left_mid_stream: true` on the entry.
+    pub fn note_left_mid_stream(&self, index: u64) {
+        self.lock().journal.note_left_mid_stream(index);
     }
 
     /// At most `limit` journal entries with an index above `after` (all kept ones when both are `None`), copied

@@ -325,8 +325,10 @@ async fn answer(
             wait(delay_ms).await;
             Ok(response(status, &headers, ReplyBody::full(body.into_bytes())))
         }
-        HttpReply::Stream { stall_ms, status, headers, frames, end } => {
-            Ok(response(status, &headers, ReplyBody::stream(frames, end, stall_ms, instant)))
+        HttpReply::Stream { stall_ms, status, headers, frames, end, request_index } => {
+            let mut body = ReplyBody::stream(frames, end, stall_ms, instant);
+            body.watch = request_index.map(|index| (Arc::clone(&mock), index));
+            Ok(response(status, &headers, body))
         }
         HttpReply::Abort { delay_ms } => {
             wait(delay_ms).await;
@@ -361,6 +363,18 @@ struct ReplyBody {
     sleep: Option<Pin<Box<tokio::time::Sleep>>>,
     stall_ms: u64,
     flushed_before_cut: bool,
+    /// The mock and journal index of the request a stream answers: dropped before its end, the body records that
+    /// the client left mid-stream.
+    watch: Option<(Arc<MockModel>, u64)>,
+    ended: bool,
+}
+
+impl Drop for ReplyBody {
+    fn drop(&mut self) {
+        if let (Some((mock, index)), false) = (&self.watch, self.ended) {
+            mock.note_left_mid_stream(*index);
+        }
+    }
 }
 
 impl ReplyBody {
@@ -373,11 +387,23 @@ impl ReplyBody {
             sleep: None,
             stall_ms: 0,
             flushed_before_cut: false,
+            watch: None,
+            ended: true,
         }
     }
 
     fn stream(frames: Vec<Frame>, end: StreamEnd, stall_ms: u64, instant: bool) -> ReplyBody {
-        ReplyBody { whole: None, frames: frames.into(), end, instant, sleep: None, stall_ms, flushed_before_cut: false }
+        ReplyBody {
+            whole: None,
+            frames: frames.into(),
+            end,
+            instant,
+            sleep: None,
+            stall_ms,
+            flushed_before_cut: false,
+            watch: None,
+            ended: false,
+        }
     }
 }
 
@@ -412,7 +438,10 @@ impl Body for ReplyBody {
             return match this.frames.pop_front() {
                 Some(frame) => Poll::Ready(Some(Ok(BodyFrame::data(Bytes::from(frame.data))))),
                 None => match this.end {
-                    StreamEnd::Close => Poll::Ready(None),
+                    StreamEnd::Close => {
+                        this.ended = true;
+                        Poll::Ready(None)
+                    }
                     StreamEnd::Cut if !this.flushed_before_cut => {
                         // Pause once so hyper writes the frames out before the connection is dropped.
                         this.flushed_before_cut = true;
@@ -420,6 +449,8 @@ impl Body for ReplyBody {
                         continue;
                     }
                     StreamEnd::Cut => {
+                        // The script cut the connection: the client did not leave.
+                        this.ended = true;
                         this.end = StreamEnd::Close;
                         Poll::Ready(Some(Err(Cut("connection cut mid-stream as scripted"))))
                     }

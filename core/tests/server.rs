@@ -334,3 +334,45 @@ fn requests_the_http_layer_refuses_are_journaled_as_rejected() {
         );
     }
 }
+
+/// A client that goes away before its stream ends is journaled as such (`left_mid_stream`); one that reads its
+/// stream to the end, or whose stream the script cuts, is not.
+#[test]
+fn a_client_that_leaves_mid_stream_is_journaled_as_gone() {
+    let scenario = r#"{"cuecard": 1, "routes": [{"steps": [
+        {"text": "one two three four five", "token_delay_ms": 200},
+        "whole",
+        {"text": "cut here", "fail_after": {"kind": "connection_reset"}}]}]}"#;
+    let mock = Arc::new(MockModel::from_scenario(&Scenario::from_json(scenario).unwrap()).unwrap());
+    let server = Server::start(Arc::clone(&mock)).unwrap();
+    let body = r#"{"model":"gpt-4o","stream":true,"messages":[{"role":"user","content":"hi"}]}"#;
+    let request = format!(
+        "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut leaving = TcpStream::connect(server.addr()).unwrap();
+    leaving.write_all(request.as_bytes()).unwrap();
+    let mut first = [0u8; 512];
+    let _ = leaving.read(&mut first).unwrap();
+    drop(leaving);
+    for _ in 0..3 {
+        let mut staying = TcpStream::connect(server.addr()).unwrap();
+        staying.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        staying.write_all(request.as_bytes()).unwrap();
+        let mut rest = Vec::new();
+        let _ = staying.read_to_end(&mut rest);
+    }
+    let gone = |index: usize| mock.entries()[index].left_mid_stream;
+    for _ in 0..50 {
+        if gone(0) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(gone(0), "the client that left is journaled as gone");
+    assert!(!gone(1), "a stream read to its end is not");
+    assert!(!gone(2), "a stream the script cut is not");
+    let journal = serde_json::to_value(mock.entries()).unwrap();
+    assert_eq!(journal[0]["left_mid_stream"], true);
+    assert!(journal[1].get("left_mid_stream").is_none(), "absent unless true");
+}

@@ -108,7 +108,7 @@ pub fn http_reply_text(reply: HttpReply, collapse: Collapse) -> String {
             let meta = json!({"kind": "full", "delay_ms": delay_ms, "status": status, "headers": headers});
             format!("{meta}\n{body}")
         }
-        HttpReply::Stream { stall_ms, status, headers, frames, end } => {
+        HttpReply::Stream { stall_ms, status, headers, frames, end, .. } => {
             let waits = stall_ms > 0 || frames.iter().any(|f| f.delay_ms > 0);
             let whole = match collapse {
                 Collapse::Never => false,

@@ -194,6 +194,10 @@ pub enum HttpReply {
         frames: Vec<Frame>,
         /// How the body ends.
         end: StreamEnd,
+        /// The journal index of the request it answers, so a server can record a client that left before the
+        /// end. Not part of the reply's data.
+        #[serde(skip)]
+        request_index: Option<u64>,
     },
     /// Close the connection without any response (a connection reset before headers).
     Abort {
@@ -286,6 +290,7 @@ pub(crate) fn stream_reply(stream: &EventStream, id_header: &str, request_id: &s
         headers: sse_headers(vec![(id_header.to_string(), request_id.to_string())]),
         frames,
         end: if cut { StreamEnd::Cut } else { StreamEnd::Close },
+        request_index: Some(stream.request_index()),
     }
 }
 
