@@ -376,3 +376,36 @@ fn a_client_that_leaves_mid_stream_is_journaled_as_gone() {
     assert_eq!(journal[0]["left_mid_stream"], true);
     assert!(journal[1].get("left_mid_stream").is_none(), "absent unless true");
 }
+
+/// Heavy admin work (here two reads of a 40,000-entry journal at once) runs off the server's two runtime threads:
+/// a health check sent after them is answered before either finishes.
+#[test]
+fn heavy_admin_requests_do_not_freeze_the_other_endpoints() {
+    let mock = Arc::new(MockModel::builder().responds("ok").repeats().build().unwrap());
+    let request = cuecard::ChatRequest::user("m", "a request with some words in it, to make the journal heavier");
+    for _ in 0..40_000 {
+        mock.chat(&request).unwrap();
+    }
+    let server = Server::start(Arc::clone(&mock)).unwrap();
+    let addr = server.addr();
+    let finished = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let readers: Vec<_> = (0..2)
+        .map(|i| {
+            let finished = Arc::clone(&finished);
+            std::thread::spawn(move || {
+                let reply = send(addr, "GET", "/_cuecard/journal", &[], b"").unwrap();
+                assert!(reply.starts_with(b"HTTP/1.1 200"));
+                finished.lock().unwrap().push(format!("journal {i}"));
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(50));
+    let health = String::from_utf8(send(addr, "GET", "/_cuecard/health", &[], b"").unwrap()).unwrap();
+    assert_eq!(status(&health), 200);
+    finished.lock().unwrap().push("health".to_string());
+    for reader in readers {
+        reader.join().unwrap();
+    }
+    let order = finished.lock().unwrap().clone();
+    assert_eq!(order[0], "health", "the health check waited for the journal reads: {order:?}");
+}
