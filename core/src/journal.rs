@@ -6,8 +6,8 @@
 
 use crate::failure::{ProviderError, ProviderErrorKind};
 use crate::model::{ChatRequest, ChatResponse};
+use crate::segments::Segments;
 use serde::Serialize;
-use std::collections::VecDeque;
 
 /// What happened to a request.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -158,7 +158,7 @@ impl JournalCounts {
 /// The journal itself. Held inside the mock under its lock.
 #[derive(Clone, Debug, Default)]
 pub struct Journal {
-    entries: VecDeque<JournalEntry>,
+    entries: Segments<JournalEntry>,
     capacity: Option<usize>,
     counts: JournalCounts,
 }
@@ -243,6 +243,11 @@ impl Journal {
     /// The counters.
     pub fn counts(&self) -> JournalCounts {
         self.counts
+    }
+
+    /// The newest kept entry.
+    pub fn newest(&self) -> Option<&JournalEntry> {
+        self.entries.len().checked_sub(1).and_then(|last| self.entries.get(last))
     }
 
     /// The kept entries, oldest first.

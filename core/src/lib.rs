@@ -36,6 +36,7 @@ pub mod model;
 pub mod observe;
 pub mod scenario;
 mod script;
+mod segments;
 #[cfg(feature = "server")]
 pub mod server;
 pub mod stream;

@@ -872,7 +872,7 @@ impl MockModel {
 
     /// The last request received; an error when there is none.
     pub fn last_request(&self) -> Result<ChatRequest> {
-        self.lock().journal.entries().last().map(|e| (*e.request).clone()).ok_or_else(|| {
+        self.lock().journal.newest().map(|e| (*e.request).clone()).ok_or_else(|| {
             Error::new(ErrorKind::RequestCountMismatch, "expected a request, but the mock received none")
                 .with_context("count", 0)
         })
