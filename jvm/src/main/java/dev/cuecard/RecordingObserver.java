@@ -128,8 +128,8 @@ public final class RecordingObserver implements AutoCloseable {
         public void onCallCompleted(Boolean parseSuccess) {
             Map<String, Object> event = new LinkedHashMap<>();
             event.put("event", "call_completed");
-            event.put("parse_success", parseSuccess);
-            Native.observerReport(id(), index, Json.write(event, "event").replace(",\"parse_success\":null", ""));
+            event.put("parse_success", parseSuccess); // null: a raw answer, nothing parsed
+            report(event);
         }
 
         public void onCallCancelled() {
