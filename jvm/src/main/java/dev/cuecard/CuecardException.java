@@ -81,19 +81,37 @@ public class CuecardException extends RuntimeException {
                 throw (Error) error;
             }
             default:
-                return new CuecardException("host_error", 16, outcome.path("message").asText(), List.of(), null);
+                return raisedHere("host_error", outcome.path("message").asText(), null);
         }
     }
 
     /** {@code invalid_argument} naming the argument, raised on the Java side before anything crosses. */
     public static CuecardException invalidArgument(String argument, String problem) {
-        return new CuecardException("invalid_argument", 5, "argument `" + argument + "` " + problem, List.of(),
+        return raisedHere("invalid_argument", "argument `" + argument + "` " + problem,
                 JsonNodeFactory.instance.objectNode().put("argument", argument));
     }
 
     /** {@code invalid_state}: the object was closed. */
     public static CuecardException closed(String what) {
-        return new CuecardException("invalid_state", 6, what + " was used after close()", List.of(), null);
+        return raisedHere("invalid_state", what + " was used after close()", null);
+    }
+
+    /** An error the Java side raises itself, numbered as core numbers its code (core's catalogue, read once). */
+    static CuecardException raisedHere(String code, String message, JsonNode context) {
+        return new CuecardException(code, Catalogue.NUMBERS.getOrDefault(code, 0), message, List.of(), context);
+    }
+
+    /** Core's error codes and their numbers. */
+    private static final class Catalogue {
+        static final java.util.Map<String, Integer> NUMBERS = read();
+
+        private static java.util.Map<String, Integer> read() {
+            java.util.Map<String, Integer> numbers = new java.util.HashMap<>();
+            for (JsonNode row : Json.tree(dev.cuecard.internal.Native.errorCatalogue())) {
+                numbers.put(row.get(0).asText(), row.get(1).asInt());
+            }
+            return java.util.Map.copyOf(numbers);
+        }
     }
 
     /** Refuses a null argument. */

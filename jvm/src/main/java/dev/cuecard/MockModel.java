@@ -311,7 +311,7 @@ public final class MockModel implements AutoCloseable {
             Thread.sleep(milliseconds);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new CuecardException("internal", 13, "interrupted while waiting out a scripted delay", List.of(), null);
+            throw CuecardException.raisedHere("internal", "interrupted while waiting out a scripted delay", null);
         }
     }
 }

@@ -15,6 +15,7 @@ class BadInputTest {
     private static void invalidArgument(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String argument) {
         assertThatThrownBy(call).isInstanceOfSatisfying(CuecardException.class, e -> {
             assertThat(e.code()).isEqualTo("invalid_argument");
+            assertThat(e.number()).as("core's number for the code, also when Java raises it").isEqualTo(5);
             assertThat(e.getMessage()).contains(argument);
         });
     }
@@ -76,6 +77,7 @@ class BadInputTest {
         assertThatThrownBy(() -> mock.chat("x")).isInstanceOfSatisfying(CuecardException.class, e -> {
             assertThat(e.code()).isEqualTo("invalid_state");
             assertThat(e.getMessage()).isEqualTo("a MockModel was used after close()");
+            assertThat(e.number()).isEqualTo(6);
         });
         // The native side checks too: a released id, an id never given out, an id of another kind.
         assertThatThrownBy(() -> Native.mockChat(id, "\"x\"")).isInstanceOfSatisfying(CuecardException.class,

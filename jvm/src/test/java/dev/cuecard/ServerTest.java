@@ -2,18 +2,14 @@ package dev.cuecard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cuecard.langchain4j.Collected;
 import dev.langchain4j.agent.tool.Tool;
-import dev.langchain4j.model.chat.response.ChatResponse;
-import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
 import dev.langchain4j.service.AiServices;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** langchain4j-open-ai's own models against {@link MockModel#serve()}: the wire protocol, not a Java double. */
@@ -37,26 +33,10 @@ class ServerTest {
         try (MockModel mock = MockModel.thatResponds("Streamed word by word."); Server server = mock.serve()) {
             OpenAiStreamingChatModel model = OpenAiStreamingChatModel.builder().baseUrl(server.openaiBaseUrl())
                     .apiKey("test").modelName("gpt-4o").build();
-            List<String> partials = new CopyOnWriteArrayList<>();
-            CompletableFuture<ChatResponse> done = new CompletableFuture<>();
-            model.chat("Hi", new StreamingChatResponseHandler() {
-                @Override
-                public void onPartialResponse(String partial) {
-                    partials.add(partial);
-                }
-
-                @Override
-                public void onCompleteResponse(ChatResponse response) {
-                    done.complete(response);
-                }
-
-                @Override
-                public void onError(Throwable error) {
-                    done.completeExceptionally(error);
-                }
-            });
-            assertThat(done.get(20, TimeUnit.SECONDS).aiMessage().text()).isEqualTo("Streamed word by word.");
-            assertThat(partials).containsExactly("Streamed", " word", " by", " word", ".");
+            Collected collected = new Collected();
+            model.chat("Hi", collected);
+            assertThat(collected.await().aiMessage().text()).isEqualTo("Streamed word by word.");
+            assertThat(collected.events).containsExactly("text:Streamed", "text: word", "text: by", "text: word", "text:.", "complete");
         }
     }
 

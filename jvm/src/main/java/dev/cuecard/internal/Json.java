@@ -4,7 +4,6 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
@@ -61,11 +60,6 @@ public final class Json {
 
     /** Reads the library's JSON into {@code type}. */
     public static <T> T read(JsonNode json, Class<T> type) {
-        return MAPPER.convertValue(json, type);
-    }
-
-    /** Reads the library's JSON into a generic type. */
-    public static <T> T read(JsonNode json, JavaType type) {
         return MAPPER.convertValue(json, type);
     }
 

@@ -1,10 +1,10 @@
 package dev.cuecard.langchain4j;
 
 import dev.cuecard.CuecardException;
-import dev.cuecard.Failure;
 import dev.cuecard.MockModel;
 import dev.cuecard.ProviderException;
 import dev.cuecard.Response;
+import dev.cuecard.internal.ScriptedExceptions;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.model.chat.Capability;
@@ -18,7 +18,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 
 /**
@@ -29,7 +28,6 @@ import java.util.function.Function;
  * a whole {@link ChatResponse}, and the function of a computed step.
  */
 abstract class Script<SELF extends Script<SELF>> implements AutoCloseable {
-    private static final String EXCEPTION_TAG = "langchain4j-exception:";
 
     /** The LangChain4j request being answered on this thread, for computed steps. */
     private static final ThreadLocal<ChatRequest> CURRENT = new ThreadLocal<>();
@@ -37,7 +35,7 @@ abstract class Script<SELF extends Script<SELF>> implements AutoCloseable {
     private static final ThreadLocal<ChatResponse> GIVEN = new ThreadLocal<>();
 
     final MockModel mock;
-    private final List<RuntimeException> exceptions = new CopyOnWriteArrayList<>();
+    private final ScriptedExceptions exceptions = new ScriptedExceptions("langchain4j-exception:");
     private final List<ChatRequest> requests = Collections.synchronizedList(new ArrayList<>());
     private volatile List<ChatModelListener> listeners = List.of();
     private volatile Set<Capability> capabilities = Set.of();
@@ -117,12 +115,12 @@ abstract class Script<SELF extends Script<SELF>> implements AutoCloseable {
 
     /** Adds a step: the next request fails with this exception before anything is streamed. */
     public SELF thenFails(RuntimeException exception) {
-        return verb(() -> mock.thenFails(tagged(exception)));
+        return verb(() -> mock.thenFails(exceptions.failureFor(exception)));
     }
 
     /** Makes the last step fail after its thinking and text were streamed; adds no step. */
     public SELF andFails(RuntimeException exception) {
-        return verb(() -> mock.andFails(tagged(exception)));
+        return verb(() -> mock.andFails(exceptions.failureFor(exception)));
     }
 
     /** Answers every further request with the last step (a computed one computes again). */
@@ -244,21 +242,12 @@ abstract class Script<SELF extends Script<SELF>> implements AutoCloseable {
 
     /** The exception a failure stands for: the Java exception a step gave, else cuecard's. */
     final RuntimeException failure(Throwable error) {
-        if (error instanceof ProviderException provider && provider.errorCode() != null
-                && provider.errorCode().startsWith(EXCEPTION_TAG)) {
-            return exceptions.get(Integer.parseInt(provider.errorCode().substring(EXCEPTION_TAG.length())));
+        if (error instanceof ProviderException provider && exceptions.thrownFor(provider) instanceof RuntimeException given) {
+            return given;
         }
         if (error instanceof CuecardException cuecard) return javaMisuse(cuecard);
         if (error instanceof RuntimeException runtime) return runtime;
         if (error instanceof Error fatal) throw fatal;
         return new RuntimeException(error);
-    }
-
-    private Failure tagged(RuntimeException exception) {
-        CuecardException.notNull(exception, "exception");
-        synchronized (exceptions) {
-            exceptions.add(exception);
-            return Failure.of("custom").message(String.valueOf(exception)).errorCode(EXCEPTION_TAG + (exceptions.size() - 1));
-        }
     }
 }

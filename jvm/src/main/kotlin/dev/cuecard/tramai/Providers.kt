@@ -5,6 +5,7 @@ import dev.cuecard.Failure
 import dev.cuecard.MockModel
 import dev.cuecard.Route
 import dev.cuecard.internal.Json
+import dev.cuecard.internal.ScriptedExceptions
 import java.util.concurrent.CopyOnWriteArrayList
 
 /**
@@ -19,7 +20,7 @@ abstract class ScriptedProvider internal constructor(
     /** Every request, in call order, across all methods; mutable, so a test can clear it. */
     override val requests: MutableList<ModelRequest> = CopyOnWriteArrayList()
 
-    private val thrown = ArrayList<Throwable>()
+    private val thrown = ScriptedExceptions("tramai-exception:")
 
     /** The core mock: its journal, and every check of `CuecardAssertions`. */
     val mock: MockModel = MockModel.withSettings(mapOf("provider_id" to id))
@@ -61,8 +62,7 @@ abstract class ScriptedProvider internal constructor(
                 },
             )
         } catch (e: dev.cuecard.ProviderException) {
-            val code = e.errorCode()
-            if (code != null && code.startsWith(TAG)) throw thrown[code.removePrefix(TAG).toInt()]
+            thrown.thrownFor(e)?.let { throw it }
             throw ProviderException(e.message ?: e.kind(), statusCode = e.status(), retryable = e.retryable(),
                 retryAfterMillis = e.retryAfterMs())
         } catch (e: CuecardException) {
@@ -86,10 +86,7 @@ abstract class ScriptedProvider internal constructor(
             error.retryAfterMillis?.let { failure.retryAfterMs(it) }
             if (error.cause == null && error.javaClass == ProviderException::class.java) return failure
         }
-        synchronized(thrown) {
-            thrown += error
-            return Failure.of("custom").message(error.toString()).errorCode(TAG + (thrown.size - 1))
-        }
+        return thrown.failureFor(error)
     }
 
     private fun step(response: ModelResponse): Map<String, Any?> {
@@ -107,8 +104,6 @@ abstract class ScriptedProvider internal constructor(
     }
 
     internal companion object {
-        private const val TAG = "tramai-exception:"
-
         /** A Tramai request in cuecard's neutral format: the method is the operation the routes match. */
         fun neutral(request: ModelRequest): Map<String, Any?> {
             val neutral = LinkedHashMap<String, Any?>()

@@ -12,12 +12,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
-/** A handler recording every callback in order ("text:Hello", "tool:...", "complete", "error:..."), and its thread. */
-class Collected implements StreamingChatResponseHandler {
-    final List<String> events = new CopyOnWriteArrayList<>();
-    final List<Thread> threads = new CopyOnWriteArrayList<>();
-    final CompletableFuture<ChatResponse> done = new CompletableFuture<>();
-    volatile Throwable error;
+/** A handler (for the tests of this package and of the Server) recording every callback in order ("text:Hello", "tool:...", "complete", "error:..."), and its thread. */
+public class Collected implements StreamingChatResponseHandler {
+    public final List<String> events = new CopyOnWriteArrayList<>();
+    public final List<Thread> threads = new CopyOnWriteArrayList<>();
+    public final CompletableFuture<ChatResponse> done = new CompletableFuture<>();
+    public volatile Throwable error;
 
     @Override
     public void onPartialResponse(PartialResponse partial, PartialResponseContext context) {
@@ -56,12 +56,12 @@ class Collected implements StreamingChatResponseHandler {
         done.completeExceptionally(failure);
     }
 
-    ChatResponse await() throws Exception {
+    public ChatResponse await() throws Exception {
         return done.get(10, TimeUnit.SECONDS);
     }
 
     /** Waits for the end, failure or not. */
-    void settle() {
+    public void settle() {
         try {
             done.get(10, TimeUnit.SECONDS);
         } catch (Exception ignored) {

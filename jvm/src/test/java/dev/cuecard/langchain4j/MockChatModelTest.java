@@ -7,6 +7,7 @@ import dev.cuecard.CuecardAssertions;
 import dev.langchain4j.agent.tool.Tool;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.Capability;
 import dev.langchain4j.model.chat.listener.ChatModelErrorContext;
@@ -49,8 +50,12 @@ class MockChatModelTest {
         assertThat(assistant.ask("Cancel MS-777")).isEqualTo("Booking MS-777 is cancelled.");
         assertThat(bookings.cancelled).containsExactly("MS-777");
         assertThat(model.requests()).hasSize(2);
-        assertThat(model.lastRequest().messages()).last().hasToString(model.lastRequest().messages().get(2).toString());
-        assertThat(model.lastRequest().messages().get(2).toString()).contains("cancelled MS-777");
+        // The second request replays the question, the tool call and the tool's result.
+        assertThat(model.lastRequest().messages()).hasSize(3).last()
+                .isInstanceOfSatisfying(ToolExecutionResultMessage.class, result -> {
+                    assertThat(result.toolName()).isEqualTo("cancelBooking");
+                    assertThat(result.text()).isEqualTo("cancelled MS-777");
+                });
         CuecardAssertions.assertThat(model.mock()).scriptFullyUsed().lastRequest().offersTool("cancelBooking");
         CuecardAssertions.assertThat(model.mock()).whenCalled("none").wasCalledTimes(0);
         assertThatThrownBy(model::request).isInstanceOf(IllegalStateException.class).hasMessageContaining("exactly 1");
