@@ -249,11 +249,6 @@ async fn serve(
 const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(5);
 const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
 
-/// Whether a request's work may be long (see `answer`).
-fn is_heavy(path: &str) -> bool {
-    wire::is_admin_path(path) || path.trim_end_matches('/').ends_with("/embeddings")
-}
-
 /// Whether an admin request carries the server's admin token.
 fn carries_admin_token(headers: &hyper::HeaderMap, token: &str) -> bool {
     let bearer = headers
@@ -328,7 +323,7 @@ async fn answer(
     // The admin surface (a scenario to parse, a whole journal to write) and embeddings (up to a million values) can
     // take long: they run on the blocking pool, so that two of them cannot hold both of the runtime's threads and
     // freeze every endpoint. Model requests stay on the runtime: they are quick, and the hop would cost them.
-    let reply = if is_heavy(&http.path) {
+    let reply = if wire::may_take_long(&http.path) {
         let (mock, http) = (Arc::clone(&mock), http);
         match tokio::task::spawn_blocking(move || wire::handle(&mock, &http)).await {
             Ok(reply) => reply,

@@ -166,9 +166,6 @@ impl Responder for HostResponder {
 /// A tool's responder implemented by a C function: the arguments in, the result out, both as JSON.
 pub(crate) fn tool_function(function: HostFunction) -> cuecard::tools::ToolFunction {
     Arc::new(move |arguments: &serde_json::Value| {
-        let result = function.call(&arguments.to_string())?;
-        serde_json::from_str(&result).map_err(|e| {
-            CallError::Cuecard(Error::new(ErrorKind::CallbackFailed, format!("a tool result is not valid JSON: {e}")))
-        })
+        cuecard::api::tool_result_from_json(&function.call(&arguments.to_string())?)
     })
 }

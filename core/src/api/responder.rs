@@ -63,6 +63,13 @@ pub fn step_from_answer_json(text: &str) -> Result<Step, CallError> {
     step_from_answer(value)
 }
 
+/// A tool's result as JSON text (what a C or Java function gives back): `callback_failed` when it is not JSON.
+pub fn tool_result_from_json(text: &str) -> Result<Value, CallError> {
+    serde_json::from_str(text).map_err(|e| {
+        CallError::Cuecard(Error::new(ErrorKind::CallbackFailed, format!("a tool result is not valid JSON: {e}")))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,5 +96,9 @@ mod tests {
         assert_eq!(err.code(), "callback_failed");
         assert!(err.to_string().starts_with("a computed answer must be a text or a step object: invalid computed answer: invalid type: integer `123`"), "{err}");
         assert_eq!(step_from_answer_json("{nope").unwrap_err().code(), "callback_failed");
+        assert_eq!(tool_result_from_json("[1, 2]").unwrap(), json!([1, 2]));
+        let err = tool_result_from_json("nope").unwrap_err();
+        assert_eq!(err.code(), "callback_failed");
+        assert!(err.to_string().starts_with("a tool result is not valid JSON"), "{err}");
     }
 }

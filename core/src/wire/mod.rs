@@ -323,6 +323,13 @@ pub fn is_admin_path(path: &str) -> bool {
     path.strip_prefix("/v1").unwrap_or(path).starts_with("/_cuecard")
 }
 
+/// Whether answering a path may take long: the admin surface (a scenario to parse, a whole journal to write) and
+/// embeddings (up to a million values). A server runs these off its request threads.
+pub fn may_take_long(path: &str) -> bool {
+    let path = path.trim_end_matches('/');
+    is_admin_path(path) || path.strip_prefix("/v1").unwrap_or(path) == "/embeddings"
+}
+
 /// The 401 for an admin request without the server's admin token (`Authorization: Bearer <token>` or
 /// `x-cuecard-admin-token: <token>`), in the admin surface's error shape.
 pub fn admin_token_refusal() -> HttpReply {

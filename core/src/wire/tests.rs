@@ -238,6 +238,16 @@ fn embedding_work_is_capped_with_a_provider_shaped_400_that_is_journaled() {
 }
 
 #[test]
+fn the_paths_that_may_take_long_are_the_admin_surface_and_embeddings() {
+    for path in ["/_cuecard/journal", "/v1/_cuecard/scenario", "/v1/embeddings", "/embeddings/", "/v1/embeddings/"] {
+        assert!(may_take_long(path), "{path}");
+    }
+    for path in ["/v1/chat/completions", "/v1/messages", "/v1/models", "/v1/embeddings-x", "/other/embeddings"] {
+        assert!(!may_take_long(path), "{path}");
+    }
+}
+
+#[test]
 fn the_journal_is_read_in_pages() {
     let m = mock(vec![Step::text("ok").unwrap()]);
     m.then_repeats().unwrap();

@@ -195,6 +195,15 @@ pub extern "system" fn Java_dev_cuecard_internal_Native_mockThenRepeats<'l>(
     run(env, |_| Ok(handles::mock(mock, "mock")?.then_repeats()?))
 }
 
+/// A computed answer implemented by a Java function: the request in, a text or a step object out, both as JSON.
+struct JavaResponder(JsonFunction);
+
+impl cuecard::Responder for JavaResponder {
+    fn respond(&self, request: &cuecard::ChatRequest) -> Result<cuecard::Step, cuecard::CallError> {
+        cuecard::api::step_from_answer_json(&self.0.call(&json_text(request))?)
+    }
+}
+
 /// Adds a step computed by a `JsonFunction`: it gets the request as JSON and returns a text or a step object as
 /// JSON.
 #[unsafe(no_mangle)]
@@ -206,16 +215,7 @@ pub extern "system" fn Java_dev_cuecard_internal_Native_mockThenComputes<'l>(
 ) {
     run(env, |env| {
         let function = JsonFunction::new(env, &function, "answer")?;
-        let responder = cuecard::api::JsonResponder::new(move |request: &cuecard::ChatRequest| {
-            let answer = function.call(&json_text(request))?;
-            serde_json::from_str(&answer).map_err(|e| {
-                cuecard::CallError::Cuecard(cuecard::Error::new(
-                    cuecard::ErrorKind::CallbackFailed,
-                    format!("a computed answer is not valid JSON: {e}"),
-                ))
-            })
-        });
-        Ok(handles::mock(mock, "mock")?.then_computes(Arc::new(responder))?)
+        Ok(handles::mock(mock, "mock")?.then_computes(Arc::new(JavaResponder(function)))?)
     })
 }
 
@@ -445,13 +445,7 @@ pub extern "system" fn Java_dev_cuecard_internal_Native_toolNew<'l>(
             false => {
                 let function = JsonFunction::new(env, &function, "function")?;
                 Some(Arc::new(move |arguments: &serde_json::Value| {
-                    let result = function.call(&arguments.to_string())?;
-                    serde_json::from_str(&result).map_err(|e| {
-                        cuecard::CallError::Cuecard(cuecard::Error::new(
-                            cuecard::ErrorKind::CallbackFailed,
-                            format!("a tool's result is not valid JSON: {e}"),
-                        ))
-                    })
+                    cuecard::api::tool_result_from_json(&function.call(&arguments.to_string())?)
                 }))
             }
         };
