@@ -32,6 +32,9 @@ fn splitters(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("cuecard_iter_slices", name), &text, |b, text| {
             b.iter(|| cuecard::tokenize(black_box(text)).map(str::len).sum::<usize>())
         });
+        group.bench_with_input(BenchmarkId::new("cuecard_scalar_only", name), &text, |b, text| {
+            b.iter(|| cuecard::tokenize::tokenize_scalar(black_box(text)).count())
+        });
         group.bench_with_input(BenchmarkId::new("fancy_regex_cl100k", name), &text, |b, text| {
             b.iter(|| cl100k.find_iter(black_box(text)).count())
         });
