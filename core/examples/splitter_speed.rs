@@ -51,9 +51,9 @@ fn main() {
                 fastest(1, || cuecard::count_tokens(black_box(text))),
                 fastest(1, || cuecard::tokenize(black_box(text)).map(str::len).sum()),
                 fastest(1, || {
-                    let (mut tokens, mut bytes) = (cuecard::tokenize(black_box(text)), 0);
-                    while let Some(token) = tokens.next() {
-                        bytes += token.len();
+                    let mut bytes = 0;
+                    for token in cuecard::tokenize(black_box(text)) {
+                        bytes += token.len(); // a `for` loop calls `next`
                     }
                     bytes
                 }),

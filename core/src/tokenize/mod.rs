@@ -277,9 +277,8 @@ mod tests {
     fn assert_agrees(text: &str, expected: &[&str]) {
         assert_eq!(split(text), expected, "{text:?}");
         let mut one_by_one = Vec::new();
-        let mut tokens = tokenize(text);
-        while let Some(token) = tokens.next() {
-            one_by_one.push(token);
+        for token in tokenize(text) {
+            one_by_one.push(token); // a `for` loop calls `next`
         }
         assert_eq!(one_by_one, expected, "{text:?}");
         let from_offsets: Vec<&str> = token_offsets(text).map(|(a, b)| &text[a..b]).collect();
