@@ -179,19 +179,25 @@ impl Journal {
         self.capacity
     }
 
-    /// Appends an entry; its index must be `counts().total`.
-    pub(crate) fn push(&mut self, entry: JournalEntry) {
+    /// Appends an entry; its index must be `counts().total`. Returns the entry a bounded journal let go of, so
+    /// that the caller can free it after releasing its lock.
+    #[must_use = "drop the evicted entry after releasing the lock"]
+    pub(crate) fn push(&mut self, entry: JournalEntry) -> Option<JournalEntry> {
         self.counts.total += 1;
         self.counts.add(&entry.outcome, 1);
-        if self.capacity == Some(0) {
-            return;
+        let Some(cap) = self.capacity else {
+            self.entries.push_back(entry);
+            return None;
+        };
+        if cap == 0 {
+            return Some(entry);
         }
-        if let Some(cap) = self.capacity {
-            while self.entries.len() >= cap {
-                self.entries.pop_front();
-            }
+        let mut evicted = None;
+        while self.entries.len() >= cap {
+            evicted = self.entries.pop_front();
         }
         self.entries.push_back(entry);
+        evicted
     }
 
     /// Sets the outcome (and response) of entry `index` once a computed step finished.
@@ -199,14 +205,14 @@ impl Journal {
         &mut self,
         index: u64,
         outcome: Outcome,
-        response: Option<ChatResponse>,
-        error: Option<ProviderError>,
+        response: Option<Box<ChatResponse>>,
+        error: Option<Box<ProviderError>>,
     ) {
         self.counts.add(&outcome, 1);
         if let Some(entry) = self.entry_mut(index) {
             entry.outcome = outcome;
-            entry.response = response.map(Box::new);
-            entry.error = error.map(Box::new);
+            entry.response = response;
+            entry.error = error;
         }
     }
 
@@ -286,7 +292,9 @@ mod tests {
         let mut journal = Journal::bounded(3);
         for i in 0..10 {
             let outcome = if i % 2 == 0 { Outcome::Answered } else { Outcome::Exhausted };
-            journal.push(entry(i, outcome));
+            // The entry let go of comes back to the caller, to be freed after its lock is released.
+            let evicted = journal.push(entry(i, outcome)).map(|e| e.index);
+            assert_eq!(evicted, i.checked_sub(3), "push {i}");
         }
         assert_eq!(journal.len(), 10);
         assert_eq!(journal.counts().answered, 5);
@@ -296,10 +304,24 @@ mod tests {
     }
 
     #[test]
+    fn an_unbounded_journal_lets_nothing_go_and_a_zero_bound_keeps_nothing() {
+        let mut unbounded = Journal::unbounded();
+        assert!(journal_push_all(&mut unbounded, 5).iter().all(Option::is_none));
+        assert_eq!(unbounded.entries().count(), 5);
+        let mut zero = Journal::bounded(0);
+        assert_eq!(journal_push_all(&mut zero, 3), [Some(0), Some(1), Some(2)]);
+        assert_eq!((zero.len(), zero.entries().count()), (3, 0));
+    }
+
+    fn journal_push_all(journal: &mut Journal, n: u64) -> Vec<Option<u64>> {
+        (0..n).map(|i| journal.push(entry(i, Outcome::Answered)).map(|e| e.index)).collect()
+    }
+
+    #[test]
     fn settling_an_evicted_entry_still_counts() {
         let mut journal = Journal::bounded(1);
-        journal.push(entry(0, Outcome::Pending));
-        journal.push(entry(1, Outcome::Answered));
+        drop(journal.push(entry(0, Outcome::Pending)));
+        drop(journal.push(entry(1, Outcome::Answered)));
         journal.settle(0, Outcome::Answered, None, None);
         assert_eq!(journal.counts().answered, 2);
         journal.settle(1, Outcome::Answered, None, None);

@@ -55,8 +55,8 @@ pub use journal::{JournalEntry, Outcome, RawRequest};
 pub use memory::MockMemory;
 pub use mock::{Exchange, MockBuilder, MockModel, StreamResult, Timed, UnusedStep};
 pub use model::{
-    AssistantMessage, ChatRequest, ChatResponse, ContentPart, FinishReason, Message, RequestMetadata, ResponseFormat,
-    Role, ToolCall, ToolChoice, ToolDefinition, Usage,
+    AssistantMessage, AudioPart, ChatRequest, ChatResponse, ContentPart, FilePart, FinishReason, ImagePart, Message,
+    RequestMetadata, ResponseFormat, Role, ToolCall, ToolChoice, ToolDefinition, Usage,
 };
 pub use observe::{CallContext, CallRecord, FailureInfo, Observation, ObservationEvent, Observer, RecordingObserver};
 pub use scenario::Scenario;

@@ -584,12 +584,13 @@ impl MockModel {
 
     /// Journals a request that no route or step answers, with its final outcome.
     fn journal_outside_script(&self, request: ChatRequest, raw: Option<RawRequest>, outcome: Outcome) -> u64 {
+        let (request, raw) = (Box::new(request), raw.map(Box::new));
         let mut state = self.lock();
         let index = state.journal.len();
         let entry = JournalEntry {
             index,
-            request: Box::new(request),
-            raw: raw.map(Box::new),
+            request,
+            raw,
             route: None,
             step: None,
             outcome,
@@ -598,7 +599,9 @@ impl MockModel {
             error: None,
             left_mid_stream: false,
         };
-        state.journal.push(entry);
+        let evicted = state.journal.push(entry);
+        drop(state);
+        drop(evicted); // freed outside the lock
         index
     }
 
@@ -609,14 +612,19 @@ impl MockModel {
 
     /// Takes the next step for `request` under the lock and journals the request (as pending).
     fn take(&self, request: &ChatRequest, raw: Option<RawRequest>) -> Result<Taken, (u64, CallError)> {
+        // The journal's deep copy is made before the lock is taken: other requests need not wait for it.
+        let journaled = Box::new(request.clone());
+        let raw = raw.map(Box::new);
+        // Declared before the guard, so an entry a bounded journal lets go of is freed after the lock is released.
+        let mut _evicted = None;
         let mut guard = self.lock();
         let state = &mut *guard;
         let index = state.journal.len();
         let at_ms = state.clock_ms;
         let mut entry = JournalEntry {
             index,
-            request: Box::new(request.clone()),
-            raw: raw.map(Box::new),
+            request: journaled,
+            raw,
             route: None,
             step: None,
             outcome: Outcome::Pending,
@@ -627,7 +635,7 @@ impl MockModel {
         };
         let Some(route_index) = state.routes.iter().position(|r| r.route.matcher.matches(request)) else {
             entry.outcome = Outcome::Unmatched;
-            state.journal.push(entry);
+            _evicted = state.journal.push(entry);
             let error = unmatched_error(index, request, &state.routes);
             return Err((index, CallError::Cuecard(error)));
         };
@@ -656,7 +664,7 @@ impl MockModel {
         let Some(step_index) = step_index else {
             let error = exhausted_error(index, request, route_index, route, policy);
             entry.outcome = Outcome::Exhausted;
-            state.journal.push(entry);
+            _evicted = state.journal.push(entry);
             return Err((index, CallError::Cuecard(error)));
         };
         let Some(step) = route.route.steps.get(step_index).cloned() else {
@@ -668,7 +676,7 @@ impl MockModel {
         let missing_ids = missing_tool_call_ids(&step);
         let tool_call_ids = (0..missing_ids).map(|k| state.next_tool_call_id + k).collect();
         state.next_tool_call_id += missing_ids;
-        state.journal.push(entry);
+        _evicted = state.journal.push(entry);
         Ok(Taken {
             entry_index: index,
             step,
@@ -795,6 +803,7 @@ impl MockModel {
         at_ms: u64,
         delay_ms: u64,
     ) {
+        let (response, error) = (response.map(Box::new), error.map(Box::new));
         let mut state = self.lock();
         state.journal.settle(entry_index, outcome, response, error);
         state.clock_ms = state.clock_ms.max(at_ms.saturating_add(delay_ms));

@@ -38,6 +38,9 @@ impl Role {
 }
 
 /// One part of a message's content.
+///
+/// Images, audio and files are boxed: a text part, by far the most common, is then 24 bytes instead of 120, and a
+/// journal keeps one copy of every part of every request.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ContentPart {
@@ -47,45 +50,60 @@ pub enum ContentPart {
         text: String,
     },
     /// An image by URL or inline base64 data.
-    Image {
-        /// A URL (including `data:` URLs).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        url: Option<String>,
-        /// Base64 data, when not given by URL.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        data: Option<String>,
-        /// The media type of `data` (`image/png`, ...).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        media_type: Option<String>,
-        /// OpenAI's detail hint (`low`, `high`, `auto`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        detail: Option<String>,
-    },
+    Image(Box<ImagePart>),
     /// Audio, inline.
-    Audio {
-        /// Base64 data.
-        data: String,
-        /// The format (`wav`, `mp3`, ...).
-        format: String,
-    },
+    Audio(Box<AudioPart>),
     /// A file or document, by id, URL or inline data.
-    File {
-        /// Provider file id.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        file_id: Option<String>,
-        /// URL.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        url: Option<String>,
-        /// Base64 data.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        data: Option<String>,
-        /// Media type of the data.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        media_type: Option<String>,
-        /// File name.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        filename: Option<String>,
-    },
+    File(Box<FilePart>),
+}
+
+/// An image by URL or inline base64 data ([`ContentPart::Image`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImagePart {
+    /// A URL (including `data:` URLs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Base64 data, when not given by URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+    /// The media type of `data` (`image/png`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media_type: Option<String>,
+    /// OpenAI's detail hint (`low`, `high`, `auto`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// Inline audio ([`ContentPart::Audio`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AudioPart {
+    /// Base64 data.
+    pub data: String,
+    /// The format (`wav`, `mp3`, ...).
+    pub format: String,
+}
+
+/// A file or document, by id, URL or inline data ([`ContentPart::File`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FilePart {
+    /// Provider file id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_id: Option<String>,
+    /// URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Base64 data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+    /// Media type of the data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media_type: Option<String>,
+    /// File name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filename: Option<String>,
 }
 
 /// A tool call made by the model.
@@ -501,6 +519,30 @@ impl ChatResponse {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn boxed_content_parts_keep_their_flat_json_and_refuse_unknown_fields() {
+        let parts = serde_json::json!([
+            {"type": "image", "url": "https://example.com/cat.png", "detail": "low"},
+            {"type": "audio", "data": "AAAA", "format": "wav"},
+            {"type": "file", "file_id": "file_1", "filename": "a.pdf"},
+            {"type": "text", "text": "hi"}
+        ]);
+        let parsed: Vec<ContentPart> = serde_json::from_value(parts.clone()).unwrap();
+        let image = ImagePart {
+            url: Some("https://example.com/cat.png".into()),
+            detail: Some("low".into()),
+            ..ImagePart::default()
+        };
+        assert_eq!(parsed[0], ContentPart::Image(Box::new(image)));
+        assert_eq!(parsed[1], ContentPart::Audio(Box::new(AudioPart { data: "AAAA".into(), format: "wav".into() })));
+        assert_eq!(serde_json::to_value(&parsed).unwrap(), parts);
+        let unknown = serde_json::json!({"type": "image", "url": "x", "size": 3});
+        let error = serde_json::from_value::<ContentPart>(unknown).unwrap_err().to_string();
+        assert!(error.contains("unknown field `size`"), "{error}");
+        let text_part = std::mem::size_of::<String>();
+        assert!(std::mem::size_of::<ContentPart>() <= text_part + 8, "a text part stays small");
+    }
 
     #[test]
     fn a_full_request_round_trips_through_json() {

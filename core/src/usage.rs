@@ -68,7 +68,7 @@ fn count_message(message: &Message) -> u64 {
         .iter()
         .map(|part| match part {
             ContentPart::Text { text } => count_tokens(text) as u64,
-            ContentPart::Image { .. } | ContentPart::Audio { .. } | ContentPart::File { .. } => 0,
+            ContentPart::Image(_) | ContentPart::Audio(_) | ContentPart::File(_) => 0,
         })
         .sum();
     parts + message.thinking.as_deref().map_or(0, |t| count_tokens(t) as u64) + count_tool_calls(&message.tool_calls)

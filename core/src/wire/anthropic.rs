@@ -8,7 +8,9 @@
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::{json_reply, sse_json, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply};
-use crate::model::{ChatRequest, ChatResponse, ContentPart, FinishReason, Message, Role, ToolCall, ToolDefinition};
+use crate::model::{
+    ChatRequest, ChatResponse, ContentPart, FinishReason, ImagePart, Message, Role, ToolCall, ToolDefinition,
+};
 use crate::script::StreamBreak;
 use crate::stream::{Envelope, EventStream, StreamEvent};
 use crate::tokenize::count_tokens;
@@ -272,12 +274,12 @@ fn decode_message(value: &Value, what: &str, out: &mut Vec<Message>) -> Result<(
             "image" | "document" => {
                 let source = block.get("source");
                 let get = |k: &str| source.and_then(|s| s.get(k)).and_then(Value::as_str).map(str::to_string);
-                message.content.push(ContentPart::Image {
+                message.content.push(ContentPart::Image(Box::new(ImagePart {
                     url: get("url"),
                     data: get("data"),
                     media_type: get("media_type"),
                     detail: None,
-                });
+                })));
             }
             "tool_use" => message.tool_calls.push(ToolCall {
                 id: json::optional_str(block, "id", &block_what)?.unwrap_or_default(),

@@ -9,8 +9,8 @@ use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::{json_reply, sse_event, sse_json, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply};
 use crate::model::{
-    ChatRequest, ChatResponse, ContentPart, FinishReason, Message, ResponseFormat, Role, ToolCall, ToolChoice,
-    ToolDefinition, Usage,
+    AudioPart, ChatRequest, ChatResponse, ContentPart, FilePart, FinishReason, ImagePart, Message, ResponseFormat,
+    Role, ToolCall, ToolChoice, ToolDefinition, Usage,
 };
 use crate::script::StreamBreak;
 use crate::stream::{Envelope, EventStream, StreamEvent};
@@ -249,25 +249,25 @@ fn decode_content(value: Option<&Value>, what: &str) -> Result<Vec<ContentPart>,
                 let image = object.get("image_url");
                 let url = image.and_then(|i| i.get("url").or(Some(i))).and_then(Value::as_str).map(str::to_string);
                 let detail = image.and_then(|i| i.get("detail")).and_then(Value::as_str).map(str::to_string);
-                ContentPart::Image { url, data: None, media_type: None, detail }
+                ContentPart::Image(Box::new(ImagePart { url, data: None, media_type: None, detail }))
             }
             "input_audio" => {
                 let audio = object.get("input_audio");
-                ContentPart::Audio {
+                ContentPart::Audio(Box::new(AudioPart {
                     data: audio.and_then(|a| a.get("data")).and_then(Value::as_str).unwrap_or_default().to_string(),
                     format: audio.and_then(|a| a.get("format")).and_then(Value::as_str).unwrap_or_default().to_string(),
-                }
+                }))
             }
             "file" => {
                 let file = object.get("file");
                 let get = |k: &str| file.and_then(|f| f.get(k)).and_then(Value::as_str).map(str::to_string);
-                ContentPart::File {
+                ContentPart::File(Box::new(FilePart {
                     file_id: get("file_id"),
                     url: None,
                     data: get("file_data"),
                     media_type: None,
                     filename: get("filename"),
-                }
+                }))
             }
             other => return Err(format!("{part_what}.type {other:?} is not a known content part")),
         });

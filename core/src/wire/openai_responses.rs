@@ -12,7 +12,8 @@ use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::{json_reply, sse_json, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply, ITEM_REFERENCE};
 use crate::model::{
-    ChatRequest, ChatResponse, ContentPart, FinishReason, Message, ResponseFormat, Role, ToolCall, ToolDefinition,
+    ChatRequest, ChatResponse, ContentPart, FilePart, FinishReason, ImagePart, Message, ResponseFormat, Role, ToolCall,
+    ToolDefinition,
 };
 use crate::script::StreamBreak;
 use crate::stream::{Envelope, EventStream, StreamEvent};
@@ -384,19 +385,19 @@ fn decode_item(value: &Value, what: &str, out: &mut Vec<Message>) -> Result<(), 
                             "input_text" | "output_text" | "text" => {
                                 content.push(json::text_part(json::required_str(part, "text", &part_what)?))
                             }
-                            "input_image" => content.push(ContentPart::Image {
+                            "input_image" => content.push(ContentPart::Image(Box::new(ImagePart {
                                 url: json::optional_str(part, "image_url", &part_what)?,
                                 data: None,
                                 media_type: None,
                                 detail: json::optional_str(part, "detail", &part_what)?,
-                            }),
-                            "input_file" => content.push(ContentPart::File {
+                            }))),
+                            "input_file" => content.push(ContentPart::File(Box::new(FilePart {
                                 file_id: json::optional_str(part, "file_id", &part_what)?,
                                 url: json::optional_str(part, "file_url", &part_what)?,
                                 data: json::optional_str(part, "file_data", &part_what)?,
                                 media_type: None,
                                 filename: json::optional_str(part, "filename", &part_what)?,
-                            }),
+                            }))),
                             "refusal" => {}
                             other => return Err(format!("{part_what}.type {other:?} is not a known content part")),
                         }
