@@ -7,6 +7,7 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::mock::MockModel;
+use crate::turn::Turn;
 use crate::wire::{self, Frame, HttpReply, HttpRequest, StreamEnd, MAX_BODY_BYTES};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
@@ -271,6 +272,11 @@ impl std::fmt::Display for Cut {
 
 impl std::error::Error for Cut {}
 
+/// Runs `work` on tokio's blocking pool and waits for it.
+async fn on_blocking_pool<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> std::result::Result<T, Cut> {
+    tokio::task::spawn_blocking(work).await.map_err(|_| Cut("the request's work panicked"))
+}
+
 async fn answer(
     mock: Arc<MockModel>,
     request: hyper::Request<Incoming>,
@@ -322,15 +328,20 @@ async fn answer(
     };
     // The admin surface (a scenario to parse, a whole journal to write) and embeddings (up to a million values) can
     // take long: they run on the blocking pool, so that two of them cannot hold both of the runtime's threads and
-    // freeze every endpoint. Model requests stay on the runtime: they are quick, and the hop would cost them.
+    // freeze every endpoint. So does a computed step's callback: it is the host's code (a Python, JS or Java
+    // function) and may take any time. The rest of a model request stays on the runtime: it is quick, and the
+    // hop would cost it.
     let reply = if wire::may_take_long(&http.path) {
         let (mock, http) = (Arc::clone(&mock), http);
-        match tokio::task::spawn_blocking(move || wire::handle(&mock, &http)).await {
-            Ok(reply) => reply,
-            Err(_) => return Err(Cut("the request's work panicked")),
-        }
+        on_blocking_pool(move || wire::handle(&mock, &http)).await?
     } else {
-        wire::handle(&mock, &http)
+        match wire::handle_turn(&mock, &http) {
+            Turn::Done(reply) => reply,
+            Turn::Pending(pending) => {
+                let mock = Arc::clone(&mock);
+                on_blocking_pool(move || pending.respond_here(&mock)).await?
+            }
+        }
     };
     match reply {
         HttpReply::Full { delay_ms, status, headers, body } => {

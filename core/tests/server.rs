@@ -1,7 +1,7 @@
 //! The loopback server over real sockets: start/stop, concurrency, streaming, cut connections, delays.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use cuecard::{MockModel, ProviderError, Scenario, Server, ServerOptions, Step};
+use cuecard::{Exhaustion, MockModel, ProviderError, Route, RouteMatch, Scenario, Server, ServerOptions, Step};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
@@ -408,4 +408,50 @@ fn heavy_admin_requests_do_not_freeze_the_other_endpoints() {
     }
     let order = finished.lock().unwrap().clone();
     assert_eq!(order[0], "health", "the health check waited for the journal reads: {order:?}");
+}
+
+/// A computed step's callback (the host's code) runs off the server's two runtime threads: while two requests wait
+/// for a slow callback, a health check and a request to another route are answered at once.
+#[test]
+fn slow_host_callbacks_do_not_freeze_the_other_endpoints() {
+    let mock = Arc::new(MockModel::new());
+    let slow = |_: &cuecard::ChatRequest| {
+        std::thread::sleep(Duration::from_millis(1500));
+        Ok(Step::text("slow").unwrap())
+    };
+    mock.add_route(
+        Route::new(RouteMatch::model("slow")).step(Step::compute(slow)).on_exhausted(Exhaustion::RepeatLast),
+    )
+    .unwrap();
+    mock.add_route(
+        Route::new(RouteMatch::any()).step(Step::text("quick").unwrap()).on_exhausted(Exhaustion::RepeatLast),
+    )
+    .unwrap();
+    let server = Server::start(Arc::clone(&mock)).unwrap();
+    let addr = server.addr();
+    let finished = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let waiting: Vec<_> = (0..2)
+        .map(|i| {
+            let finished = Arc::clone(&finished);
+            std::thread::spawn(move || {
+                let body = br#"{"model":"slow","messages":[{"role":"user","content":"hi"}]}"#;
+                let reply = send(addr, "POST", "/v1/chat/completions", &[], body).unwrap();
+                assert!(String::from_utf8_lossy(&reply).contains("slow"));
+                finished.lock().unwrap().push(format!("slow {i}"));
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(100));
+    let health = String::from_utf8(send(addr, "GET", "/_cuecard/health", &[], b"").unwrap()).unwrap();
+    assert_eq!(status(&health), 200);
+    let body = br#"{"model":"fast","messages":[{"role":"user","content":"hi"}]}"#;
+    let quick = String::from_utf8(send(addr, "POST", "/v1/chat/completions", &[], body).unwrap()).unwrap();
+    assert!(quick.contains("quick"), "{quick}");
+    finished.lock().unwrap().push("health and quick".to_string());
+    for thread in waiting {
+        thread.join().unwrap();
+    }
+    let order = finished.lock().unwrap().clone();
+    assert_eq!(order[0], "health and quick", "the other endpoints waited for the callbacks: {order:?}");
+    assert_eq!(mock.request_count(), 3);
 }
