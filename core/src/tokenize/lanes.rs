@@ -44,6 +44,28 @@ pub(super) fn classify(chunk: &[u8; 64]) -> ClassMasks {
     }
 }
 
+/// Runs `work` (a loop over blocks) compiled for x86-64-v3 when the CPU is one: the block rules then use BMI
+/// (`andn`, `tzcnt`, `blsr`) and `popcnt`, and the AVX2 classification is inlined into them. Elsewhere, as is.
+#[inline(always)]
+pub(super) fn with_best_instructions<R>(work: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("popcnt")
+    {
+        // SAFETY: the CPU has these features, detected just above.
+        return unsafe { on_x86_64_v3(work) };
+    }
+    work()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,popcnt")]
+#[inline]
+fn on_x86_64_v3<R>(work: impl FnOnce() -> R) -> R {
+    work()
+}
+
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "sse2")]
 #[inline]

@@ -18,6 +18,7 @@ pub use classes::{class_of, Class};
 pub use tables::UNICODE_VERSION;
 
 use blocks::{block_starts, Carry};
+use lanes::with_best_instructions;
 
 /// The block path is tried after a scalar token when at least this many ASCII bytes follow.
 const ASCII_RUN_WORTH_A_BLOCK: usize = 32;
@@ -57,6 +58,14 @@ pub fn count_tokens(text: &str) -> usize {
 /// the last of them starts (`at` if none), from which the scalar scanner goes on.
 #[inline(never)]
 fn count_by_blocks(bytes: &[u8], at: usize) -> (usize, usize) {
+    with_best_instructions(
+        #[inline(always)]
+        || count_blocks_from(bytes, at),
+    )
+}
+
+#[inline(always)]
+fn count_blocks_from(bytes: &[u8], at: usize) -> (usize, usize) {
     let mut carry = Carry::default();
     let Some(mut block) = block_starts(bytes, at, &mut carry) else { return (0, at) };
     block.starts &= !1; // bit 0 is `at` itself
