@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Server benchmarks on loopback only, bounded in time: `cuecard serve` beside a bare hyper server that returns a
-# fixed body (the practical ceiling of this machine), both under wrk at concurrency 16; per-token streaming;
+# fixed body (the practical ceiling of this machine), both under wrk at concurrency 16; per-token streaming, long
+# (bench/load.json) and short (bench/load-short.json, 13 SSE events a response);
 # `cuecard serve` cold start; memory before and after the load with a bounded journal.
 #
 #   apt-get install wrk          # Debian's wrk
@@ -38,9 +39,16 @@ STREAM_RPS="$(STREAM=1 wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s bench/chat.l
 RSS_AFTER="$(rss_kb)"
 TOTAL="$(curl -s "${CUECARD_URL%/v1}/_cuecard/journal" | python3 -c 'import json,sys; print(json.load(sys.stdin)["count"])')"
 
+# Short streams, on a second server: many small responses, where the cost per stream shows.
+"$BIN/cuecard" serve --port 0 --instant --scenario bench/load-short.json --journal-limit 1000 > "$CARGO_TARGET_DIR/serve-short.out" & PIDS+=($!)
+SHORT_URL="$(first_line "$CARGO_TARGET_DIR/serve-short.out" | awk '{print $NF}')"
+SHORT_RPS="$(STREAM=1 wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s bench/chat.lua "$SHORT_URL/chat/completions" | rps)"
+
 # SSE events per streamed response: the role chunk, one per token, the finish chunk, [DONE].
 TOKENS="$(python3 -c 'import json; print(json.load(open("bench/load.json"))["routes"][0]["steps"][0]["text"])' | "$BIN/cuecard" tokenize --count)"
 EVENTS=$((TOKENS + 3))
+SHORT_TOKENS="$(python3 -c 'import json; print(json.load(open("bench/load-short.json"))["routes"][0]["steps"][0]["text"])' | "$BIN/cuecard" tokenize --count)"
+SHORT_EVENTS=$((SHORT_TOKENS + 3))
 
 # Cold start of `cuecard serve`: process start until the base URL is printed, median of 20.
 COLD=()
@@ -54,13 +62,14 @@ for _ in $(seq 1 20); do
 done
 COLD_MEDIAN_US="$(printf '%s\n' "${COLD[@]}" | sort -n | sed -n '10p')"
 
-python3 - "$BARE_RPS" "$CUECARD_RPS" "$STREAM_RPS" "$EVENTS" "$COLD_MEDIAN_US" "$RSS_BEFORE" "$RSS_AFTER" "$TOTAL" <<'PY'
+python3 - "$BARE_RPS" "$CUECARD_RPS" "$STREAM_RPS" "$EVENTS" "$COLD_MEDIAN_US" "$RSS_BEFORE" "$RSS_AFTER" "$TOTAL" "$SHORT_RPS" "$SHORT_EVENTS" <<'PY'
 import sys
-bare, cuecard, stream, events, cold, before, after, total = sys.argv[1:]
-bare, cuecard, stream = float(bare), float(cuecard), float(stream)
+bare, cuecard, stream, events, cold, before, after, total, short, short_events = sys.argv[1:]
+bare, cuecard, stream, short = float(bare), float(cuecard), float(stream), float(short)
 print(f"bare hyper (ceiling):        {bare:10.0f} req/s")
 print(f"cuecard non-streaming:       {cuecard:10.0f} req/s  ({cuecard / bare:.0%} of the ceiling)")
 print(f"cuecard streaming:           {stream:10.0f} req/s  x {events} SSE events = {stream * int(events):.0f} events/s")
+print(f"cuecard short streams:       {short:10.0f} req/s  x {short_events} SSE events = {short * int(short_events):.0f} events/s")
 print(f"cuecard serve cold start:    {int(cold) / 1000:10.1f} ms (median of 20)")
 print(f"RSS before / after the load: {int(before) / 1024:.1f} MiB / {int(after) / 1024:.1f} MiB over {total} journaled requests (journal limit 1000)")
 PY
