@@ -21,7 +21,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 
 /// How to run a server. As data: `{"host": "127.0.0.1", "port": 0, "instant": false, "idle_timeout_ms": 30000}`,
 /// every field optional.
@@ -272,6 +272,19 @@ impl std::fmt::Display for Cut {
 
 impl std::error::Error for Cut {}
 
+/// Journal entries per piece of a streamed journal body (an entry is about 0.5-1 KB of JSON).
+const JOURNAL_PAGE: usize = 1000;
+
+/// The whole journal document in pieces, written on the blocking pool at most two pieces ahead of the reader; the
+/// writer stops when the reader goes away.
+fn journal_pieces(mock: Arc<MockModel>) -> mpsc::Receiver<Bytes> {
+    let (sender, receiver) = mpsc::channel(2);
+    tokio::task::spawn_blocking(move || {
+        wire::write_journal_document(&mock, JOURNAL_PAGE, |piece| sender.blocking_send(Bytes::from(piece)).is_ok());
+    });
+    receiver
+}
+
 /// Runs `work` on tokio's blocking pool and waits for it.
 async fn on_blocking_pool<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> std::result::Result<T, Cut> {
     tokio::task::spawn_blocking(work).await.map_err(|_| Cut("the request's work panicked"))
@@ -320,6 +333,11 @@ async fn answer(
         headers,
         body,
     };
+    if wire::is_whole_journal_read(&http) {
+        // Sent as it is written, a page at a time: a long journal is never one body in memory.
+        let headers = [("content-type".to_string(), "application/json".to_string())];
+        return Ok(response(200, &headers, ReplyBody::pieces(journal_pieces(mock))));
+    }
     let instant = instant || mock.is_instant();
     let wait = |ms: u64| async move {
         if !instant && ms > 0 {
@@ -377,9 +395,11 @@ fn response(status: u16, headers: &[(String, String)], body: ReplyBody) -> hyper
     })
 }
 
-/// A reply body: whole, or SSE frames released one by one after their delays, ending normally or cut.
+/// A reply body: whole, pieces as another task writes them (the journal), or SSE frames released one by one after
+/// their delays, ending normally or cut.
 struct ReplyBody {
     whole: Option<Full<Bytes>>,
+    pieces: Option<mpsc::Receiver<Bytes>>,
     frames: VecDeque<Frame>,
     end: StreamEnd,
     instant: bool,
@@ -404,6 +424,7 @@ impl ReplyBody {
     fn full(body: Vec<u8>) -> ReplyBody {
         ReplyBody {
             whole: Some(Full::new(Bytes::from(body))),
+            pieces: None,
             frames: VecDeque::new(),
             end: StreamEnd::Close,
             instant: true,
@@ -415,9 +436,16 @@ impl ReplyBody {
         }
     }
 
+    fn pieces(pieces: mpsc::Receiver<Bytes>) -> ReplyBody {
+        let mut body = ReplyBody::stream(Vec::new(), StreamEnd::Close, 0, true);
+        body.pieces = Some(pieces);
+        body
+    }
+
     fn stream(frames: Vec<Frame>, end: StreamEnd, stall_ms: u64, instant: bool) -> ReplyBody {
         ReplyBody {
             whole: None,
+            pieces: None,
             frames: frames.into(),
             end,
             instant,
@@ -441,6 +469,12 @@ impl Body for ReplyBody {
         let this = &mut *self;
         if let Some(whole) = this.whole.as_mut() {
             return Pin::new(whole).poll_frame(cx).map_err(|never| match never {});
+        }
+        if let Some(pieces) = this.pieces.as_mut() {
+            return pieces.poll_recv(cx).map(|piece| {
+                this.ended = piece.is_none();
+                piece.map(|piece| Ok(BodyFrame::data(piece)))
+            });
         }
         loop {
             if let Some(sleep) = this.sleep.as_mut() {

@@ -455,3 +455,39 @@ fn slow_host_callbacks_do_not_freeze_the_other_endpoints() {
     assert_eq!(order[0], "health and quick", "the other endpoints waited for the callbacks: {order:?}");
     assert_eq!(mock.request_count(), 3);
 }
+
+/// The whole journal is sent as it is written (chunked, a page of entries at a time), and put together it is the
+/// document `journal_document` gives; a paged read keeps its length-delimited body.
+#[test]
+fn the_whole_journal_is_streamed_and_is_the_document() {
+    let mock = Arc::new(MockModel::builder().responds("ok").responds("again").build().unwrap());
+    for i in 0..2_500 {
+        let _ = mock.chat(&cuecard::ChatRequest::user("m", format!("request {i}")));
+    }
+    let server = Server::start(Arc::clone(&mock)).unwrap();
+    let reply = send(server.addr(), "GET", "/_cuecard/journal", &[], b"").unwrap();
+    let text = String::from_utf8(reply).unwrap();
+    let (head, chunked) = text.split_once("\r\n\r\n").unwrap();
+    assert_eq!(status(head), 200, "{head}");
+    assert!(head.to_ascii_lowercase().contains("transfer-encoding: chunked"), "{head}");
+    assert!(head.to_ascii_lowercase().contains("content-type: application/json"), "{head}");
+    // De-chunk: size line, data, CRLF; a zero size ends the body.
+    let (mut body, mut rest) = (String::new(), chunked);
+    loop {
+        let (size, after) = rest.split_once("\r\n").unwrap();
+        let size = usize::from_str_radix(size, 16).unwrap();
+        if size == 0 {
+            break;
+        }
+        body.push_str(&after[..size]);
+        rest = &after[size + 2..];
+    }
+    assert_eq!(body, serde_json::to_string(&cuecard::wire::journal_document(&mock)).unwrap());
+    let document: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(document["entries"].as_array().unwrap().len(), 2_500);
+
+    let paged = String::from_utf8(send(server.addr(), "GET", "/_cuecard/journal?limit=2", &[], b"").unwrap()).unwrap();
+    assert!(paged.to_ascii_lowercase().contains("content-length:"), "{paged}");
+    let refused = send(server.addr(), "GET", "/_cuecard/journal", &[("origin", "https://evil.example")], b"").unwrap();
+    assert_eq!(status(&String::from_utf8(refused).unwrap()), 403, "the admin checks still apply");
+}

@@ -259,6 +259,55 @@ pub fn journal_document(mock: &MockModel) -> Value {
         "entries": mock.entries()})
 }
 
+/// Whether `request` reads the whole journal (`GET /_cuecard/journal` without a page) and passes the admin
+/// surface's checks: a server may then send [`write_journal_document`]'s pieces as they come instead of asking
+/// [`super::handle`] for the document whole. Every other request, a refused one included, goes to `handle`.
+pub fn is_whole_journal_read(request: &HttpRequest) -> bool {
+    request.method == "GET"
+        && request.path.trim_end_matches('/') == "/_cuecard/journal"
+        && request.body.len() <= super::MAX_BODY_BYTES
+        && foreign_admin_request(request).is_none()
+        && matches!(journal_page(&request.query), Ok((None, None)))
+}
+
+/// The journal document of [`journal_document`], byte for byte as `serde_json::to_string` writes it, given to
+/// `emit` in pieces: the entries go `page` at a time, each page copied under the mock's lock and written outside
+/// it, so a long journal never sits in memory twice. The entries are those that had arrived when it began (its
+/// `count`). `emit` returns `false` to stop (the reader went away).
+pub fn write_journal_document(mock: &MockModel, page: usize, mut emit: impl FnMut(Vec<u8>) -> bool) {
+    // Through `Value`, as `journal_document` does: its objects' keys come out sorted.
+    let write = |out: &mut Vec<u8>, value: Value| {
+        let _ = serde_json::to_writer(&mut *out, &value);
+    };
+    let count = mock.request_count();
+    let mut piece = format!(r#"{{"count":{count},"counts":"#).into_bytes();
+    write(&mut piece, json!(mock.counts()));
+    piece.extend_from_slice(br#","entries":["#);
+    let mut after = None;
+    let mut first = true;
+    loop {
+        let entries = mock.entries_page(after, Some(page.max(1)));
+        let Some(last) = entries.last().map(|e| e.index) else { break };
+        for entry in entries.iter().filter(|e| e.index < count) {
+            if !std::mem::take(&mut first) {
+                piece.push(b',');
+            }
+            write(&mut piece, json!(entry));
+        }
+        if !emit(std::mem::take(&mut piece)) {
+            return;
+        }
+        if last.saturating_add(1) >= count {
+            break;
+        }
+        after = Some(last);
+    }
+    piece.extend_from_slice(br#"],"unused_steps":"#);
+    write(&mut piece, json!(mock.unused_steps()));
+    piece.push(b'}');
+    emit(piece);
+}
+
 fn load_scenario(mock: &MockModel, request: &HttpRequest) -> Result<Scenario, (u16, crate::error::Error)> {
     let text = std::str::from_utf8(&request.body).map_err(|e| {
         let message = format!("the scenario is not valid UTF-8 (byte {})", e.valid_up_to());

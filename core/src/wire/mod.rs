@@ -29,7 +29,7 @@ use crate::turn::Turn;
 use serde::{Deserialize, Serialize};
 
 pub use errors::{error_reply, Dialect};
-pub use extras::journal_document;
+pub use extras::{is_whole_journal_read, journal_document, write_journal_document};
 
 /// Largest request body accepted; larger bodies get a provider-shaped 413.
 pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;

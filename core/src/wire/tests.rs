@@ -429,3 +429,37 @@ fn anthropic_streams_no_argument_text_for_an_empty_input_however_it_was_written(
         assert!(!partials.is_empty() && partials.iter().all(String::is_empty), "{arguments:?}: {partials:?}");
     }
 }
+
+/// The whole journal written in pieces is, put together, the document `journal_document` gives, byte for byte,
+/// for any page size; a reader that goes away stops the writing.
+#[test]
+fn the_journal_written_in_pieces_is_the_whole_document() {
+    let written = |mock: &MockModel, page: usize| {
+        let mut pieces = Vec::new();
+        write_journal_document(mock, page, |piece| {
+            pieces.push(piece);
+            true
+        });
+        pieces
+    };
+    let empty = MockModel::new();
+    let whole = serde_json::to_string(&journal_document(&empty)).unwrap();
+    assert_eq!(written(&empty, 10).concat(), whole.as_bytes());
+
+    let mock = mock(vec![Step::text("one").unwrap(), Step::fail(ProviderError::rate_limited())]);
+    for text in ["a", "b", "c", "d", "e"] {
+        let _ = mock.chat(&crate::ChatRequest::user("m", text));
+    }
+    let whole = serde_json::to_string(&journal_document(&mock)).unwrap();
+    for page in [1, 2, 3, 5, 1000] {
+        let pieces = written(&mock, page);
+        assert_eq!(pieces.concat(), whole.as_bytes(), "page {page}");
+        assert_eq!(pieces.len(), 5usize.div_ceil(page) + 1, "page {page}: the entries a page at a time, then the end");
+    }
+    let mut asked = 0;
+    write_journal_document(&mock, 1, |_| {
+        asked += 1;
+        asked < 2
+    });
+    assert_eq!(asked, 2, "no piece after the reader went away");
+}
