@@ -124,7 +124,7 @@ async fn load(connections: usize, requests: usize) {
             mock.unused_steps().len()
         ));
     }
-    if let Some(entry) = mock.entries().iter().find(|e| e.step != Some(e.index as usize)) {
+    if let Some(entry) = mock.entries().iter().find(|e| e.step.map(u64::from) != Some(e.index)) {
         fail(format!("load: request {} took step {:?}: steps out of arrival order", entry.index, entry.step));
     }
     println!(

@@ -85,9 +85,9 @@ fn with_status(text: String, status: Option<u16>) -> String {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RawRequest {
     /// The HTTP path.
-    pub path: String,
+    pub path: Box<str>,
     /// The body as received (lossy UTF-8 if it was not valid UTF-8).
-    pub body: String,
+    pub body: Box<str>,
 }
 
 /// One journaled request. The large parts are boxed: the journal's ring holds a small entry per request (no
@@ -101,10 +101,10 @@ pub struct JournalEntry {
     /// The raw wire request, when it came over HTTP.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub raw: Option<Box<RawRequest>>,
-    /// Index of the route that took it, if any.
-    pub route: Option<usize>,
+    /// Index of the route that took it, if any (`u32`, not `usize`: a journal keeps one per request).
+    pub route: Option<u32>,
     /// Index of the step that answered it within its route, if any.
-    pub step: Option<usize>,
+    pub step: Option<u32>,
     /// What happened.
     #[serde(flatten)]
     pub outcome: Outcome,

@@ -639,7 +639,7 @@ impl MockModel {
             let error = unmatched_error(index, request, &state.routes);
             return Err((index, CallError::Cuecard(error)));
         };
-        entry.route = Some(route_index);
+        entry.route = u32::try_from(route_index).ok();
         let default_exhaustion = state.settings.exhaustion;
         let Some(route) = state.routes.get_mut(route_index) else {
             return Err((index, CallError::Cuecard(Error::new(ErrorKind::Internal, "route index out of range"))));
@@ -670,7 +670,7 @@ impl MockModel {
         let Some(step) = route.route.steps.get(step_index).cloned() else {
             return Err((index, CallError::Cuecard(Error::new(ErrorKind::Internal, "step index out of range"))));
         };
-        entry.step = Some(step_index);
+        entry.step = u32::try_from(step_index).ok();
         let number = state.next_response_number;
         state.next_response_number += 1;
         let missing_ids = missing_tool_call_ids(&step);

@@ -302,9 +302,9 @@ pub struct ChatRequest {
     /// Tool choice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<ToolChoice>,
-    /// Required answer format.
+    /// Required answer format. Boxed: few requests have one, and a journal keeps every request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub response_format: Option<ResponseFormat>,
+    pub response_format: Option<Box<ResponseFormat>>,
     /// Sampling temperature.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,

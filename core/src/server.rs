@@ -379,7 +379,7 @@ async fn answer(
 }
 
 fn cuecard_raw(uri: &hyper::Uri) -> crate::journal::RawRequest {
-    crate::journal::RawRequest { path: uri.path().to_string(), body: String::new() }
+    crate::journal::RawRequest { path: uri.path().into(), body: Box::default() }
 }
 
 fn response(status: u16, headers: &[(String, String)], body: ReplyBody) -> hyper::Response<ReplyBody> {

@@ -716,7 +716,7 @@ fn check_request(request: &ChatRequest, label: &str, check: &Check) -> CheckResu
                 format!("tools [{}]", offered.join(", ")),
             ))
         }
-        Check::HasJsonSchemaResponseFormat { name, .. } => match &request.response_format {
+        Check::HasJsonSchemaResponseFormat { name, .. } => match request.response_format.as_deref() {
             Some(ResponseFormat::JsonSchema { name: actual, .. }) if name.is_none() || actual == name => Ok(()),
             other => Err(fail(
                 format!(
@@ -727,7 +727,7 @@ fn check_request(request: &ChatRequest, label: &str, check: &Check) -> CheckResu
                     Some(n) => format!("a json_schema response format named {n:?}"),
                     None => "a json_schema response format".into(),
                 },
-                describe_format(other.as_ref()),
+                describe_format(other),
             )),
         },
         Check::HasModel { model, .. } => {

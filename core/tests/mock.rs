@@ -37,7 +37,7 @@ fn concurrent_callers_each_take_exactly_one_step_in_arrival_order() {
     assert_eq!(distinct.len(), THREADS * PER_THREAD, "no step is taken twice");
     // The journal's arrival order is the order steps were taken: entry k got step k.
     for entry in mock.entries() {
-        assert_eq!(entry.step, Some(entry.index as usize));
+        assert_eq!(entry.step.map(u64::from), Some(entry.index));
         assert_eq!(entry.response.unwrap().text(), format!("answer {}", entry.index));
     }
     assert_eq!(mock.request_count(), (THREADS * PER_THREAD) as u64);

@@ -365,7 +365,7 @@ pub fn handle_turn(mock: &MockModel, request: &HttpRequest) -> Turn<HttpReply> {
 }
 
 pub(crate) fn raw(request: &HttpRequest) -> RawRequest {
-    RawRequest { path: request.path.clone(), body: String::from_utf8_lossy(&request.body).into_owned() }
+    RawRequest { path: request.path.as_str().into(), body: String::from_utf8_lossy(&request.body).into() }
 }
 
 /// The request id of the request journaled at `index` (`req_1` for the first).
@@ -380,8 +380,11 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest) -> Turn
             // The server stops reading one byte past the limit, so the real size is unknown: name the limit only.
             format!("the request body is larger than the limit of {MAX_BODY_BYTES} bytes (32 MiB)");
         let request = ChatRequest { metadata: endpoint_metadata(P::ENDPOINT, http), ..ChatRequest::default() };
-        let index =
-            mock.reject(request, Some(RawRequest { path: http.path.clone(), body: String::new() }), message.clone());
+        let index = mock.reject(
+            request,
+            Some(RawRequest { path: http.path.as_str().into(), body: Box::default() }),
+            message.clone(),
+        );
         return Turn::Done(errors::cuecard_reply(
             dialect,
             413,

@@ -40,7 +40,7 @@ impl ChatProtocol for OpenAiChat {
             messages,
             tools,
             tool_choice: decode_tool_choice(top.get("tool_choice")),
-            response_format: decode_response_format(top.get("response_format"))?,
+            response_format: decode_response_format(top.get("response_format"))?.map(Box::new),
             temperature: json::optional_f64(top, "temperature", "request")?,
             top_p: json::optional_f64(top, "top_p", "request")?,
             max_tokens: match json::optional_u64(top, "max_completion_tokens", "request")? {

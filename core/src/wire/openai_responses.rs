@@ -74,7 +74,7 @@ impl ChatProtocol for OpenAiResponses {
             messages,
             tools,
             tool_choice: super::openai_chat::decode_tool_choice(top.get("tool_choice")),
-            response_format,
+            response_format: response_format.map(Box::new),
             temperature: json::optional_f64(top, "temperature", "request")?,
             top_p: json::optional_f64(top, "top_p", "request")?,
             max_tokens: json::optional_u64(top, "max_output_tokens", "request")?,

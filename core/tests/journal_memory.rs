@@ -1,10 +1,12 @@
 //! Heap bytes the journal keeps per request, counted exactly by a counting allocator (RSS would also count the
-//! allocator's own slack): N small chat requests in process, then N over the in-process wire (which also keeps the
-//! raw HTTP body), each against a one-step repeating script with an unbounded journal. Also what one entry's parts
-//! cost, so that the figure can be explained.
+//! allocator's own slack): small chat requests in process, then over the in-process wire (which also keeps the
+//! raw HTTP body), each against a one-step repeating script with an unbounded journal. The goal is at most 1,000
+//! bytes per entry either way. The test also prints what one entry's parts cost, so that the figure can be
+//! explained: `cargo test -p cuecard --features server --test journal_memory -- --nocapture`.
 //!
-//! `cargo run --release -p cuecard --features server --example journal_memory [-- N]` (default 200,000).
-#![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used, missing_docs)]
+//! This file is its own test binary with one test, so no other test allocates while it counts.
+#![cfg(feature = "server")]
+#![allow(clippy::print_stderr, clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use cuecard::wire::{handle, HttpRequest};
 use cuecard::{ChatRequest, MockModel};
@@ -64,8 +66,9 @@ fn per_call(n: usize, mut make: impl FnMut()) -> f64 {
     (live() - before) as f64 / n as f64
 }
 
-fn main() {
-    let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(200_000);
+#[test]
+fn a_small_chat_request_keeps_at_most_a_kilobyte_in_the_journal() {
+    let n = 20_000;
 
     let in_process = mock();
     let request = small_request();
@@ -92,15 +95,17 @@ fn main() {
     let raw = wire_entry.raw.clone().unwrap();
     let raw_copy = per_call(1, || std::mem::forget(raw.clone()));
 
-    println!("journal bytes per request ({n} small chat requests, unbounded journal):");
-    println!("  in process (MockModel::chat):        {chat:>7.0}");
-    println!("  over the wire (wire::handle):        {wire:>7.0}");
-    println!("one entry's parts:");
-    println!("  the entry in the journal's ring:     {:>7}", std::mem::size_of::<cuecard::JournalEntry>());
-    println!("  the request (boxed, deep copy):      {request_copy:>7.0}");
-    println!("  the response (deep copy):            {response_copy:>7.0}");
-    println!("  the raw HTTP request (wire only):    {raw_copy:>7.0}");
-    println!(
+    eprintln!("journal bytes per request ({n} small chat requests, unbounded journal):");
+    eprintln!("  in process (MockModel::chat):        {chat:>7.0}");
+    eprintln!("  over the wire (wire::handle):        {wire:>7.0}");
+    eprintln!("one entry's parts:");
+    eprintln!("  the entry in the journal's ring:     {:>7}", std::mem::size_of::<cuecard::JournalEntry>());
+    eprintln!("  the request (boxed, deep copy):      {request_copy:>7.0}");
+    eprintln!("  the response (deep copy):            {response_copy:>7.0}");
+    eprintln!("  the raw HTTP request (wire only):    {raw_copy:>7.0}");
+    assert!(chat <= 1000.0, "{chat} bytes per request in process");
+    assert!(wire <= 1000.0, "{wire} bytes per request over the wire");
+    eprintln!(
         "sizes: ChatRequest {}, Message {}, ContentPart {}, ChatResponse {}, RequestMetadata {}, ToolChoice {}, ResponseFormat {}",
         std::mem::size_of::<ChatRequest>(),
         std::mem::size_of::<cuecard::Message>(),
