@@ -353,11 +353,20 @@ pub fn handle_turn(mock: &MockModel, request: &HttpRequest) -> Turn<HttpReply> {
         ("POST", "/messages") => chat::<anthropic::AnthropicMessages>(mock, request),
         ("GET", "/models") => Turn::Done(extras::models(mock, request)),
         ("POST", "/embeddings") => Turn::Done(extras::embeddings(mock, request)),
-        _ if is_admin_path(&request.path) => Turn::Done(extras::admin(mock, request)),
+        // The admin surface is `/_cuecard/...` only. Under `/v1` it is an unknown path like any other: answered 404
+        // and journaled, with a hint (an SDK's base URL ends in /v1, so this is an easy slip).
+        _ if is_admin_path(&request.path) && !request.path.starts_with("/v1/") => {
+            Turn::Done(extras::admin(mock, request))
+        }
         (method, _) => {
             let dialect =
                 if request.header("anthropic-version").is_some() { Dialect::Anthropic } else { Dialect::OpenAi };
-            let message = format!("unknown path: {method} {} (cuecard serves /v1/chat/completions, /v1/responses, /v1/messages, /v1/models, /v1/embeddings)", request.path);
+            let hint = if is_admin_path(&request.path) {
+                "; the admin endpoints are under /_cuecard/, without /v1"
+            } else {
+                ""
+            };
+            let message = format!("unknown path: {method} {} (cuecard serves /v1/chat/completions, /v1/responses, /v1/messages, /v1/models, /v1/embeddings{hint})", request.path);
             let index = mock.reject(ChatRequest::default(), Some(raw(request)), message.clone());
             Turn::Done(errors::cuecard_reply(dialect, 404, ErrorKind::NotFound, &message, &request_id(index)))
         }

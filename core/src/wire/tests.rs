@@ -463,3 +463,25 @@ fn the_journal_written_in_pieces_is_the_whole_document() {
     });
     assert_eq!(asked, 2, "no piece after the reader went away");
 }
+
+/// `/v1/_cuecard/...` is not the admin surface: an unknown path, answered 404 with a hint and journaled once as
+/// rejected, where `/_cuecard/...` is answered and not journaled.
+#[test]
+fn admin_paths_under_v1_are_unknown_paths_and_journaled() {
+    let m = MockModel::new();
+    let get = |path: &str| handle(&m, &HttpRequest::new("GET", path, Vec::new(), Vec::new()));
+    let reply = get("/v1/_cuecard/journal");
+    assert_eq!(reply.status(), 404);
+    assert!(
+        reply.body_text().contains("the admin endpoints are under /_cuecard/, without /v1"),
+        "{}",
+        reply.body_text()
+    );
+    assert_eq!(m.request_count(), 1, "journaled");
+    let entry = m.entry(0).unwrap();
+    assert!(matches!(entry.outcome, crate::journal::Outcome::Rejected { .. }), "{:?}", entry.outcome);
+    assert_eq!(entry.raw.as_ref().map(|r| &*r.path), Some("/v1/_cuecard/journal"));
+    assert_eq!(get("/_cuecard/journal").status(), 200);
+    assert_eq!(get("/_cuecard/nope").status(), 404);
+    assert_eq!(m.request_count(), 1, "the admin surface itself is not journaled");
+}
