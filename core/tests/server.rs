@@ -387,27 +387,44 @@ fn heavy_admin_requests_do_not_freeze_the_other_endpoints() {
         mock.chat(&request).unwrap();
     }
     let server = Server::start(Arc::clone(&mock)).unwrap();
-    let addr = server.addr();
+    let heavy = |addr| {
+        let reply = send(addr, "GET", "/_cuecard/journal", &[], b"").unwrap();
+        assert!(reply.starts_with(b"HTTP/1.1 200"));
+    };
+    let probe = |addr| {
+        let health = String::from_utf8(send(addr, "GET", "/_cuecard/health", &[], b"").unwrap()).unwrap();
+        assert_eq!(status(&health), 200);
+    };
+    let order = finish_order(server.addr(), heavy, Duration::from_millis(50), probe);
+    assert_eq!(order[0], "probe", "the health check waited for the journal reads: {order:?}");
+}
+
+/// Sends `heavy` twice at once (two requests that occupy the server), then, after `pause`, `probe`; each asserts
+/// its own answer. Returns the order in which they finished (`heavy 0`, `heavy 1`, `probe`).
+fn finish_order(
+    addr: SocketAddr,
+    heavy: impl Fn(SocketAddr) + Send + Sync + Copy + 'static,
+    pause: Duration,
+    probe: impl FnOnce(SocketAddr),
+) -> Vec<String> {
     let finished = Arc::new(std::sync::Mutex::new(Vec::new()));
-    let readers: Vec<_> = (0..2)
+    let threads: Vec<_> = (0..2)
         .map(|i| {
             let finished = Arc::clone(&finished);
             std::thread::spawn(move || {
-                let reply = send(addr, "GET", "/_cuecard/journal", &[], b"").unwrap();
-                assert!(reply.starts_with(b"HTTP/1.1 200"));
-                finished.lock().unwrap().push(format!("journal {i}"));
+                heavy(addr);
+                finished.lock().unwrap().push(format!("heavy {i}"));
             })
         })
         .collect();
-    std::thread::sleep(Duration::from_millis(50));
-    let health = String::from_utf8(send(addr, "GET", "/_cuecard/health", &[], b"").unwrap()).unwrap();
-    assert_eq!(status(&health), 200);
-    finished.lock().unwrap().push("health".to_string());
-    for reader in readers {
-        reader.join().unwrap();
+    std::thread::sleep(pause);
+    probe(addr);
+    finished.lock().unwrap().push("probe".to_string());
+    for thread in threads {
+        thread.join().unwrap();
     }
     let order = finished.lock().unwrap().clone();
-    assert_eq!(order[0], "health", "the health check waited for the journal reads: {order:?}");
+    order
 }
 
 /// A computed step's callback (the host's code) runs off the server's two runtime threads: while two requests wait
@@ -428,31 +445,20 @@ fn slow_host_callbacks_do_not_freeze_the_other_endpoints() {
     )
     .unwrap();
     let server = Server::start(Arc::clone(&mock)).unwrap();
-    let addr = server.addr();
-    let finished = Arc::new(std::sync::Mutex::new(Vec::new()));
-    let waiting: Vec<_> = (0..2)
-        .map(|i| {
-            let finished = Arc::clone(&finished);
-            std::thread::spawn(move || {
-                let body = br#"{"model":"slow","messages":[{"role":"user","content":"hi"}]}"#;
-                let reply = send(addr, "POST", "/v1/chat/completions", &[], body).unwrap();
-                assert!(String::from_utf8_lossy(&reply).contains("slow"));
-                finished.lock().unwrap().push(format!("slow {i}"));
-            })
-        })
-        .collect();
-    std::thread::sleep(Duration::from_millis(100));
-    let health = String::from_utf8(send(addr, "GET", "/_cuecard/health", &[], b"").unwrap()).unwrap();
-    assert_eq!(status(&health), 200);
-    let body = br#"{"model":"fast","messages":[{"role":"user","content":"hi"}]}"#;
-    let quick = String::from_utf8(send(addr, "POST", "/v1/chat/completions", &[], body).unwrap()).unwrap();
-    assert!(quick.contains("quick"), "{quick}");
-    finished.lock().unwrap().push("health and quick".to_string());
-    for thread in waiting {
-        thread.join().unwrap();
-    }
-    let order = finished.lock().unwrap().clone();
-    assert_eq!(order[0], "health and quick", "the other endpoints waited for the callbacks: {order:?}");
+    let slow = |addr| {
+        let body = br#"{"model":"slow","messages":[{"role":"user","content":"hi"}]}"#;
+        let reply = send(addr, "POST", "/v1/chat/completions", &[], body).unwrap();
+        assert!(String::from_utf8_lossy(&reply).contains("slow"));
+    };
+    let probe = |addr| {
+        let health = String::from_utf8(send(addr, "GET", "/_cuecard/health", &[], b"").unwrap()).unwrap();
+        assert_eq!(status(&health), 200);
+        let body = br#"{"model":"fast","messages":[{"role":"user","content":"hi"}]}"#;
+        let quick = String::from_utf8(send(addr, "POST", "/v1/chat/completions", &[], body).unwrap()).unwrap();
+        assert!(quick.contains("quick"), "{quick}");
+    };
+    let order = finish_order(server.addr(), slow, Duration::from_millis(100), probe);
+    assert_eq!(order[0], "probe", "health and the quick request waited for the callbacks: {order:?}");
     assert_eq!(mock.request_count(), 3);
 }
 
