@@ -170,7 +170,10 @@ pub(super) fn block_starts(bytes: &[u8], base: usize, carry: &mut Carry) -> Opti
         absorbing_newlines,
         spilled_starts: spilled,
     };
-    Some(BlockStarts { starts: starts & known, goes_on })
+    // `known` lies below the first unknown byte, so `& !unknown` changes nothing here. It is written out because the
+    // iterator cuts its slices at these starts without checking char boundaries (`Tokens::slice`), and this line
+    // alone makes that sound: every start is an ASCII byte inside the text.
+    Some(BlockStarts { starts: starts & known & !unknown, goes_on })
 }
 
 /// The classes of the text's last bytes (fewer than 64), padded: the bytes past the end are cut off by the

@@ -137,7 +137,10 @@ pub fn tokenize_scalar(text: &str) -> impl Iterator<Item = &str> + '_ {
 #[derive(Clone, Debug)]
 pub struct Tokens<'a> {
     text: &'a str,
-    /// Start of the next token.
+    /// Start of the next token. Always a char boundary of `text`, at most its length: it is only ever set to a
+    /// start from a block's mask (an ASCII byte inside the text, `block_starts`) or to a scalar token's end that
+    /// was checked to be one (`advance`). The iterator's slices rely on it: they are cut between two values of
+    /// `pos`, unchecked once `start < end` holds.
     pos: usize,
     /// Token starts after `pos` that the block path found, as bits counted from `block_base`.
     found_starts: u64,
@@ -174,12 +177,32 @@ impl<'a> Tokens<'a> {
             return None;
         }
         let end = scalar::token_end(bytes, self.pos);
+        if !self.text.is_char_boundary(end) {
+            // Cannot happen (the scanner ends tokens between characters); ending here keeps `pos`'s invariant.
+            self.pos = bytes.len();
+            return None;
+        }
         self.pos = end;
         if worth_a_block(bytes, end, &mut self.no_block_before) {
             self.found_starts = start_blocks(bytes, end, &mut self.carry);
             self.block_base = end;
         }
         Some(end)
+    }
+}
+
+impl<'a> Tokens<'a> {
+    /// The token from `start` to `end`, two values that `pos` took (see its invariant), `start` the earlier.
+    #[inline(always)]
+    fn slice(&self, start: usize, end: usize) -> &'a str {
+        debug_assert!(start < end, "a token ends after it starts");
+        if start < end {
+            // SAFETY: both are values of `pos`, so char boundaries of `text` and at most its length, and
+            // `start < end`.
+            unsafe { self.text.get_unchecked(start..end) }
+        } else {
+            "" // cannot happen: a token ends after it starts
+        }
     }
 }
 
@@ -226,7 +249,7 @@ impl<'a> Iterator for Tokens<'a> {
     fn next(&mut self) -> Option<&'a str> {
         let start = self.pos;
         let end = self.advance()?;
-        self.text.get(start..end)
+        Some(self.slice(start, end))
     }
 
     /// Internal iteration (`collect`, `sum`, `for_each`, `map(..).fold(..)` and the like): the starts of a block
@@ -239,17 +262,13 @@ impl<'a> Iterator for Tokens<'a> {
             while found != 0 {
                 let end = base + found.trailing_zeros() as usize;
                 found &= found - 1;
-                if let Some(token) = self.text.get(start..end) {
-                    acc = f(acc, token);
-                }
+                acc = f(acc, self.slice(start, end));
                 start = end;
             }
             self.found_starts = 0;
             self.pos = start;
             let Some(end) = self.advance() else { return acc };
-            if let Some(token) = self.text.get(start..end) {
-                acc = f(acc, token);
-            }
+            acc = f(acc, self.slice(start, end));
         }
     }
 
