@@ -39,29 +39,47 @@ pub(super) struct BlockStarts {
     pub goes_on: bool,
 }
 
-/// What a block hands to the next one: its masks (the next block reads their top bits as "the byte before") and
-/// the runs still open at its end.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Carry {
-    letter: u64,
-    digit: u64,
-    space: u64,
-    blank: u64,
-    white: u64,
-    other: u64,
-    other_start: u64,
-    newline: u64,
-    digit_groups: u64,
+/// What a block hands to the next one, packed in one word so that it passes in a register (the iterator's state
+/// then stays in registers too): the top bits of its masks (the next block reads them as "the byte before"), and
+/// the runs still open at its end. Bit layout: the `*_TOP` constants below.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Carry(u32);
+
+impl Carry {
+    const LETTER_TOP: u32 = 0;
+    const SPACE_TOP: u32 = 1;
+    const BLANK_TOP: u32 = 2;
+    const WHITE_TOP: u32 = 3;
+    const OTHER_TOP: u32 = 4;
+    const OTHER_START_TOP: u32 = 5;
+    const NEWLINE_TOP: u32 = 6;
+    /// Two bits: the digit mask's bits 62 and 63 (the digit rule looks two bytes back).
+    const DIGIT_TOP_TWO: u32 = 7;
+    /// Three bits: the digit-group starts among the last three bytes.
+    const DIGIT_GROUPS_TOP_THREE: u32 = 9;
     /// The newlines a punctuation run takes continue past the block's end.
-    absorbing_newlines: bool,
-    /// Token starts in this block that a contraction at the end of the previous block put there.
-    spilled_starts: u64,
+    const ABSORBING_NEWLINES: u32 = 12;
+    /// Three bits: token starts in the next block's first three bytes that a contraction put there.
+    const SPILLED_STARTS: u32 = 13;
+
+    /// `width` bits from `at`, as the low bits of a mask.
+    #[inline(always)]
+    fn bits(self, at: u32, width: u32) -> u64 {
+        u64::from(self.0 >> at) & ((1 << width) - 1)
+    }
+
+    /// The top `width` bits of `mask`, placed at `at`.
+    #[inline(always)]
+    fn top(mask: u64, width: u32, at: u32) -> u32 {
+        ((mask >> (64 - width)) as u32) << at
+    }
 }
 
-/// Bit `p` set where bit `p - 1` of `mask` is, the bit below 0 coming from the previous block's `before`.
+/// Bit `p` set where bit `p - 1` of `mask` is, the bit below 0 coming from the previous block's mask (its top bit,
+/// kept in `carry` at `top`).
 #[inline(always)]
-fn shifted(mask: u64, before: u64) -> u64 {
-    (mask << 1) | (before >> 63)
+fn shifted(mask: u64, carry: Carry, top: u32) -> u64 {
+    (mask << 1) | carry.bits(top, 1)
 }
 
 /// The token starts among `bytes[base..base + 64]`, given the previous block's [`Carry`] (which is updated), or
@@ -99,24 +117,24 @@ pub(super) fn block_starts(bytes: &[u8], base: usize, carry: &mut Carry) -> Opti
     let white = space | newline;
     let other = !(letter | digit | white);
 
-    let letter_before = shifted(letter, carry.letter);
-    let space_before = shifted(space, carry.space);
-    let blank_before = shifted(blank, carry.blank);
-    let white_before = shifted(white, carry.white);
-    let other_before = shifted(other, carry.other);
-    let newline_before = shifted(newline, carry.newline);
-    let digit_before = shifted(digit, carry.digit);
+    let letter_before = shifted(letter, *carry, Carry::LETTER_TOP);
+    let space_before = shifted(space, *carry, Carry::SPACE_TOP);
+    let blank_before = shifted(blank, *carry, Carry::BLANK_TOP);
+    let white_before = shifted(white, *carry, Carry::WHITE_TOP);
+    let other_before = shifted(other, *carry, Carry::OTHER_TOP);
+    let newline_before = shifted(newline, *carry, Carry::NEWLINE_TOP);
+    let digit_before = (digit << 1) | carry.bits(Carry::DIGIT_TOP_TWO + 1, 1);
 
     // Rule 5: a run of O is one token from its first character, or from the U+0020 that leads it.
     let other_start = other & !other_before & !blank_before;
-    let other_start_before = shifted(other_start, carry.other_start);
+    let other_start_before = shifted(other_start, *carry, Carry::OTHER_START_TOP);
     // Rule 2: a word starts with its first letter unless a WS or a lone token-starting O leads it.
     let word_led = space_before | (other_before & other_start_before);
     let letter_start = letter & !letter_before & !word_led;
 
     // Rule 3: the first digit of a run, then every third one while the run goes on.
-    let three_digits = digit & digit_before & ((digit << 2) | (carry.digit >> 62));
-    let mut digit_groups = (digit & !digit_before) | ((carry.digit_groups >> 61) & three_digits);
+    let three_digits = digit & digit_before & ((digit << 2) | carry.bits(Carry::DIGIT_TOP_TWO, 2));
+    let mut digit_groups = (digit & !digit_before) | (carry.bits(Carry::DIGIT_GROUPS_TOP_THREE, 3) & three_digits);
     loop {
         let more = digit_groups | ((digit_groups << 3) & three_digits);
         if more == digit_groups {
@@ -131,7 +149,7 @@ pub(super) fn block_starts(bytes: &[u8], base: usize, carry: &mut Carry) -> Opti
     // the carry lands on the byte after it (or leaves the block and lands on the next block's first byte).
     let taken_newlines = newline & other_before;
     let (sum, out_first) = newline.overflowing_add(taken_newlines);
-    let (sum, out_second) = sum.overflowing_add(u64::from(carry.absorbing_newlines));
+    let (sum, out_second) = sum.overflowing_add(carry.bits(Carry::ABSORBING_NEWLINES, 1));
     let after_taken_newlines = sum & space;
     let absorbing_newlines = out_first || out_second;
 
@@ -155,21 +173,23 @@ pub(super) fn block_starts(bytes: &[u8], base: usize, carry: &mut Carry) -> Opti
         | last_of_run
         | after_last_newline
         | contraction_ends
-        | carry.spilled_starts;
+        | carry.bits(Carry::SPILLED_STARTS, 3);
 
-    *carry = Carry {
-        letter,
-        digit,
-        space,
-        blank,
-        white,
-        other,
-        other_start,
-        newline,
-        digit_groups,
-        absorbing_newlines,
-        spilled_starts: spilled,
-    };
+    // A contraction is at most three bytes long, so what it spills lands in the next block's first three.
+    debug_assert!(spilled < 1 << 3);
+    *carry = Carry(
+        Carry::top(letter, 1, Carry::LETTER_TOP)
+            | Carry::top(space, 1, Carry::SPACE_TOP)
+            | Carry::top(blank, 1, Carry::BLANK_TOP)
+            | Carry::top(white, 1, Carry::WHITE_TOP)
+            | Carry::top(other, 1, Carry::OTHER_TOP)
+            | Carry::top(other_start, 1, Carry::OTHER_START_TOP)
+            | Carry::top(newline, 1, Carry::NEWLINE_TOP)
+            | Carry::top(digit, 2, Carry::DIGIT_TOP_TWO)
+            | Carry::top(digit_groups, 3, Carry::DIGIT_GROUPS_TOP_THREE)
+            | (u32::from(absorbing_newlines) << Carry::ABSORBING_NEWLINES)
+            | ((spilled as u32 & 0b111) << Carry::SPILLED_STARTS),
+    );
     // `known` lies below the first unknown byte, so `& !unknown` changes nothing here. It is written out because the
     // iterator cuts its slices at these starts without checking char boundaries (`Tokens::slice`), and this line
     // alone makes that sound: every start is an ASCII byte inside the text.

@@ -155,7 +155,7 @@ impl<'a> Tokens<'a> {
     fn new(text: &'a str) -> Tokens<'a> {
         let mut tokens = Tokens { text, pos: 0, found_starts: 0, block_base: 0, carry: None, no_block_before: 0 };
         if worth_a_block(text.as_bytes(), 0, &mut tokens.no_block_before) {
-            tokens.found_starts = start_blocks(text.as_bytes(), 0, &mut tokens.carry);
+            (tokens.found_starts, tokens.carry) = start_blocks(text.as_bytes(), 0);
         }
         tokens
     }
@@ -164,8 +164,10 @@ impl<'a> Tokens<'a> {
     #[inline(always)]
     fn advance(&mut self) -> Option<usize> {
         let bytes = self.text.as_bytes();
-        if self.found_starts == 0 && self.carry.is_some() {
-            (self.found_starts, self.block_base) = next_blocks(bytes, self.block_base, &mut self.carry);
+        while self.found_starts == 0 {
+            let Some(carry) = self.carry else { break };
+            self.block_base += 64;
+            (self.found_starts, self.carry) = next_block(bytes, self.block_base, carry);
         }
         if self.found_starts != 0 {
             let end = self.block_base + self.found_starts.trailing_zeros() as usize;
@@ -184,7 +186,7 @@ impl<'a> Tokens<'a> {
         }
         self.pos = end;
         if worth_a_block(bytes, end, &mut self.no_block_before) {
-            self.found_starts = start_blocks(bytes, end, &mut self.carry);
+            (self.found_starts, self.carry) = start_blocks(bytes, end);
             self.block_base = end;
         }
         Some(end)
@@ -206,40 +208,24 @@ impl<'a> Tokens<'a> {
     }
 }
 
-// The two functions below take the iterator's fields one by one rather than `&mut Tokens`: the iterator's hot
-// fields then stay in registers in a caller's loop instead of going through memory for every token.
+// The two functions below take the iterator's fields by value and return them: no field's address is taken, so
+// that in a caller's loop the iterator's fields stay in registers instead of going through memory for every token.
 
-/// The block path goes on after the block at `block_base`: the starts of the next block that holds any, and its
-/// base; `carry` becomes `None` when the path stops.
+/// The block path goes on at `block_base` with the previous block's `carry`: the starts of the block there, and the
+/// carry for the next one, or `None` where the path stops.
 #[inline(never)]
-fn next_blocks(bytes: &[u8], mut block_base: usize, carry: &mut Option<Carry>) -> (u64, usize) {
-    while let Some(state) = carry.as_mut() {
-        block_base += 64;
-        let Some(block) = block_starts(bytes, block_base, state) else {
-            *carry = None;
-            break;
-        };
-        if !block.goes_on {
-            *carry = None;
-        }
-        if block.starts != 0 {
-            return (block.starts, block_base);
-        }
+fn next_block(bytes: &[u8], block_base: usize, mut carry: Carry) -> (u64, Option<Carry>) {
+    match block_starts(bytes, block_base, &mut carry) {
+        Some(block) => (block.starts, block.goes_on.then_some(carry)),
+        None => (0, None),
     }
-    (0, block_base)
 }
 
-/// Starts the block path at the token start `at`: the starts after `at` in its first block.
+/// Starts the block path at the token start `at`: the starts after `at` in its first block, and the carry.
 #[inline(never)]
-fn start_blocks(bytes: &[u8], at: usize, carry: &mut Option<Carry>) -> u64 {
-    let mut state = Carry::default();
-    match block_starts(bytes, at, &mut state) {
-        Some(block) => {
-            *carry = block.goes_on.then_some(state);
-            block.starts & !1 // bit 0 is `at` itself
-        }
-        None => 0,
-    }
+fn start_blocks(bytes: &[u8], at: usize) -> (u64, Option<Carry>) {
+    let (starts, carry) = next_block(bytes, at, Carry::default());
+    (starts & !1, carry) // bit 0 is `at` itself
 }
 
 impl<'a> Iterator for Tokens<'a> {
