@@ -1,7 +1,9 @@
-//! Cost of one scripted call in-process: whole answers, streams, tool calls, scenario parsing.
+//! Cost of one scripted call in-process: whole answers, streams, tool calls, scenario parsing, and one request
+//! through the wire layer (what the server does per request, without the network).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use cuecard::wire::{self, HttpRequest};
 use cuecard::{ChatRequest, MockModel, Scenario, Step};
 use serde_json::json;
 use std::hint::black_box;
@@ -29,5 +31,31 @@ fn calls(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, calls);
+/// One request through the wire layer, as the server answers it: the body parsed and decoded, the step taken and
+/// journaled (bounded, as `serve` is by default), the reply encoded. The answer is bench/load.json's (75 tokens).
+fn wire_requests(c: &mut Criterion) {
+    let answer = "The weather in Paris is sunny, 22 degrees. Tomorrow brings light rain in the morning, clearing by \
+        noon, with a high of 19 degrees and a gentle westerly breeze. Carry an umbrella if you head out early; by \
+        evening the sky should be clear enough for a walk along the river, and the forecast for the weekend stays \
+        dry and mild, with sunshine on both days and temperatures around twenty degrees.";
+    let mock = MockModel::builder().responds(answer).repeats().build().unwrap();
+    mock.set_journal_limit(Some(1000));
+    let request = |stream: bool| {
+        HttpRequest {
+        method: "POST".into(),
+        path: "/v1/chat/completions".into(),
+        query: String::new(),
+        headers: vec![("content-type".into(), "application/json".into())],
+        body: format!(
+            r#"{{"model":"gpt-4o","stream":{stream},"messages":[{{"role":"user","content":"What is the weather in Paris?"}}]}}"#
+        )
+        .into_bytes(),
+    }
+    };
+    let (whole, streamed) = (request(false), request(true));
+    c.bench_function("wire/chat_completion", |b| b.iter(|| wire::handle(&mock, black_box(&whole))));
+    c.bench_function("wire/chat_completion_stream", |b| b.iter(|| wire::handle(&mock, black_box(&streamed))));
+}
+
+criterion_group!(benches, calls, wire_requests);
 criterion_main!(benches);

@@ -235,7 +235,7 @@ impl HttpReply {
     }
 }
 
-pub(crate) fn json_reply(status: u16, mut headers: Vec<(String, String)>, body: &serde_json::Value) -> HttpReply {
+pub(crate) fn json_reply(status: u16, mut headers: Vec<(String, String)>, body: &impl Serialize) -> HttpReply {
     headers.insert(0, ("content-type".into(), "application/json".into()));
     // serde_json::to_string writes to a Vec directly; `to_string` (Display) goes through fmt::Write piece by piece.
     HttpReply::Full { delay_ms: 0, status, headers, body: serde_json::to_string(body).unwrap_or_default() }
@@ -253,7 +253,7 @@ pub(crate) fn sse_headers(extra: Vec<(String, String)>) -> Vec<(String, String)>
 /// An SSE event: an optional `event:` line, one `data:` line, and the blank line that dispatches it.
 /// An SSE event whose data is `data` as JSON, serialized straight into the frame: `Value::to_string` goes
 /// through `fmt::Write` one small piece at a time, several times slower for the hundreds of chunks of a stream.
-pub(crate) fn sse_json(name: Option<&str>, data: &serde_json::Value) -> String {
+pub(crate) fn sse_json(name: Option<&str>, data: &impl Serialize) -> String {
     let mut out = Vec::with_capacity(256);
     if let Some(name) = name {
         out.extend_from_slice(b"event: ");

@@ -14,6 +14,7 @@ use crate::model::{
 };
 use crate::script::StreamBreak;
 use crate::stream::{Envelope, EventStream, StreamEvent};
+use serde::Serialize;
 use serde_json::{json, Value};
 
 pub(crate) struct OpenAiChat;
@@ -61,23 +62,16 @@ impl ChatProtocol for OpenAiChat {
         _request: &DecodedRequest,
         request_id: &str,
     ) -> HttpReply {
-        let mut message = json!({
-            "role": "assistant",
-            "content": response.message.text,
-            "refusal": null,
-            "annotations": [],
-        });
-        if !response.message.tool_calls.is_empty() {
-            message["tool_calls"] = Value::Array(response.message.tool_calls.iter().map(tool_call_json).collect());
-        }
-        let mut body = chunk_envelope(envelope, "chat.completion");
-        body["choices"] = json!([{
-            "index": 0,
-            "message": message,
-            "logprobs": null,
-            "finish_reason": finish_reason(response.finish_reason),
-        }]);
-        body["usage"] = response.usage.map_or(Value::Null, |u| usage_json(&u));
+        let message = CompletionMessage {
+            annotations: [],
+            content: response.message.text.as_deref(),
+            refusal: (),
+            role: "assistant",
+            tool_calls: response.message.tool_calls.iter().map(CallJson::from).collect(),
+        };
+        let choices =
+            [Choice { finish_reason: finish_reason(response.finish_reason), index: 0, logprobs: (), message }];
+        let body = Body::new(choices, envelope, "chat.completion", Some(response.usage.as_ref().map(UsageJson::from)));
         json_reply(200, vec![("x-request-id".into(), request_id.into())], &body)
     }
 
@@ -88,55 +82,38 @@ impl ChatProtocol for OpenAiChat {
         // Every chunk is `{"choices":[...],` + the same envelope (keys in serde_json's sorted order: `choices`
         // sorts first), so the envelope is serialized once and each chunk writes only its choice. A 200-token
         // stream spent most of its time rebuilding and re-serializing the envelope per token.
-        let mut envelope = chunk_envelope(base, "chat.completion.chunk");
-        if request.include_usage {
-            envelope["usage"] = Value::Null;
-        }
+        let envelope = Body::new([(); 0], base, "chat.completion.chunk", request.include_usage.then_some(None));
         let envelope_text = serde_json::to_string(&envelope).unwrap_or_default();
-        let envelope_tail = envelope_text.strip_prefix('{').unwrap_or(&envelope_text);
-        let chunk = |delta: Value, finish: Option<&str>| -> String {
-            let mut out = Vec::with_capacity(envelope_tail.len() + 96);
-            out.extend_from_slice(b"data: {\"choices\":[{\"delta\":");
-            let _ = serde_json::to_writer(&mut out, &delta); // a Value into a Vec cannot fail
-            out.extend_from_slice(b",\"finish_reason\":");
-            let _ = serde_json::to_writer(&mut out, &finish);
-            out.extend_from_slice(b",\"index\":0,\"logprobs\":null}],");
-            out.extend_from_slice(envelope_tail.as_bytes());
-            out.extend_from_slice(b"\n\n");
-            String::from_utf8(out).unwrap_or_default()
-        };
+        let envelope_tail = envelope_text.strip_prefix("{\"choices\":[],").unwrap_or(&envelope_text);
         let has_text = stream.iter().any(|e| matches!(e, StreamEvent::TextDelta { .. }));
-        let role_delta =
-            json!({"role": "assistant", "content": if has_text { json!("") } else { Value::Null }, "refusal": null});
-        frames.push(Frame { delay_ms: 0, data: chunk(role_delta, None) });
+        let role_delta = RoleDelta { content: has_text.then_some(""), refusal: (), role: "assistant" };
+        frames.push(Frame { delay_ms: 0, data: chunk(envelope_tail, &role_delta, None) });
         let mut announced = std::collections::HashSet::new();
         for timed in stream.events() {
             pending_delay += timed.delay_ms;
             let data = match &timed.event {
                 // Chat Completions has no reasoning stream: thinking is not sent (its time still passes).
                 StreamEvent::ThinkingDelta { .. } | StreamEvent::ToolCall { .. } => continue,
-                StreamEvent::TextDelta { text } => chunk(json!({"content": text}), None),
+                StreamEvent::TextDelta { text } => chunk(envelope_tail, &ContentDelta { content: text }, None),
                 StreamEvent::ToolCallDelta { index, id, name, arguments } => {
                     let mut out = String::new();
                     if announced.insert(*index) {
                         let head = json!({"tool_calls": [{"index": index, "id": id, "type": "function",
                             "function": {"name": name, "arguments": ""}}]});
-                        out.push_str(&chunk(head, None));
+                        out.push_str(&chunk(envelope_tail, &head, None));
                     }
                     if !arguments.is_empty() {
                         let delta = json!({"tool_calls": [{"index": index, "function": {"arguments": arguments}}]});
-                        out.push_str(&chunk(delta, None));
+                        out.push_str(&chunk(envelope_tail, &delta, None));
                     }
                     out
                 }
                 StreamEvent::Complete { response } => {
-                    let mut out = chunk(json!({}), Some(finish_reason(response.finish_reason)));
+                    let mut out = chunk(envelope_tail, &NoDelta {}, Some(finish_reason(response.finish_reason)));
                     if request.include_usage {
                         if let Some(usage) = &response.usage {
-                            let mut last = chunk_envelope(base, "chat.completion.chunk");
-                            last["choices"] = json!([]);
-                            last["usage"] = usage_json(usage);
-                            out.push_str(&sse_json(None, &last));
+                            let usage = Some(Some(UsageJson::from(usage)));
+                            out.push_str(&sse_json(None, &Body::new([(); 0], base, "chat.completion.chunk", usage)));
                         }
                     }
                     out.push_str(&sse_event(None, "[DONE]"));
@@ -155,18 +132,155 @@ impl ChatProtocol for OpenAiChat {
     }
 }
 
-fn chunk_envelope(envelope: &Envelope, object: &str) -> Value {
-    json!({
-        "id": envelope.id("chatcmpl-"),
-        "object": object,
-        "created": envelope.created,
-        "model": envelope.model,
-        "system_fingerprint": "fp_cuecard",
-    })
+/// One chunk's SSE event: `{"choices":[{"delta":…,"finish_reason":…,"index":0,"logprobs":null}],` and then the
+/// stream's envelope (`envelope_tail`, serialized once per stream: a 200-token stream spent most of its time
+/// re-serializing it per token). `choices` sorts first, so the bytes are a whole chunk's.
+fn chunk(envelope_tail: &str, delta: &impl Serialize, finish: Option<&str>) -> String {
+    let mut out = Vec::with_capacity(envelope_tail.len() + 96);
+    out.extend_from_slice(b"data: {\"choices\":[{\"delta\":");
+    let _ = serde_json::to_writer(&mut out, delta); // into a Vec, these cannot fail
+    out.extend_from_slice(b",\"finish_reason\":");
+    let _ = serde_json::to_writer(&mut out, &finish);
+    out.extend_from_slice(b",\"index\":0,\"logprobs\":null}],");
+    out.extend_from_slice(envelope_tail.as_bytes());
+    out.extend_from_slice(b"\n\n");
+    String::from_utf8(out).unwrap_or_default()
 }
 
-fn tool_call_json(call: &ToolCall) -> Value {
-    json!({"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}})
+/// The first delta of a stream: `content` is `""` when text follows, else `null`.
+#[derive(Serialize)]
+struct RoleDelta<'a> {
+    content: Option<&'a str>,
+    refusal: (),
+    role: &'static str,
+}
+
+#[derive(Serialize)]
+struct ContentDelta<'a> {
+    content: &'a str,
+}
+
+/// `{}`: the last chunk's delta, which only finishes.
+#[derive(Serialize)]
+struct NoDelta {}
+
+// The bodies below are typed rather than built as `serde_json::Value`s (a tree of maps allocated and freed per
+// request). Their fields are declared in the order serde_json sorts a map's keys, so the bytes are the ones the
+// `Value` form wrote: the shared wire vectors (`tests/vectors/wire.json`) hold them byte for byte.
+
+/// A `chat.completion`, a `chat.completion.chunk`, or the envelope of every chunk of a stream (with no choices).
+#[derive(Serialize)]
+struct Body<'a, C> {
+    choices: C,
+    created: u64,
+    id: String,
+    model: &'a str,
+    object: &'static str,
+    system_fingerprint: &'static str,
+    /// Absent, `null` (`Some(None)`), or the usage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<Option<UsageJson>>,
+}
+
+impl<'a, C> Body<'a, C> {
+    fn new(choices: C, envelope: &'a Envelope, object: &'static str, usage: Option<Option<UsageJson>>) -> Self {
+        Body {
+            choices,
+            created: envelope.created,
+            id: envelope.id("chatcmpl-"),
+            model: &envelope.model,
+            object,
+            system_fingerprint: "fp_cuecard",
+            usage,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Choice<'a> {
+    finish_reason: &'static str,
+    index: u32,
+    logprobs: (),
+    message: CompletionMessage<'a>,
+}
+
+#[derive(Serialize)]
+struct CompletionMessage<'a> {
+    annotations: [(); 0],
+    content: Option<&'a str>,
+    refusal: (),
+    role: &'static str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_calls: Vec<CallJson<'a>>,
+}
+
+/// A tool call: `{"function": {"arguments", "name"}, "id", "type": "function"}`.
+#[derive(Serialize)]
+struct CallJson<'a> {
+    function: FunctionJson<'a>,
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct FunctionJson<'a> {
+    arguments: &'a str,
+    name: &'a str,
+}
+
+impl<'a> From<&'a ToolCall> for CallJson<'a> {
+    fn from(call: &'a ToolCall) -> CallJson<'a> {
+        CallJson {
+            function: FunctionJson { arguments: &call.arguments, name: &call.name },
+            id: &call.id,
+            kind: "function",
+        }
+    }
+}
+
+/// Usage in Chat Completions' shape, the details OpenAI always sends included.
+#[derive(Serialize)]
+struct UsageJson {
+    completion_tokens: u64,
+    completion_tokens_details: CompletionTokensDetails,
+    prompt_tokens: u64,
+    prompt_tokens_details: PromptTokensDetails,
+    total_tokens: u64,
+}
+
+#[derive(Serialize)]
+struct CompletionTokensDetails {
+    accepted_prediction_tokens: u64,
+    audio_tokens: u64,
+    reasoning_tokens: u64,
+    rejected_prediction_tokens: u64,
+}
+
+#[derive(Serialize)]
+struct PromptTokensDetails {
+    audio_tokens: u64,
+    cached_tokens: u64,
+}
+
+impl From<&Usage> for UsageJson {
+    fn from(usage: &Usage) -> UsageJson {
+        UsageJson {
+            completion_tokens: usage.output_tokens,
+            completion_tokens_details: CompletionTokensDetails {
+                accepted_prediction_tokens: 0,
+                audio_tokens: 0,
+                reasoning_tokens: 0,
+                rejected_prediction_tokens: 0,
+            },
+            prompt_tokens: usage.input_tokens,
+            prompt_tokens_details: PromptTokensDetails {
+                audio_tokens: 0,
+                cached_tokens: usage.cached_tokens.unwrap_or(0),
+            },
+            total_tokens: usage.total_tokens,
+        }
+    }
 }
 
 pub(crate) fn finish_reason(reason: Option<FinishReason>) -> &'static str {
@@ -176,17 +290,6 @@ pub(crate) fn finish_reason(reason: Option<FinishReason>) -> &'static str {
         FinishReason::ToolCalls => "tool_calls",
         FinishReason::ContentFilter => "content_filter",
     }
-}
-
-fn usage_json(usage: &Usage) -> Value {
-    json!({
-        "prompt_tokens": usage.input_tokens,
-        "completion_tokens": usage.output_tokens,
-        "total_tokens": usage.total_tokens,
-        "prompt_tokens_details": {"cached_tokens": usage.cached_tokens.unwrap_or(0), "audio_tokens": 0},
-        "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
-            "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
-    })
 }
 
 fn decode_role(role: &str, what: &str) -> Result<Role, String> {
