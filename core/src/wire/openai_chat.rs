@@ -136,7 +136,8 @@ impl ChatProtocol for OpenAiChat {
 /// stream's envelope (`envelope_tail`, serialized once per stream: a 200-token stream spent most of its time
 /// re-serializing it per token). `choices` sorts first, so the bytes are a whole chunk's.
 fn chunk(envelope_tail: &str, delta: &impl Serialize, finish: Option<&str>) -> String {
-    let mut out = Vec::with_capacity(envelope_tail.len() + 96);
+    // The fixed parts are 84 bytes; a delta of a token or two fits in the rest, so the Vec never grows.
+    let mut out = Vec::with_capacity(envelope_tail.len() + 192);
     out.extend_from_slice(b"data: {\"choices\":[{\"delta\":");
     let _ = serde_json::to_writer(&mut out, delta); // into a Vec, these cannot fail
     out.extend_from_slice(b",\"finish_reason\":");
