@@ -2,7 +2,9 @@
 # Server benchmarks on loopback only, bounded in time: `cuecard serve` beside a bare hyper server that returns a
 # fixed body (the practical ceiling of this machine), both under wrk at concurrency 16; per-token streaming, long
 # (bench/load.json) and short (bench/load-short.json, 13 SSE events a response);
-# `cuecard serve` cold start; memory before and after the load with a bounded journal.
+# `cuecard serve` cold start; memory before and after the load with a bounded journal. Then the tail: p99 at
+# concurrency 16 and 64 with the whole journal kept, each run beside the bare server (TAIL_DURATION seconds each,
+# 60 by default as issue #15 asks; TAIL_DURATION=0 skips it), with the server's CPU time per request.
 #
 #   apt-get install wrk          # Debian's wrk
 #   bench/server-load.sh         # DURATION=5 seconds per run by default
@@ -10,6 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${DURATION:-5}"
 CONNECTIONS="${CONNECTIONS:-16}"
+TAIL_DURATION="${TAIL_DURATION:-60}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; exit 1; }
 cargo build -q --profile dist --locked -p cuecard-cli
@@ -50,26 +53,66 @@ EVENTS=$((TOKENS + 3))
 SHORT_TOKENS="$(python3 -c 'import json; print(json.load(open("bench/load-short.json"))["routes"][0]["steps"][0]["text"])' | "$BIN/cuecard" tokenize --count)"
 SHORT_EVENTS=$((SHORT_TOKENS + 3))
 
-# Cold start of `cuecard serve`: process start until the base URL is printed, median of 20.
-COLD=()
-for _ in $(seq 1 20); do
-  start=$(date +%s%N)
-  "$BIN/cuecard" serve --port 0 > "$CARGO_TARGET_DIR/cold.out" 2>/dev/null & pid=$!
-  while [ ! -s "$CARGO_TARGET_DIR/cold.out" ]; do :; done
-  end=$(date +%s%N)
-  kill "$pid"; wait "$pid" 2>/dev/null || true
-  COLD+=($(( (end - start) / 1000 )))
-done
-COLD_MEDIAN_US="$(printf '%s\n' "${COLD[@]}" | sort -n | sed -n '10p')"
+# Cold start: process start until the first line (a base URL) is printed, median of 20, for `cuecard serve`, the
+# bare server, and /bin/echo (what starting any process costs here); then the idle RSS of a fresh `cuecard serve`.
+cold_start_us() {
+  python3 - "$@" <<'PY'
+import statistics, subprocess, sys, time
+times = []
+for _ in range(20):
+    start = time.perf_counter()
+    process = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    process.stdout.readline()
+    times.append(time.perf_counter() - start)
+    process.kill()
+    process.wait()
+print(int(statistics.median(times) * 1e6))
+PY
+}
+COLD_MEDIAN_US="$(cold_start_us "$BIN/cuecard" serve --port 0)"
+BARE_COLD_US="$(cold_start_us "$BIN/examples/bare_server")"
+ECHO_COLD_US="$(cold_start_us /bin/echo started)"
+"$BIN/cuecard" serve --port 0 > "$CARGO_TARGET_DIR/idle.out" & IDLE_PID=$!; PIDS+=($IDLE_PID)
+first_line "$CARGO_TARGET_DIR/idle.out" > /dev/null
+sleep 0.2
+IDLE_RSS="$(awk '/VmRSS/ {print $2}' "/proc/$IDLE_PID/status")"
 
-python3 - "$BARE_RPS" "$CUECARD_RPS" "$STREAM_RPS" "$EVENTS" "$COLD_MEDIAN_US" "$RSS_BEFORE" "$RSS_AFTER" "$TOTAL" "$SHORT_RPS" "$SHORT_EVENTS" <<'PY'
+python3 - "$BARE_RPS" "$CUECARD_RPS" "$STREAM_RPS" "$EVENTS" "$COLD_MEDIAN_US" "$RSS_BEFORE" "$RSS_AFTER" "$TOTAL" "$SHORT_RPS" "$SHORT_EVENTS" "$BARE_COLD_US" "$ECHO_COLD_US" "$IDLE_RSS" <<'PY'
 import sys
-bare, cuecard, stream, events, cold, before, after, total, short, short_events = sys.argv[1:]
+bare, cuecard, stream, events, cold, before, after, total, short, short_events, bare_cold, echo_cold, idle = sys.argv[1:]
 bare, cuecard, stream, short = float(bare), float(cuecard), float(stream), float(short)
 print(f"bare hyper (ceiling):        {bare:10.0f} req/s")
 print(f"cuecard non-streaming:       {cuecard:10.0f} req/s  ({cuecard / bare:.0%} of the ceiling)")
 print(f"cuecard streaming:           {stream:10.0f} req/s  x {events} SSE events = {stream * int(events):.0f} events/s")
 print(f"cuecard short streams:       {short:10.0f} req/s  x {short_events} SSE events = {short * int(short_events):.0f} events/s")
-print(f"cuecard serve cold start:    {int(cold) / 1000:10.1f} ms (median of 20)")
+print(f"cold start (median of 20):   {int(cold) / 1000:10.1f} ms cuecard serve, {int(bare_cold) / 1000:.1f} ms bare server, {int(echo_cold) / 1000:.1f} ms /bin/echo")
+print(f"idle RSS of cuecard serve:   {int(idle) / 1024:10.1f} MiB")
 print(f"RSS before / after the load: {int(before) / 1024:.1f} MiB / {int(after) / 1024:.1f} MiB over {total} journaled requests (journal limit 1000)")
 PY
+
+[ "$TAIL_DURATION" -gt 0 ] || exit 0
+# The tail with the whole journal kept: a fresh server whose journal limit is never reached.
+"$BIN/cuecard" serve --port 0 --instant --scenario bench/load.json --journal-limit 100000000 > "$CARGO_TARGET_DIR/serve-all.out" & ALL_PID=$!; PIDS+=($ALL_PID)
+ALL_URL="$(first_line "$CARGO_TARGET_DIR/serve-all.out" | awk '{print $NF}')"
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+BARE_PID="$(pgrep -f "$BIN/examples/bare_server" | head -1)"
+echo
+echo "p99 over ${TAIL_DURATION} s, whole journal kept (server CPU per request from /proc, wrk -t2 on the same 2 cores):"
+for connections in 16 64; do
+  for server in bare cuecard; do
+    if [ "$server" = bare ]; then url="$BARE_URL/v1/chat/completions"; pid="$BARE_PID"; else url="$ALL_URL/chat/completions"; pid="$ALL_PID"; fi
+    before="$(cpu_ticks "$pid")"
+    out="$(wrk -t2 -c"$connections" -d"${TAIL_DURATION}s" --latency -s bench/chat.lua "$url")"
+    after="$(cpu_ticks "$pid")"
+    python3 - "$server" "$connections" "$before" "$after" "$(getconf CLK_TCK)" "$out" <<'PY'
+import re, sys
+server, connections, before, after, hz, out = sys.argv[1:]
+requests = int(re.search(r"(\d+) requests in", out).group(1))
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+p99 = re.search(r"\s99%\s+(\S+)", out).group(1)
+cpu_us = (int(after) - int(before)) / int(hz) * 1e6 / requests
+print(f"  {server:<8} c{connections:<3} {rps:10.0f} req/s  p99 {p99:>8}  {cpu_us:5.1f} us CPU/request")
+PY
+  done
+done
+echo "  cuecard RSS after the tail runs: $(awk '/VmRSS/ {print $2}' "/proc/$ALL_PID/status") kB, $(curl -s "${ALL_URL%/v1}/_cuecard/journal?limit=1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["count"])') requests journaled"
