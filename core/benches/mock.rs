@@ -55,6 +55,19 @@ fn wire_requests(c: &mut Criterion) {
     let (whole, streamed) = (request(false), request(true));
     c.bench_function("wire/chat_completion", |b| b.iter(|| wire::handle(&mock, black_box(&whole))));
     c.bench_function("wire/chat_completion_stream", |b| b.iter(|| wire::handle(&mock, black_box(&streamed))));
+    let messages_stream = HttpRequest {
+        path: "/v1/messages".into(),
+        headers: vec![("content-type".into(), "application/json".into()), ("anthropic-version".into(), "2023-06-01".into())],
+        body: br#"{"model":"claude-sonnet-4-5","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"What is the weather in Paris?"}]}"#.to_vec(),
+        ..request(true)
+    };
+    c.bench_function("wire/messages_stream", |b| b.iter(|| wire::handle(&mock, black_box(&messages_stream))));
+    let responses_stream = HttpRequest {
+        path: "/v1/responses".into(),
+        body: br#"{"model":"gpt-4o","stream":true,"input":"What is the weather in Paris?"}"#.to_vec(),
+        ..request(true)
+    };
+    c.bench_function("wire/responses_stream", |b| b.iter(|| wire::handle(&mock, black_box(&responses_stream))));
 }
 
 criterion_group!(benches, calls, wire_requests);

@@ -14,6 +14,7 @@ use crate::model::{
 use crate::script::StreamBreak;
 use crate::stream::{Envelope, EventStream, StreamEvent};
 use crate::tokenize::count_tokens;
+use serde::Serialize;
 use serde_json::{json, Value};
 
 pub(crate) struct AnthropicMessages;
@@ -135,27 +136,22 @@ impl ChatProtocol for AnthropicMessages {
             pending_delay += timed.delay_ms;
             let mut bytes = String::new();
             let mut tool_index = None;
-            let (kind, start_block, delta) = match &timed.event {
+            let (kind, delta) = match &timed.event {
                 StreamEvent::ThinkingDelta { text } => {
                     output_tokens += count_tokens(text);
-                    (
-                        "thinking",
-                        json!({"type": "thinking", "thinking": "", "signature": ""}),
-                        json!({"type": "thinking_delta", "thinking": text}),
-                    )
+                    ("thinking", Delta::Thinking { thinking: text, kind: "thinking_delta" })
                 }
                 StreamEvent::TextDelta { text } => {
                     output_tokens += count_tokens(text);
-                    ("text", json!({"type": "text", "text": ""}), json!({"type": "text_delta", "text": text}))
+                    ("text", Delta::Text { text, kind: "text_delta" })
                 }
-                StreamEvent::ToolCallDelta { index, id, name, arguments } => {
+                StreamEvent::ToolCallDelta { index, arguments, .. } => {
                     output_tokens += count_tokens(arguments);
                     tool_index = Some(*index);
+                    let empty = empty_input.get(*index).copied().unwrap_or(false);
                     (
                         "tool_use",
-                        json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
-                        json!({"type": "input_json_delta",
-                            "partial_json": if empty_input.get(*index).copied().unwrap_or(false) { "" } else { arguments }}),
+                        Delta::InputJson { partial_json: if empty { "" } else { arguments }, kind: "input_json_delta" },
                     )
                 }
                 StreamEvent::ToolCall { .. } => {
@@ -190,20 +186,56 @@ impl ChatProtocol for AnthropicMessages {
                 let index = next_index;
                 next_index += 1;
                 block = Some((index, kind, tool_index));
+                let start_block = match &timed.event {
+                    StreamEvent::ToolCallDelta { id, name, .. } => {
+                        json!({"type": "tool_use", "id": id, "name": name, "input": {}})
+                    }
+                    StreamEvent::ThinkingDelta { .. } => json!({"type": "thinking", "thinking": "", "signature": ""}),
+                    _ => json!({"type": "text", "text": ""}),
+                };
                 bytes.push_str(&event(
                     "content_block_start",
                     json!({"type": "content_block_start", "index": index, "content_block": start_block}),
                 ));
             }
             let index = block.map_or(0, |(i, _, _)| i);
-            bytes.push_str(&event(
-                "content_block_delta",
-                json!({"type": "content_block_delta", "index": index, "delta": delta}),
-            ));
+            let delta = BlockDelta { delta, index, kind: "content_block_delta" };
+            bytes.push_str(&sse_json(Some("content_block_delta"), &delta));
             push(&mut frames, &mut pending_delay, bytes);
         }
         stream_reply(stream, "request-id", request_id, frames)
     }
+}
+
+/// A `content_block_delta` event's data, typed (one per streamed token; a `serde_json::Value` tree for each cost
+/// more than the rest of the event). Fields in serde_json's sorted key order, so the bytes are the ones the `Value`
+/// form wrote (`tests/vectors/wire.json` holds them).
+#[derive(Serialize)]
+struct BlockDelta<'a> {
+    delta: Delta<'a>,
+    index: usize,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Delta<'a> {
+    Text {
+        text: &'a str,
+        #[serde(rename = "type")]
+        kind: &'static str,
+    },
+    Thinking {
+        thinking: &'a str,
+        #[serde(rename = "type")]
+        kind: &'static str,
+    },
+    InputJson {
+        partial_json: &'a str,
+        #[serde(rename = "type")]
+        kind: &'static str,
+    },
 }
 
 fn message_envelope(envelope: &Envelope, usage: crate::model::Usage) -> Value {

@@ -18,6 +18,7 @@ use crate::model::{
 use crate::script::StreamBreak;
 use crate::stream::{Envelope, EventStream, StreamEvent};
 use crate::tokenize::count_tokens;
+use serde::Serialize;
 use serde_json::{json, Value};
 
 pub(crate) struct OpenAiResponses;
@@ -100,11 +101,11 @@ impl ChatProtocol for OpenAiResponses {
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
         let envelope = stream.envelope();
         let message_id = format!("msg_{}", envelope.number);
-        let mut sequence = 0u64;
+        let sequence = std::cell::Cell::new(0u64);
+        let next_sequence = || sequence.replace(sequence.get() + 1);
         let mut event = |kind: &str, mut data: Value| -> String {
             data["type"] = json!(kind);
-            data["sequence_number"] = json!(sequence);
-            sequence += 1;
+            data["sequence_number"] = json!(next_sequence());
             sse_json(Some(kind), &data)
         };
         let in_progress = response_object(None, envelope, request, Vec::new(), "in_progress");
@@ -167,11 +168,16 @@ impl ChatProtocol for OpenAiResponses {
                         ));
                     }
                     text.push_str(token);
-                    bytes.push_str(&event(
-                        "response.output_text.delta",
-                        json!({"item_id": message_id, "output_index": output_index,
-                        "content_index": 0, "delta": token, "logprobs": []}),
-                    ));
+                    let delta = TextDelta {
+                        content_index: 0,
+                        delta: token,
+                        item_id: &message_id,
+                        logprobs: [],
+                        output_index,
+                        sequence_number: next_sequence(),
+                        kind: "response.output_text.delta",
+                    };
+                    bytes.push_str(&sse_json(Some(delta.kind), &delta));
                 }
                 StreamEvent::ToolCallDelta { index, id, name, arguments } => {
                     if text_open {
@@ -237,6 +243,21 @@ impl ChatProtocol for OpenAiResponses {
         }
         stream_reply(stream, "x-request-id", request_id, frames)
     }
+}
+
+/// A `response.output_text.delta` event's data, typed (one per streamed token; a `serde_json::Value` tree for each
+/// cost more than the rest of the event). Fields in serde_json's sorted key order, so the bytes are the ones the
+/// `Value` form wrote (`tests/vectors/wire.json` holds them).
+#[derive(Serialize)]
+struct TextDelta<'a> {
+    content_index: u32,
+    delta: &'a str,
+    item_id: &'a str,
+    logprobs: [(); 0],
+    output_index: usize,
+    sequence_number: u64,
+    #[serde(rename = "type")]
+    kind: &'static str,
 }
 
 fn close_reasoning(
