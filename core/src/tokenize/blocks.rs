@@ -84,8 +84,8 @@ fn shifted(mask: u64, carry: Carry, top: u32) -> u64 {
 
 /// The token starts among `bytes[base..base + 64]`, given the previous block's [`Carry`] (which is updated), or
 /// `None` when the block holds none that can be known (its first two bytes are not both ASCII).
-// Inlined only into the block loops (`count_by_blocks`, `next_blocks`, `start_blocks`, none of them inlined), so
-// that the carry stays in registers from block to block and the per-token loops stay small.
+// Inlined only into `count_by_blocks` (a loop over blocks) and `next_block` (one block for the iterator), neither of
+// them inlined: the carry stays in registers from block to block and the per-token loops stay small.
 #[inline(always)]
 pub(super) fn block_starts(bytes: &[u8], base: usize, carry: &mut Carry) -> Option<BlockStarts> {
     let masks = match bytes.get(base..base + 64).and_then(|c| c.try_into().ok()) {

@@ -194,13 +194,14 @@ impl<'a> Tokens<'a> {
 }
 
 impl<'a> Tokens<'a> {
-    /// The token from `start` to `end`, two values that `pos` took (see its invariant), `start` the earlier.
+    /// The token from `start` to `end`, two positions of the kind `pos` holds (see its invariant: a block's start,
+    /// or a checked scalar end), `start` the earlier.
     #[inline(always)]
     fn slice(&self, start: usize, end: usize) -> &'a str {
         debug_assert!(start < end, "a token ends after it starts");
         if start < end {
-            // SAFETY: both are values of `pos`, so char boundaries of `text` and at most its length, and
-            // `start < end`.
+            // SAFETY: both are positions of the kind `pos` holds, so char boundaries of `text` and at most its
+            // length, and `start < end`.
             unsafe { self.text.get_unchecked(start..end) }
         } else {
             "" // cannot happen: a token ends after it starts
