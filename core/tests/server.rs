@@ -335,6 +335,46 @@ fn requests_the_http_layer_refuses_are_journaled_as_rejected() {
     }
 }
 
+/// Frames due at once leave together (one piece for hyper), but a frame with a delay still waits for it: each
+/// token of a paced stream reaches the client after the one before, not all at the end.
+#[test]
+fn a_paced_stream_arrives_token_by_token() {
+    let scenario = r#"{"cuecard": 1, "routes": [{"steps": [{"text": "one two three", "token_delay_ms": 150}]}]}"#;
+    let mock = Arc::new(MockModel::from_scenario(&Scenario::from_json(scenario).unwrap()).unwrap());
+    let server = Server::start(Arc::clone(&mock)).unwrap();
+    let body = r#"{"model":"gpt-4o","stream":true,"messages":[{"role":"user","content":"hi"}]}"#;
+    let mut stream = TcpStream::connect(server.addr()).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        stream,
+        "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let started = Instant::now();
+    let (mut received, mut arrivals) = (Vec::new(), Vec::new());
+    let mut buffer = [0u8; 4096];
+    loop {
+        let read = stream.read(&mut buffer).unwrap();
+        if read == 0 {
+            break;
+        }
+        received.extend_from_slice(&buffer[..read]);
+        let text = String::from_utf8_lossy(&received).into_owned();
+        for token in ["\"one\"", "\" two\"", "\" three\"", "[DONE]"] {
+            if text.contains(token) && !arrivals.iter().any(|(seen, _)| *seen == token) {
+                arrivals.push((token, started.elapsed()));
+            }
+        }
+    }
+    let order: Vec<&str> = arrivals.iter().map(|(token, _)| *token).collect();
+    assert_eq!(order, ["\"one\"", "\" two\"", "\" three\"", "[DONE]"], "{}", String::from_utf8_lossy(&received));
+    for pair in arrivals.windows(2).take(2) {
+        let gap = pair[1].1 - pair[0].1;
+        assert!(gap >= Duration::from_millis(100), "{} came {gap:?} after {}", pair[1].0, pair[0].0);
+    }
+}
+
 /// A client that goes away before its stream ends is journaled as such (`left_mid_stream`); one that reads its
 /// stream to the end, or whose stream the script cuts, is not.
 #[test]
