@@ -456,9 +456,7 @@ impl ReplyBody {
             ended: false,
         }
     }
-}
 
-impl ReplyBody {
     /// `first` and the frames after it that are due at once (no delay, or delays skipped), as one piece: hyper
     /// then frames one chunk rather than one per SSE event (short streams: about 9% more per second).
     fn due_now(&mut self, first: String) -> Bytes {

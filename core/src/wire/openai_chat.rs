@@ -71,7 +71,8 @@ impl ChatProtocol for OpenAiChat {
         };
         let choices =
             [Choice { finish_reason: finish_reason(response.finish_reason), index: 0, logprobs: (), message }];
-        let body = Body::new(choices, envelope, "chat.completion", Some(response.usage.as_ref().map(UsageJson::from)));
+        let body =
+            ChatBody::new(choices, envelope, "chat.completion", Some(response.usage.as_ref().map(UsageJson::from)));
         json_reply(200, vec![("x-request-id".into(), request_id.into())], &body)
     }
 
@@ -82,7 +83,7 @@ impl ChatProtocol for OpenAiChat {
         // Every chunk is `{"choices":[...],` + the same envelope (keys in serde_json's sorted order: `choices`
         // sorts first), so the envelope is serialized once and each chunk writes only its choice. A 200-token
         // stream spent most of its time rebuilding and re-serializing the envelope per token.
-        let envelope = Body::new([(); 0], base, "chat.completion.chunk", request.include_usage.then_some(None));
+        let envelope = ChatBody::new([(); 0], base, "chat.completion.chunk", request.include_usage.then_some(None));
         let envelope_text = serde_json::to_string(&envelope).unwrap_or_default();
         let envelope_tail = envelope_text.strip_prefix("{\"choices\":[],").unwrap_or(&envelope_text);
         let has_text = stream.iter().any(|e| matches!(e, StreamEvent::TextDelta { .. }));
@@ -113,7 +114,10 @@ impl ChatProtocol for OpenAiChat {
                     if request.include_usage {
                         if let Some(usage) = &response.usage {
                             let usage = Some(Some(UsageJson::from(usage)));
-                            out.push_str(&sse_json(None, &Body::new([(); 0], base, "chat.completion.chunk", usage)));
+                            out.push_str(&sse_json(
+                                None,
+                                &ChatBody::new([(); 0], base, "chat.completion.chunk", usage),
+                            ));
                         }
                     }
                     out.push_str(&sse_event(None, "[DONE]"));
@@ -136,7 +140,7 @@ impl ChatProtocol for OpenAiChat {
 /// stream's envelope (`envelope_tail`, serialized once per stream: a 200-token stream spent most of its time
 /// re-serializing it per token). `choices` sorts first, so the bytes are a whole chunk's.
 fn chunk(envelope_tail: &str, delta: &impl Serialize, finish: Option<&str>) -> String {
-    // The fixed parts are 84 bytes; a delta of a token or two fits in the rest, so the Vec never grows.
+    // The fixed parts are about 84 bytes; a delta of a token or two fits in the rest without the Vec growing.
     let mut out = Vec::with_capacity(envelope_tail.len() + 192);
     out.extend_from_slice(b"data: {\"choices\":[{\"delta\":");
     let _ = serde_json::to_writer(&mut out, delta); // into a Vec, these cannot fail
@@ -171,7 +175,7 @@ struct NoDelta {}
 
 /// A `chat.completion`, a `chat.completion.chunk`, or the envelope of every chunk of a stream (with no choices).
 #[derive(Serialize)]
-struct Body<'a, C> {
+struct ChatBody<'a, C> {
     choices: C,
     created: u64,
     id: String,
@@ -183,9 +187,9 @@ struct Body<'a, C> {
     usage: Option<Option<UsageJson>>,
 }
 
-impl<'a, C> Body<'a, C> {
+impl<'a, C> ChatBody<'a, C> {
     fn new(choices: C, envelope: &'a Envelope, object: &'static str, usage: Option<Option<UsageJson>>) -> Self {
-        Body {
+        ChatBody {
             choices,
             created: envelope.created,
             id: envelope.id("chatcmpl-"),
