@@ -8,6 +8,10 @@ use cuecard::{ChatRequest, MockModel, Scenario, Step};
 use serde_json::json;
 use std::hint::black_box;
 
+// The allocator of `cuecard serve` (cli/src/main.rs): the wire benchmarks stand for its cost per request.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn calls(c: &mut Criterion) {
     let request = ChatRequest::user("gpt-4o", "What is the weather in Paris today?").with_operation("weather");
     let text = MockModel::builder().responds("The weather in Paris is sunny, 22 degrees.").repeats().build().unwrap();

@@ -1,0 +1,80 @@
+//! What one request through the wire layer costs in allocations, counted exactly (no timing noise): bench/load.json's
+//! answer (75 tokens) as a whole chat completion and as a stream, against a bounded journal as `serve` keeps it.
+//!
+//!     cargo run --profile bench -p cuecard --features server --example wire_cost -- [REQUESTS] [whole|stream]
+//!
+//! Instructions per request, exact as well, from cachegrind over two request counts (the difference cancels the
+//! start-up): `bench/wire-cost.sh`. Timings are noisy on a shared VM; these counts are not, so an A/B of a change to
+//! the request path reads them first.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::indexing_slicing, missing_docs)]
+
+use cuecard::wire::{self, HttpRequest};
+use cuecard::MockModel;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The system allocator, counting allocations (a `realloc` counts as one) and the bytes asked for.
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+static BYTES: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: every call is passed through to the system allocator unchanged; only counters are updated beside it.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        BYTES.fetch_add(layout.size() as u64, Ordering::Relaxed);
+        // SAFETY: the caller's contract for `alloc` is passed on.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract for `dealloc` is passed on.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        BYTES.fetch_add(new_size as u64, Ordering::Relaxed);
+        // SAFETY: the caller's contract for `realloc` is passed on.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn main() {
+    let requests: u64 = std::env::args().nth(1).map_or(1000, |n| n.parse().expect("REQUESTS is a number"));
+    let only = std::env::args().nth(2).unwrap_or_default();
+    let scenario: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("bench/load.json").expect("run from the repository root"))
+            .unwrap();
+    let answer = scenario["routes"][0]["steps"][0]["text"].as_str().unwrap().to_string();
+    let mock = MockModel::builder().responds(answer).repeats().build().unwrap();
+    mock.set_journal_limit(Some(1000)); // as `serve` does by default
+    for (name, stream) in [("whole", false), ("stream", true)] {
+        if !only.is_empty() && only != name {
+            continue;
+        }
+        let body = format!(
+            r#"{{"model":"gpt-4o","stream":{stream},"messages":[{{"role":"user","content":"What is the weather in Paris?"}}]}}"#
+        );
+        let request =
+            HttpRequest::post_json("/v1/chat/completions", &body).with_header("content-type", "application/json");
+        for _ in 0..100 {
+            wire::handle(&mock, &request); // the journal's ring fills, the allocator warms up
+        }
+        let (allocations, bytes) = (ALLOCATIONS.load(Ordering::Relaxed), BYTES.load(Ordering::Relaxed));
+        for _ in 0..requests {
+            std::hint::black_box(wire::handle(&mock, std::hint::black_box(&request)));
+        }
+        let per_request =
+            |counter: &AtomicU64, before: u64| (counter.load(Ordering::Relaxed) - before) / requests.max(1);
+        println!(
+            "{name:<6} {:>4} allocations, {:>6} bytes allocated per request",
+            per_request(&ALLOCATIONS, allocations),
+            per_request(&BYTES, bytes)
+        );
+    }
+}
