@@ -157,6 +157,7 @@ struct Taken {
 /// A resolved answer: the response, what to stream before it, and its delays.
 struct Resolved {
     response: ChatResponse,
+    /// The thinking and text to stream when the step is not an [`Answer`] (whose own chunks `plan` reads).
     thinking: Option<Chunks>,
     text: Option<Chunks>,
     step: Arc<Step>,
@@ -697,8 +698,7 @@ impl MockModel {
         computed: Option<Result<Step, CallError>>,
     ) -> Result<Resolved, Box<Failure>> {
         let Taken { entry_index, step, number, tool_call_ids, at_ms, usage, step_defaults } = taken;
-        let mut ids = tool_call_ids.into_iter();
-        let (step, timing, mut ids): (Arc<Step>, Timing, Box<dyn Iterator<Item = u64>>) = match &step.body {
+        let (step, timing, ids): (Arc<Step>, Timing, Vec<u64>) = match &step.body {
             StepBody::Compute(responder) => {
                 let answer = computed.unwrap_or_else(|| responder.respond(request));
                 let computed = match answer {
@@ -711,8 +711,9 @@ impl MockModel {
                     Ok(computed) => {
                         // A computed answer has its own delays where it sets them, else the computed step's.
                         let timing = computed.timing.or(step.timing).or(step_defaults).resolve();
-                        let first = self.allocate_tool_call_ids(missing_tool_call_ids(&computed));
-                        (Arc::new(computed), timing, Box::new(first..))
+                        let count = missing_tool_call_ids(&computed);
+                        let first = self.allocate_tool_call_ids(count);
+                        (Arc::new(computed), timing, (first..first + count).collect())
                     }
                     Err(error) => {
                         let message = error.to_string();
@@ -723,9 +724,10 @@ impl MockModel {
             }
             _ => {
                 let timing = step.timing.or(step_defaults).resolve();
-                (step, timing, Box::new(std::iter::from_fn(move || ids.next())))
+                (step, timing, tool_call_ids)
             }
         };
+        let mut ids = ids.into_iter();
         let mut envelope =
             Envelope { number, scripted_id: None, model: request.model.clone(), created: created_seconds(at_ms) };
         let mut next_call_id = || format!("call_{}", ids.next().unwrap_or(0));
@@ -750,8 +752,9 @@ impl MockModel {
                 let response = answer_response(answer, &step, request, id, envelope.created, usage, &mut next_call_id);
                 Resolved {
                     response,
-                    thinking: answer.thinking.clone(),
-                    text: answer.text.clone(),
+                    // Planned from the step itself (`plan`).
+                    thinking: None,
+                    text: None,
                     step: step.clone(),
                     timing,
                     envelope,
@@ -950,9 +953,14 @@ struct Failure {
 }
 
 fn plan(resolved: &Resolved, at_ms: u64) -> StreamPlan<'_> {
+    // A scripted answer's chunks are read from its step, which all its calls share, rather than copied per call.
+    let (thinking, text) = match &resolved.step.body {
+        StepBody::Answer(answer) => (answer.thinking.as_ref(), answer.text.as_ref()),
+        _ => (resolved.thinking.as_ref(), resolved.text.as_ref()),
+    };
     StreamPlan {
-        thinking: resolved.thinking.as_ref(),
-        text: resolved.text.as_ref(),
+        thinking,
+        text,
         response: &resolved.response,
         fail_after: resolved.step.fail_after.as_ref(),
         timing: resolved.timing,

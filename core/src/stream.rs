@@ -140,6 +140,10 @@ pub(crate) fn expand(plan: &StreamPlan<'_>) -> Vec<TimedEvent> {
 
 /// The total virtual duration of [`expand`]'s events, computed without building them (the whole-answer path).
 pub(crate) fn planned_delay(plan: &StreamPlan<'_>) -> u64 {
+    let first = plan.timing.delay_ms.saturating_add(plan.timing.ttft_ms);
+    if plan.timing.token_delay_ms == 0 {
+        return first; // no time between tokens: nothing to count (a whole answer's usual case)
+    }
     let count = |chunks: Option<&Chunks>| match chunks {
         Some(Chunks::Words(text)) => crate::count_tokens(text) as u64,
         Some(Chunks::Exact(tokens)) => tokens.len() as u64,
@@ -151,7 +155,6 @@ pub(crate) fn planned_delay(plan: &StreamPlan<'_>) -> u64 {
             deltas += (crate::count_tokens(&call.arguments) as u64).max(1);
         }
     }
-    let first = plan.timing.delay_ms.saturating_add(plan.timing.ttft_ms);
     first.saturating_add(plan.timing.token_delay_ms.saturating_mul(deltas.saturating_sub(1)))
 }
 

@@ -7,7 +7,7 @@
 
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
-use super::{json_reply, sse_event, sse_json, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply};
+use super::{json_reply, json_text, sse_event, sse_json, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply};
 use crate::model::{
     AudioPart, ChatRequest, ChatResponse, ContentPart, FilePart, FinishReason, ImagePart, Message, ResponseFormat,
     Role, ToolCall, ToolChoice, ToolDefinition, Usage,
@@ -26,12 +26,15 @@ impl ChatProtocol for OpenAiChat {
     fn decode(body: &Value) -> Result<DecodedRequest, String> {
         let top = json::object(body, "the request")?;
         let model = json::required_str(top, "model", "request")?.to_string();
-        let mut messages = Vec::new();
-        for (i, message) in json::required_array(top, "messages", "request")?.iter().enumerate() {
+        // Sized exactly: the journal keeps these vectors as they are (a pushed-to Vec of one message holds four).
+        let given_messages = json::required_array(top, "messages", "request")?;
+        let mut messages = Vec::with_capacity(given_messages.len());
+        for (i, message) in given_messages.iter().enumerate() {
             messages.push(decode_message(message, &format!("messages[{i}]"))?);
         }
-        let mut tools = Vec::new();
-        for (i, tool) in json::optional_array(top, "tools", "request")?.iter().enumerate() {
+        let given_tools = json::optional_array(top, "tools", "request")?;
+        let mut tools = Vec::with_capacity(given_tools.len());
+        for (i, tool) in given_tools.iter().enumerate() {
             tools.push(decode_tool(tool, &format!("tools[{i}]"))?);
         }
         let include_usage =
@@ -77,7 +80,8 @@ impl ChatProtocol for OpenAiChat {
     }
 
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
-        let mut frames = Vec::new();
+        // The role chunk, then about one frame per event (the last event's frame also holds `[DONE]`).
+        let mut frames = Vec::with_capacity(stream.events().len() + 1);
         let mut pending_delay = 0u64;
         let base = stream.envelope();
         // Every chunk is `{"choices":[...],` + the same envelope (keys in serde_json's sorted order: `choices`
@@ -149,7 +153,7 @@ fn chunk(envelope_tail: &str, delta: &impl Serialize, finish: Option<&str>) -> S
     out.extend_from_slice(b",\"index\":0,\"logprobs\":null}],");
     out.extend_from_slice(envelope_tail.as_bytes());
     out.extend_from_slice(b"\n\n");
-    String::from_utf8(out).unwrap_or_default()
+    json_text(out)
 }
 
 /// The first delta of a stream: `content` is `""` when text follows, else `null`.
