@@ -106,36 +106,28 @@ impl Server {
             .enable_all()
             .build()
             .map_err(io)?;
+        // Registered with the runtime here, so that a failure is this call's error. The kernel queues connections
+        // from the bind on: the server is reachable once this returns, without waiting for its thread to run
+        // (a handshake with the thread cost `cuecard serve` a wake-up before it could print its address).
+        let listener = {
+            let _context = runtime.enter();
+            tokio::net::TcpListener::from_std(listener).map_err(io)?
+        };
         let (shutdown, stop) = oneshot::channel();
-        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("cuecard-server".into())
             .spawn(move || {
-                runtime.block_on(async move {
-                    match tokio::net::TcpListener::from_std(listener) {
-                        Ok(listener) => {
-                            let _ = ready_tx.send(Ok(()));
-                            serve(listener, mock, options, stop).await;
-                        }
-                        Err(e) => {
-                            let _ = ready_tx.send(Err(e));
-                        }
-                    }
-                });
+                runtime.block_on(serve(listener, mock, options, stop));
                 // Connections still open after the graceful period are dropped here; the worker threads get a moment
                 // to end, so that once `stop` returns no thread of the server is left running.
                 runtime.shutdown_timeout(Duration::from_millis(100));
             })
             .map_err(io)?;
-        match ready_rx.recv() {
-            Ok(Ok(())) => Ok(Server {
-                addr,
-                shutdown: std::sync::Mutex::new(Some(shutdown)),
-                thread: std::sync::Mutex::new(Some(thread)),
-            }),
-            Ok(Err(e)) => Err(io(e)),
-            Err(_) => Err(Error::new(ErrorKind::Internal, "the server thread ended before it was ready")),
-        }
+        Ok(Server {
+            addr,
+            shutdown: std::sync::Mutex::new(Some(shutdown)),
+            thread: std::sync::Mutex::new(Some(thread)),
+        })
     }
 
     /// The bound address.
