@@ -37,6 +37,15 @@ wrk -t2 -c"$CONNECTIONS" -d1s -s bench/chat.lua "$CUECARD_URL/chat/completions" 
 RSS_BEFORE="$(rss_kb)"
 
 BARE_RPS="$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s bench/chat.lua "$BARE_URL/v1/chat/completions" | rps)"
+# The same bare server keeping the CPU busy 1, 2 and 5 us per request: how steeply throughput falls below the
+# ceiling once answering costs anything, with wrk on the same two cores.
+WORK_RPS=()
+for work_us in 1 2 5; do
+  "$BIN/examples/bare_server" "$((work_us * 1000))" > "$CARGO_TARGET_DIR/bare-work.out" & WORK_PID=$!
+  WORK_URL="$(first_line "$CARGO_TARGET_DIR/bare-work.out")"
+  WORK_RPS+=("$work_us:$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s bench/chat.lua "$WORK_URL/v1/chat/completions" | rps)")
+  kill "$WORK_PID"; wait "$WORK_PID" 2>/dev/null || true
+done
 CUECARD_RPS="$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s bench/chat.lua "$CUECARD_URL/chat/completions" | rps)"
 STREAM_RPS="$(STREAM=1 wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s bench/chat.lua "$CUECARD_URL/chat/completions" | rps)"
 RSS_AFTER="$(rss_kb)"
@@ -77,11 +86,14 @@ first_line "$CARGO_TARGET_DIR/idle.out" > /dev/null
 sleep 0.2
 IDLE_RSS="$(awk '/VmRSS/ {print $2}' "/proc/$IDLE_PID/status")"
 
-python3 - "$BARE_RPS" "$CUECARD_RPS" "$STREAM_RPS" "$EVENTS" "$COLD_MEDIAN_US" "$RSS_BEFORE" "$RSS_AFTER" "$TOTAL" "$SHORT_RPS" "$SHORT_EVENTS" "$BARE_COLD_US" "$ECHO_COLD_US" "$IDLE_RSS" <<'PY'
+python3 - "$BARE_RPS" "$CUECARD_RPS" "$STREAM_RPS" "$EVENTS" "$COLD_MEDIAN_US" "$RSS_BEFORE" "$RSS_AFTER" "$TOTAL" "$SHORT_RPS" "$SHORT_EVENTS" "$BARE_COLD_US" "$ECHO_COLD_US" "$IDLE_RSS" "${WORK_RPS[*]}" <<'PY'
 import sys
-bare, cuecard, stream, events, cold, before, after, total, short, short_events, bare_cold, echo_cold, idle = sys.argv[1:]
+bare, cuecard, stream, events, cold, before, after, total, short, short_events, bare_cold, echo_cold, idle, work = sys.argv[1:]
 bare, cuecard, stream, short = float(bare), float(cuecard), float(stream), float(short)
 print(f"bare hyper (ceiling):        {bare:10.0f} req/s")
+for pair in work.split():
+    work_us, rps = pair.split(":")
+    print(f"  the same + {work_us} us work/req: {float(rps):10.0f} req/s  ({float(rps) / bare:.0%} of the ceiling)")
 print(f"cuecard non-streaming:       {cuecard:10.0f} req/s  ({cuecard / bare:.0%} of the ceiling)")
 print(f"cuecard streaming:           {stream:10.0f} req/s  x {events} SSE events = {stream * int(events):.0f} events/s")
 print(f"cuecard short streams:       {short:10.0f} req/s  x {short_events} SSE events = {short * int(short_events):.0f} events/s")

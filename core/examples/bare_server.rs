@@ -1,5 +1,9 @@
 //! A bare hyper server that answers every request with one fixed chat completion: the practical ceiling of
 //! this machine for `bench/server-load.sh`, measured in the same run as cuecard's server.
+//!
+//! `bare_server WORK_NS` first keeps the CPU busy for WORK_NS nanoseconds per request: the same server doing a
+//! fixed amount of work, which shows how fast throughput falls below the ceiling once a request costs anything
+//! (with the load tool on the same cores, every microsecond also costs wake-ups and context switches).
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
 
 use bytes::Bytes;
@@ -9,7 +13,16 @@ use hyper_util::rt::TokioIo;
 
 const BODY: &str = r#"{"id":"chatcmpl-1","object":"chat.completion","created":1767225600,"model":"gpt-4o","choices":[{"index":0,"message":{"role":"assistant","content":"The weather in Paris is sunny, 22 degrees.","refusal":null,"annotations":[]},"logprobs":null,"finish_reason":"stop"}],"usage":null,"system_fingerprint":"fp_cuecard"}"#;
 
+/// Keeps this thread busy for `nanos` (a spin, not a sleep: it stands for the CPU work of answering).
+fn work_for(nanos: u64) {
+    let start = std::time::Instant::now();
+    while start.elapsed() < std::time::Duration::from_nanos(nanos) {
+        std::hint::spin_loop();
+    }
+}
+
 fn main() {
+    let work_ns: u64 = std::env::args().nth(1).map_or(0, |n| n.parse().expect("WORK_NS is a number of nanoseconds"));
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -18,7 +31,8 @@ fn main() {
             let (stream, _) = listener.accept().await.unwrap();
             let _ = stream.set_nodelay(true);
             tokio::spawn(async move {
-                let service = service_fn(|_request| async {
+                let service = service_fn(move |_request| async move {
+                    work_for(work_ns);
                     let response = hyper::Response::builder()
                         .header("content-type", "application/json")
                         .body(Full::new(Bytes::from_static(BODY.as_bytes())))
