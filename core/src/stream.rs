@@ -104,20 +104,19 @@ impl Timeline {
 
 /// The events of an answer.
 pub(crate) fn expand(plan: &StreamPlan<'_>) -> Vec<TimedEvent> {
+    let expected = event_count(plan);
     let mut line = Timeline {
-        events: Vec::new(),
+        // Sized once: an event holds a whole response, and a 75-token answer's vector grew seven times.
+        events: Vec::with_capacity(expected),
         clock_ms: plan.start_ms,
         first_delay_ms: Some(plan.timing.delay_ms.saturating_add(plan.timing.ttft_ms)),
         token_delay_ms: plan.timing.token_delay_ms,
     };
-    for token in plan.thinking.map(Chunks::tokens).unwrap_or_default() {
-        line.push_delta(StreamEvent::ThinkingDelta { text: token.to_string() });
-    }
-    for token in plan.text.map(Chunks::tokens).unwrap_or_default() {
-        line.push_delta(StreamEvent::TextDelta { text: token.to_string() });
-    }
+    each_token(plan.thinking, |token| line.push_delta(StreamEvent::ThinkingDelta { text: token.to_string() }));
+    each_token(plan.text, |token| line.push_delta(StreamEvent::TextDelta { text: token.to_string() }));
     if let Some(error) = plan.fail_after {
         line.push_closing(StreamEvent::Error { error: error.clone() });
+        debug_assert_eq!(line.events.len(), expected, "event_count disagrees with expand");
         return line.events;
     }
     for (index, call) in plan.response.message.tool_calls.iter().enumerate() {
@@ -135,6 +134,7 @@ pub(crate) fn expand(plan: &StreamPlan<'_>) -> Vec<TimedEvent> {
         line.push_closing(StreamEvent::ToolCall { index, call: call.clone() });
     }
     line.push_closing(StreamEvent::Complete { response: plan.response.clone() });
+    debug_assert_eq!(line.events.len(), expected, "event_count disagrees with expand");
     line.events
 }
 
@@ -144,18 +144,43 @@ pub(crate) fn planned_delay(plan: &StreamPlan<'_>) -> u64 {
     if plan.timing.token_delay_ms == 0 {
         return first; // no time between tokens: nothing to count (a whole answer's usual case)
     }
-    let count = |chunks: Option<&Chunks>| match chunks {
-        Some(Chunks::Words(text)) => crate::count_tokens(text) as u64,
-        Some(Chunks::Exact(tokens)) => tokens.len() as u64,
-        None => 0,
-    };
-    let mut deltas = count(plan.thinking) + count(plan.text);
+    let mut deltas = token_count(plan.thinking) + token_count(plan.text);
     if plan.fail_after.is_none() {
-        for call in &plan.response.message.tool_calls {
-            deltas += (crate::count_tokens(&call.arguments) as u64).max(1);
-        }
+        deltas += plan.response.message.tool_calls.iter().map(argument_fragments).sum::<usize>();
     }
-    first.saturating_add(plan.timing.token_delay_ms.saturating_mul(deltas.saturating_sub(1)))
+    first.saturating_add(plan.timing.token_delay_ms.saturating_mul((deltas as u64).saturating_sub(1)))
+}
+
+/// How many events [`expand`] makes of `plan`.
+fn event_count(plan: &StreamPlan<'_>) -> usize {
+    let deltas = token_count(plan.thinking) + token_count(plan.text);
+    match plan.fail_after {
+        Some(_) => deltas + 1,
+        // Each call's fragments and its closing event, then the completed response.
+        None => deltas + plan.response.message.tool_calls.iter().map(|c| argument_fragments(c) + 1).sum::<usize>() + 1,
+    }
+}
+
+/// The tokens of `chunks`, one by one, without collecting them first.
+fn each_token(chunks: Option<&Chunks>, push: impl FnMut(&str)) {
+    match chunks {
+        Some(Chunks::Words(text)) => crate::tokenize(text).for_each(push),
+        Some(Chunks::Exact(tokens)) => tokens.iter().map(String::as_str).for_each(push),
+        None => {}
+    }
+}
+
+fn token_count(chunks: Option<&Chunks>) -> usize {
+    match chunks {
+        Some(Chunks::Words(text)) => crate::count_tokens(text),
+        Some(Chunks::Exact(tokens)) => tokens.len(),
+        None => 0,
+    }
+}
+
+/// The argument deltas of a streamed tool call: one per token, and one (empty) for empty arguments.
+fn argument_fragments(call: &crate::model::ToolCall) -> usize {
+    crate::count_tokens(&call.arguments).max(1)
 }
 
 /// The single event of a step that fails before streaming anything.

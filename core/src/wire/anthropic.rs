@@ -7,14 +7,15 @@
 
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
-use super::{json_reply, sse_json, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply};
+use super::{
+    json_reply, json_text, push_json_number, push_json_str, sse_json, stream_reply, ChatProtocol, DecodedRequest,
+    Frame, HttpReply,
+};
 use crate::model::{
     ChatRequest, ChatResponse, ContentPart, FinishReason, ImagePart, Message, Role, ToolCall, ToolDefinition,
 };
 use crate::script::StreamBreak;
 use crate::stream::{Envelope, EventStream, StreamEvent};
-use crate::tokenize::count_tokens;
-use serde::Serialize;
 use serde_json::{json, Value};
 
 pub(crate) struct AnthropicMessages;
@@ -116,7 +117,6 @@ impl ChatProtocol for AnthropicMessages {
         // The open content block: its index, kind, and for tool_use the tool call's position in the answer.
         let mut block: Option<(usize, &'static str, Option<usize>)> = None;
         let mut next_index = 0usize;
-        let mut output_tokens = 0usize;
         let push = |frames: &mut Vec<Frame>, delay: &mut u64, data: String| {
             frames.push(Frame { delay_ms: std::mem::take(delay), data });
         };
@@ -137,22 +137,12 @@ impl ChatProtocol for AnthropicMessages {
             let mut bytes = String::new();
             let mut tool_index = None;
             let (kind, delta) = match &timed.event {
-                StreamEvent::ThinkingDelta { text } => {
-                    output_tokens += count_tokens(text);
-                    ("thinking", Delta::Thinking { thinking: text, kind: "thinking_delta" })
-                }
-                StreamEvent::TextDelta { text } => {
-                    output_tokens += count_tokens(text);
-                    ("text", Delta::Text { text, kind: "text_delta" })
-                }
+                StreamEvent::ThinkingDelta { text } => ("thinking", Delta::Thinking(text)),
+                StreamEvent::TextDelta { text } => ("text", Delta::Text(text)),
                 StreamEvent::ToolCallDelta { index, arguments, .. } => {
-                    output_tokens += count_tokens(arguments);
                     tool_index = Some(*index);
                     let empty = empty_input.get(*index).copied().unwrap_or(false);
-                    (
-                        "tool_use",
-                        Delta::InputJson { partial_json: if empty { "" } else { arguments }, kind: "input_json_delta" },
-                    )
+                    ("tool_use", Delta::InputJson(if empty { "" } else { arguments }))
                 }
                 StreamEvent::ToolCall { .. } => {
                     bytes.push_str(&close(&mut block));
@@ -163,7 +153,16 @@ impl ChatProtocol for AnthropicMessages {
                 }
                 StreamEvent::Complete { response } => {
                     bytes.push_str(&close(&mut block));
-                    let usage = response.usage.map_or(output_tokens as u64, |u| u.output_tokens);
+                    // The wire gives every completed stream its usage (`with_usage_if_missing`); without it, the
+                    // same estimate.
+                    let usage = response.usage.map_or_else(
+                        || {
+                            let message = &response.message;
+                            let (text, thinking) = (message.text.as_deref(), message.thinking.as_deref());
+                            crate::usage::estimate_output_tokens(text, thinking, &message.tool_calls)
+                        },
+                        |u| u.output_tokens,
+                    );
                     let delta = json!({"type": "message_delta",
                         "delta": {"stop_reason": stop_reason(response.finish_reason), "stop_sequence": null},
                         "usage": {"output_tokens": usage}});
@@ -199,43 +198,45 @@ impl ChatProtocol for AnthropicMessages {
                 ));
             }
             let index = block.map_or(0, |(i, _, _)| i);
-            let delta = BlockDelta { delta, index, kind: "content_block_delta" };
-            bytes.push_str(&sse_json(Some("content_block_delta"), &delta));
+            let delta = block_delta_event(index, delta);
+            if bytes.is_empty() {
+                bytes = delta; // the usual case: another token of the open block
+            } else {
+                bytes.push_str(&delta);
+            }
             push(&mut frames, &mut pending_delay, bytes);
         }
         stream_reply(stream, "request-id", request_id, frames)
     }
 }
 
-/// A `content_block_delta` event's data, typed (one per streamed token; a `serde_json::Value` tree for each cost
-/// more than the rest of the event). Fields in serde_json's sorted key order, so the bytes are the ones the `Value`
-/// form wrote (`tests/vectors/wire.json` holds them).
-#[derive(Serialize)]
-struct BlockDelta<'a> {
-    delta: Delta<'a>,
-    index: usize,
-    #[serde(rename = "type")]
-    kind: &'static str,
+/// What a `content_block_delta` carries: its field, the streamed piece, and the delta's `type`.
+enum Delta<'a> {
+    Text(&'a str),
+    Thinking(&'a str),
+    InputJson(&'a str),
 }
 
-#[derive(Serialize)]
-#[serde(untagged)]
-enum Delta<'a> {
-    Text {
-        text: &'a str,
-        #[serde(rename = "type")]
-        kind: &'static str,
-    },
-    Thinking {
-        thinking: &'a str,
-        #[serde(rename = "type")]
-        kind: &'static str,
-    },
-    InputJson {
-        partial_json: &'a str,
-        #[serde(rename = "type")]
-        kind: &'static str,
-    },
+/// A `content_block_delta` event, one per streamed token, written by hand around the token (`push_json_str`): the
+/// bytes serde_json writes for `{"delta":{<field>:…,"type":…},"index":…,"type":"content_block_delta"}`, keys in
+/// its sorted order (`tests/vectors/wire.json` holds them).
+fn block_delta_event(index: usize, delta: Delta<'_>) -> String {
+    let (field, piece, kind): (&[u8], &str, &[u8]) = match delta {
+        Delta::Text(text) => (b"text", text, b"text_delta"),
+        Delta::Thinking(text) => (b"thinking", text, b"thinking_delta"),
+        Delta::InputJson(arguments) => (b"partial_json", arguments, b"input_json_delta"),
+    };
+    let mut out = Vec::with_capacity(128 + piece.len());
+    out.extend_from_slice(b"event: content_block_delta\ndata: {\"delta\":{\"");
+    out.extend_from_slice(field);
+    out.extend_from_slice(b"\":");
+    push_json_str(&mut out, piece);
+    out.extend_from_slice(b",\"type\":\"");
+    out.extend_from_slice(kind);
+    out.extend_from_slice(b"\"},\"index\":");
+    push_json_number(&mut out, index as u64);
+    out.extend_from_slice(b",\"type\":\"content_block_delta\"}\n\n");
+    json_text(out)
 }
 
 fn message_envelope(envelope: &Envelope, usage: crate::model::Usage) -> Value {

@@ -278,6 +278,18 @@ pub(crate) fn sse_json(name: Option<&str>, data: &impl Serialize) -> String {
     json_text(out)
 }
 
+/// `text` as a JSON string, quoted and escaped exactly as serde_json writes it, appended to `out`. The per-token
+/// events are written by hand around it: their keys never change, and serializing a struct escapes every key anew
+/// (for an Anthropic text delta, five keys for a one-word token).
+pub(crate) fn push_json_str(out: &mut Vec<u8>, text: &str) {
+    let _ = serde_json::to_writer(out, text); // into a Vec, this cannot fail
+}
+
+/// `number` as JSON, appended to `out`.
+pub(crate) fn push_json_number(out: &mut Vec<u8>, number: u64) {
+    let _ = serde_json::to_writer(out, &number); // into a Vec, this cannot fail
+}
+
 pub(crate) fn sse_event(name: Option<&str>, data: &str) -> String {
     let mut out = String::with_capacity(data.len() + 32);
     if let Some(name) = name {

@@ -7,7 +7,10 @@
 
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
-use super::{json_reply, json_text, sse_event, sse_json, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply};
+use super::{
+    json_reply, json_text, push_json_str, sse_event, sse_json, stream_reply, ChatProtocol, DecodedRequest, Frame,
+    HttpReply,
+};
 use crate::model::{
     AudioPart, ChatRequest, ChatResponse, ContentPart, FilePart, FinishReason, ImagePart, Message, ResponseFormat,
     Role, ToolCall, ToolChoice, ToolDefinition, Usage,
@@ -99,7 +102,7 @@ impl ChatProtocol for OpenAiChat {
             let data = match &timed.event {
                 // Chat Completions has no reasoning stream: thinking is not sent (its time still passes).
                 StreamEvent::ThinkingDelta { .. } | StreamEvent::ToolCall { .. } => continue,
-                StreamEvent::TextDelta { text } => chunk(envelope_tail, &ContentDelta { content: text }, None),
+                StreamEvent::TextDelta { text } => content_chunk(envelope_tail, text),
                 StreamEvent::ToolCallDelta { index, id, name, arguments } => {
                     let mut out = String::new();
                     if announced.insert(*index) {
@@ -144,12 +147,32 @@ impl ChatProtocol for OpenAiChat {
 /// stream's envelope (`envelope_tail`, serialized once per stream: a 200-token stream spent most of its time
 /// re-serializing it per token). `choices` sorts first, so the bytes are a whole chunk's.
 fn chunk(envelope_tail: &str, delta: &impl Serialize, finish: Option<&str>) -> String {
+    let delta = |out: &mut Vec<u8>| {
+        let _ = serde_json::to_writer(out, delta); // into a Vec, this cannot fail
+    };
+    chunk_with(envelope_tail, delta, finish)
+}
+
+/// The chunk of one streamed token, `{"content":…}` written by hand (`push_json_str`): one per token.
+fn content_chunk(envelope_tail: &str, text: &str) -> String {
+    let delta = |out: &mut Vec<u8>| {
+        out.extend_from_slice(b"{\"content\":");
+        push_json_str(out, text);
+        out.push(b'}');
+    };
+    chunk_with(envelope_tail, delta, None)
+}
+
+fn chunk_with(envelope_tail: &str, write_delta: impl FnOnce(&mut Vec<u8>), finish: Option<&str>) -> String {
     // The fixed parts are about 84 bytes; a delta of a token or two fits in the rest without the Vec growing.
     let mut out = Vec::with_capacity(envelope_tail.len() + 192);
     out.extend_from_slice(b"data: {\"choices\":[{\"delta\":");
-    let _ = serde_json::to_writer(&mut out, delta); // into a Vec, these cannot fail
+    write_delta(&mut out);
     out.extend_from_slice(b",\"finish_reason\":");
-    let _ = serde_json::to_writer(&mut out, &finish);
+    match finish {
+        Some(reason) => push_json_str(&mut out, reason),
+        None => out.extend_from_slice(b"null"),
+    }
     out.extend_from_slice(b",\"index\":0,\"logprobs\":null}],");
     out.extend_from_slice(envelope_tail.as_bytes());
     out.extend_from_slice(b"\n\n");
@@ -162,11 +185,6 @@ struct RoleDelta<'a> {
     content: Option<&'a str>,
     refusal: (),
     role: &'static str,
-}
-
-#[derive(Serialize)]
-struct ContentDelta<'a> {
-    content: &'a str,
 }
 
 /// `{}`: the last chunk's delta, which only finishes.

@@ -10,7 +10,10 @@
 
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
-use super::{json_reply, sse_json, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply, ITEM_REFERENCE};
+use super::{
+    json_reply, json_text, push_json_number, push_json_str, sse_json, stream_reply, ChatProtocol, DecodedRequest,
+    Frame, HttpReply, ITEM_REFERENCE,
+};
 use crate::model::{
     ChatRequest, ChatResponse, ContentPart, FilePart, FinishReason, ImagePart, Message, ResponseFormat, Role, ToolCall,
     ToolDefinition,
@@ -18,7 +21,6 @@ use crate::model::{
 use crate::script::StreamBreak;
 use crate::stream::{Envelope, EventStream, StreamEvent};
 use crate::tokenize::count_tokens;
-use serde::Serialize;
 use serde_json::{json, Value};
 
 pub(crate) struct OpenAiResponses;
@@ -168,16 +170,12 @@ impl ChatProtocol for OpenAiResponses {
                         ));
                     }
                     text.push_str(token);
-                    let delta = TextDelta {
-                        content_index: 0,
-                        delta: token,
-                        item_id: &message_id,
-                        logprobs: [],
-                        output_index,
-                        sequence_number: next_sequence(),
-                        kind: "response.output_text.delta",
-                    };
-                    bytes.push_str(&sse_json(Some(delta.kind), &delta));
+                    let delta = text_delta_event(token, &message_id, output_index, next_sequence());
+                    if bytes.is_empty() {
+                        bytes = delta; // the usual case: another token of the open message
+                    } else {
+                        bytes.push_str(&delta);
+                    }
                 }
                 StreamEvent::ToolCallDelta { index, id, name, arguments } => {
                     if text_open {
@@ -245,19 +243,21 @@ impl ChatProtocol for OpenAiResponses {
     }
 }
 
-/// A `response.output_text.delta` event's data, typed (one per streamed token; a `serde_json::Value` tree for each
-/// cost more than the rest of the event). Fields in serde_json's sorted key order, so the bytes are the ones the
-/// `Value` form wrote (`tests/vectors/wire.json` holds them).
-#[derive(Serialize)]
-struct TextDelta<'a> {
-    content_index: u32,
-    delta: &'a str,
-    item_id: &'a str,
-    logprobs: [(); 0],
-    output_index: usize,
-    sequence_number: u64,
-    #[serde(rename = "type")]
-    kind: &'static str,
+/// A `response.output_text.delta` event, one per streamed token, written by hand around the token and the ids
+/// (`push_json_str`): the bytes serde_json writes for its object, keys in its sorted order (`tests/vectors/wire.json`
+/// holds them).
+fn text_delta_event(token: &str, item_id: &str, output_index: usize, sequence_number: u64) -> String {
+    let mut out = Vec::with_capacity(192 + token.len());
+    out.extend_from_slice(b"event: response.output_text.delta\ndata: {\"content_index\":0,\"delta\":");
+    push_json_str(&mut out, token);
+    out.extend_from_slice(b",\"item_id\":");
+    push_json_str(&mut out, item_id);
+    out.extend_from_slice(b",\"logprobs\":[],\"output_index\":");
+    push_json_number(&mut out, output_index as u64);
+    out.extend_from_slice(b",\"sequence_number\":");
+    push_json_number(&mut out, sequence_number);
+    out.extend_from_slice(b",\"type\":\"response.output_text.delta\"}\n\n");
+    json_text(out)
 }
 
 fn close_reasoning(
