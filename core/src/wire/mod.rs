@@ -14,6 +14,7 @@
 
 mod anthropic;
 mod errors;
+mod escape;
 mod extras;
 mod json;
 mod openai_chat;
@@ -235,13 +236,18 @@ impl HttpReply {
     }
 }
 
-pub(crate) fn json_reply(status: u16, mut headers: Vec<(String, String)>, body: &impl Serialize) -> HttpReply {
-    headers.insert(0, ("content-type".into(), "application/json".into()));
+pub(crate) fn json_reply(status: u16, headers: Vec<(String, String)>, body: &impl Serialize) -> HttpReply {
     // Written to a Vec directly (`to_string` through Display goes through fmt::Write piece by piece), which starts
     // at 1 KiB: serde_json's own 128 bytes grew three times for a short chat completion.
     let mut out = Vec::with_capacity(1024);
     let _ = serde_json::to_writer(&mut out, body); // into a Vec, this cannot fail
-    HttpReply::Full { delay_ms: 0, status, headers, body: json_text(out) }
+    json_text_reply(status, headers, out)
+}
+
+/// A JSON reply whose body is already written (`json_text`'s rule applies to `body`).
+pub(crate) fn json_text_reply(status: u16, mut headers: Vec<(String, String)>, body: Vec<u8>) -> HttpReply {
+    headers.insert(0, ("content-type".into(), "application/json".into()));
+    HttpReply::Full { delay_ms: 0, status, headers, body: json_text(body) }
 }
 
 /// Text that serde_json wrote, with ASCII and `&str`s around it, as a `String` without checking it again: a
@@ -278,12 +284,10 @@ pub(crate) fn sse_json(name: Option<&str>, data: &impl Serialize) -> String {
     json_text(out)
 }
 
-/// `text` as a JSON string, quoted and escaped exactly as serde_json writes it, appended to `out`. The per-token
-/// events are written by hand around it: their keys never change, and serializing a struct escapes every key anew
-/// (for an Anthropic text delta, five keys for a one-word token).
-pub(crate) fn push_json_str(out: &mut Vec<u8>, text: &str) {
-    let _ = serde_json::to_writer(out, text); // into a Vec, this cannot fail
-}
+/// `text` as a JSON string, quoted and escaped exactly as serde_json writes it, appended to `out` (`escape`). The
+/// per-token events are written by hand around it: their keys never change, and serializing a struct escapes every
+/// key anew (for an Anthropic text delta, five keys for a one-word token).
+pub(crate) use escape::push_json_str;
 
 /// `number` as JSON, appended to `out`.
 pub(crate) fn push_json_number(out: &mut Vec<u8>, number: u64) {

@@ -8,7 +8,7 @@
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::{
-    json_reply, json_text, push_json_str, sse_event, sse_json, stream_reply, ChatProtocol, DecodedRequest, Frame,
+    json_text, json_text_reply, push_json_str, sse_event, sse_json, stream_reply, ChatProtocol, DecodedRequest, Frame,
     HttpReply,
 };
 use crate::model::{
@@ -68,18 +68,33 @@ impl ChatProtocol for OpenAiChat {
         _request: &DecodedRequest,
         request_id: &str,
     ) -> HttpReply {
-        let message = CompletionMessage {
-            annotations: [],
-            content: response.message.text.as_deref(),
-            refusal: (),
-            role: "assistant",
-            tool_calls: response.message.tool_calls.iter().map(CallJson::from).collect(),
-        };
-        let choices =
-            [Choice { finish_reason: finish_reason(response.finish_reason), index: 0, logprobs: (), message }];
-        let body =
-            ChatBody::new(choices, envelope, "chat.completion", Some(response.usage.as_ref().map(UsageJson::from)));
-        json_reply(200, vec![("x-request-id".into(), request_id.into())], &body)
+        // `{"choices":[<the choice>],` and then the envelope, as each chunk of a stream is written (`chunk_with`),
+        // the answer's text through `push_json_str`: serializing it through serde_json was a quarter of the
+        // request's instructions.
+        let usage = Some(response.usage.as_ref().map(UsageJson::from));
+        let envelope = ChatBody::new([(); 0], envelope, "chat.completion", usage);
+        let mut envelope_text = Vec::with_capacity(512);
+        let _ = serde_json::to_writer(&mut envelope_text, &envelope); // into a Vec, this cannot fail
+        let envelope_tail = envelope_text.strip_prefix(b"{\"choices\":[],").unwrap_or(&envelope_text);
+        let message = &response.message;
+        let text_len = message.text.as_ref().map_or(0, String::len);
+        let mut out = Vec::with_capacity(envelope_tail.len() + text_len + 256);
+        out.extend_from_slice(b"{\"choices\":[{\"finish_reason\":");
+        push_json_str(&mut out, finish_reason(response.finish_reason));
+        out.extend_from_slice(b",\"index\":0,\"logprobs\":null,\"message\":{\"annotations\":[],\"content\":");
+        match &message.text {
+            Some(text) => push_json_str(&mut out, text),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(b",\"refusal\":null,\"role\":\"assistant\"");
+        if !message.tool_calls.is_empty() {
+            out.extend_from_slice(b",\"tool_calls\":");
+            let calls: Vec<CallJson<'_>> = message.tool_calls.iter().map(CallJson::from).collect();
+            let _ = serde_json::to_writer(&mut out, &calls); // into a Vec, this cannot fail
+        }
+        out.extend_from_slice(b"}}],");
+        out.extend_from_slice(envelope_tail);
+        json_text_reply(200, vec![("x-request-id".into(), request_id.into())], out)
     }
 
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
@@ -221,24 +236,6 @@ impl<'a, C> ChatBody<'a, C> {
             usage,
         }
     }
-}
-
-#[derive(Serialize)]
-struct Choice<'a> {
-    finish_reason: &'static str,
-    index: u32,
-    logprobs: (),
-    message: CompletionMessage<'a>,
-}
-
-#[derive(Serialize)]
-struct CompletionMessage<'a> {
-    annotations: [(); 0],
-    content: Option<&'a str>,
-    refusal: (),
-    role: &'static str,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    tool_calls: Vec<CallJson<'a>>,
 }
 
 /// A tool call: `{"function": {"arguments", "name"}, "id", "type": "function"}`.
