@@ -1,7 +1,8 @@
 //! What one request through the wire layer costs in allocations, counted exactly (no timing noise): bench/load.json's
-//! answer (75 tokens) as a whole chat completion and as a stream, against a bounded journal as `serve` keeps it.
+//! answer (75 tokens) as a whole chat completion, and streamed by Chat Completions, Anthropic Messages and OpenAI
+//! Responses, against a bounded journal as `serve` keeps it.
 //!
-//!     cargo run --profile bench -p cuecard --features server --example wire_cost -- [REQUESTS] [whole|stream]
+//!     cargo run --profile bench -p cuecard --features server --example wire_cost -- [REQUESTS] [whole|stream|messages|responses]
 //!
 //! Instructions per request, exact as well, from cachegrind over two request counts (the difference cancels the
 //! start-up): `bench/wire-cost.sh`. Timings are noisy on a shared VM; these counts are not, so an A/B of a change to
@@ -53,15 +54,28 @@ fn main() {
     let answer = scenario["routes"][0]["steps"][0]["text"].as_str().unwrap().to_string();
     let mock = MockModel::builder().responds(answer).repeats().build().unwrap();
     mock.set_journal_limit(Some(1000)); // as `serve` does by default
-    for (name, stream) in [("whole", false), ("stream", true)] {
+    let question = r#""messages":[{"role":"user","content":"What is the weather in Paris?"}]"#;
+    let requests_by_name = [
+        ("whole", "/v1/chat/completions", format!(r#"{{"model":"gpt-4o",{question}}}"#)),
+        ("stream", "/v1/chat/completions", format!(r#"{{"model":"gpt-4o","stream":true,{question}}}"#)),
+        (
+            "messages",
+            "/v1/messages",
+            format!(r#"{{"model":"claude-sonnet-4-5","max_tokens":1024,"stream":true,{question}}}"#),
+        ),
+        (
+            "responses",
+            "/v1/responses",
+            r#"{"model":"gpt-4o","stream":true,"input":"What is the weather in Paris?"}"#.to_string(),
+        ),
+    ];
+    for (name, path, body) in requests_by_name {
         if !only.is_empty() && only != name {
             continue;
         }
-        let body = format!(
-            r#"{{"model":"gpt-4o","stream":{stream},"messages":[{{"role":"user","content":"What is the weather in Paris?"}}]}}"#
-        );
-        let request =
-            HttpRequest::post_json("/v1/chat/completions", &body).with_header("content-type", "application/json");
+        let request = HttpRequest::post_json(path, &body)
+            .with_header("content-type", "application/json")
+            .with_header("anthropic-version", "2023-06-01");
         for _ in 0..100 {
             wire::handle(&mock, &request); // the journal's ring fills, the allocator warms up
         }
