@@ -327,6 +327,11 @@ trait ChatProtocol {
     const ENDPOINT: &'static str;
     /// The request JSON as a neutral request, or a message saying what is wrong.
     fn decode(body: &serde_json::Value) -> Result<DecodedRequest, String>;
+    /// The request read straight from the body when it has the protocol's common shape, past the
+    /// `serde_json::Value` tree; `None` leaves it to `decode`, whose request it must equal where it answers.
+    fn decode_common(_body: &str) -> Option<DecodedRequest> {
+        None
+    }
     /// A whole response.
     fn encode_response(
         response: &crate::model::ChatResponse,
@@ -429,10 +434,14 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest) -> Turn
             &request_id(index),
         ));
     }
-    let parsed: Result<serde_json::Value, String> = std::str::from_utf8(&http.body)
+    let decoded = std::str::from_utf8(&http.body)
         .map_err(|e| format!("the request body is not valid UTF-8 (byte {})", e.valid_up_to()))
-        .and_then(|text| serde_json::from_str(text).map_err(|e| format!("the request body is not valid JSON: {e}")));
-    let decoded = parsed.and_then(|body| P::decode(&body));
+        .and_then(|text| match P::decode_common(text) {
+            Some(decoded) => Ok(decoded),
+            None => serde_json::from_str(text)
+                .map_err(|e| format!("the request body is not valid JSON: {e}"))
+                .and_then(|body: serde_json::Value| P::decode(&body)),
+        });
     let mut decoded = match decoded {
         Ok(decoded) => decoded,
         Err(message) => {

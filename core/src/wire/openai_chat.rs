@@ -20,11 +20,17 @@ use crate::stream::{Envelope, EventStream, StreamEvent};
 use serde::Serialize;
 use serde_json::{json, Value};
 
+mod simple;
+
 pub(crate) struct OpenAiChat;
 
 impl ChatProtocol for OpenAiChat {
     const DIALECT: Dialect = Dialect::OpenAi;
     const ENDPOINT: &'static str = "chat_completions";
+
+    fn decode_common(body: &str) -> Option<DecodedRequest> {
+        simple::decode(body)
+    }
 
     fn decode(body: &Value) -> Result<DecodedRequest, String> {
         let top = json::object(body, "the request")?;
