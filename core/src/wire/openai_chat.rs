@@ -8,8 +8,8 @@
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::{
-    json_text, json_text_reply, push_json_str, sse_event, sse_json, stream_reply, ChatProtocol, DecodedRequest, Frame,
-    HttpReply,
+    json_text, json_text_reply, push_json_number, push_json_str, sse_event, sse_json, stream_reply, ChatProtocol,
+    DecodedRequest, Frame, HttpReply,
 };
 use crate::model::{
     AudioPart, ChatRequest, ChatResponse, ContentPart, FilePart, FinishReason, ImagePart, Message, ResponseFormat,
@@ -77,14 +77,9 @@ impl ChatProtocol for OpenAiChat {
         // `{"choices":[<the choice>],` and then the envelope, as each chunk of a stream is written (`chunk_with`),
         // the answer's text through `push_json_str`: serializing it through serde_json was a quarter of the
         // request's instructions.
-        let usage = Some(response.usage.as_ref().map(UsageJson::from));
-        let envelope = ChatBody::new([(); 0], envelope, "chat.completion", usage);
-        let mut envelope_text = Vec::with_capacity(512);
-        let _ = serde_json::to_writer(&mut envelope_text, &envelope); // into a Vec, this cannot fail
-        let envelope_tail = envelope_text.strip_prefix(b"{\"choices\":[],").unwrap_or(&envelope_text);
         let message = &response.message;
         let text_len = message.text.as_ref().map_or(0, String::len);
-        let mut out = Vec::with_capacity(envelope_tail.len() + text_len + 256);
+        let mut out = Vec::with_capacity(text_len + 640);
         out.extend_from_slice(b"{\"choices\":[{\"finish_reason\":");
         push_json_str(&mut out, finish_reason(response.finish_reason));
         out.extend_from_slice(b",\"index\":0,\"logprobs\":null,\"message\":{\"annotations\":[],\"content\":");
@@ -99,7 +94,7 @@ impl ChatProtocol for OpenAiChat {
             let _ = serde_json::to_writer(&mut out, &calls); // into a Vec, this cannot fail
         }
         out.extend_from_slice(b"}}],");
-        out.extend_from_slice(envelope_tail);
+        push_envelope_tail(&mut out, envelope, "chat.completion", Some(response.usage.as_ref()));
         json_text_reply(200, vec![("x-request-id".into(), request_id.into())], out)
     }
 
@@ -109,11 +104,12 @@ impl ChatProtocol for OpenAiChat {
         let mut pending_delay = 0u64;
         let base = stream.envelope();
         // Every chunk is `{"choices":[...],` + the same envelope (keys in serde_json's sorted order: `choices`
-        // sorts first), so the envelope is serialized once and each chunk writes only its choice. A 200-token
+        // sorts first), so the envelope is written once and each chunk writes only its choice. A 200-token
         // stream spent most of its time rebuilding and re-serializing the envelope per token.
-        let envelope = ChatBody::new([(); 0], base, "chat.completion.chunk", request.include_usage.then_some(None));
-        let envelope_text = serde_json::to_string(&envelope).unwrap_or_default();
-        let envelope_tail = envelope_text.strip_prefix("{\"choices\":[],").unwrap_or(&envelope_text);
+        let mut envelope_tail = Vec::with_capacity(160);
+        push_envelope_tail(&mut envelope_tail, base, "chat.completion.chunk", request.include_usage.then_some(None));
+        let envelope_tail = json_text(envelope_tail);
+        let envelope_tail = envelope_tail.as_str();
         let has_text = stream.iter().any(|e| matches!(e, StreamEvent::TextDelta { .. }));
         let role_delta = RoleDelta { content: has_text.then_some(""), refusal: (), role: "assistant" };
         frames.push(Frame { delay_ms: 0, data: chunk(envelope_tail, &role_delta, None) });
@@ -141,11 +137,11 @@ impl ChatProtocol for OpenAiChat {
                     let mut out = chunk(envelope_tail, &NoDelta {}, Some(finish_reason(response.finish_reason)));
                     if request.include_usage {
                         if let Some(usage) = &response.usage {
-                            let usage = Some(Some(UsageJson::from(usage)));
-                            out.push_str(&sse_json(
-                                None,
-                                &ChatBody::new([(); 0], base, "chat.completion.chunk", usage),
-                            ));
+                            let mut usage_chunk = Vec::with_capacity(512);
+                            usage_chunk.extend_from_slice(b"data: {\"choices\":[],");
+                            push_envelope_tail(&mut usage_chunk, base, "chat.completion.chunk", Some(Some(usage)));
+                            usage_chunk.extend_from_slice(b"\n\n");
+                            out.push_str(&json_text(usage_chunk));
                         }
                     }
                     out.push_str(&sse_event(None, "[DONE]"));
@@ -212,39 +208,52 @@ struct RoleDelta<'a> {
 #[derive(Serialize)]
 struct NoDelta {}
 
-// The bodies below are typed rather than built as `serde_json::Value`s (a tree of maps allocated and freed per
-// request). Their fields are declared in the order serde_json sorts a map's keys, so the bytes are the ones the
-// `Value` form wrote: the shared wire vectors (`tests/vectors/wire.json`) hold them byte for byte.
-
-/// A `chat.completion`, a `chat.completion.chunk`, or the envelope of every chunk of a stream (with no choices).
-#[derive(Serialize)]
-struct ChatBody<'a, C> {
-    choices: C,
-    created: u64,
-    id: String,
-    model: &'a str,
-    object: &'static str,
-    system_fingerprint: &'static str,
-    /// Absent, `null` (`Some(None)`), or the usage.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    usage: Option<Option<UsageJson>>,
-}
-
-impl<'a, C> ChatBody<'a, C> {
-    fn new(choices: C, envelope: &'a Envelope, object: &'static str, usage: Option<Option<UsageJson>>) -> Self {
-        ChatBody {
-            choices,
-            created: envelope.created,
-            id: envelope.id("chatcmpl-"),
-            model: &envelope.model,
-            object,
-            system_fingerprint: "fp_cuecard",
-            usage,
+/// What follows `choices` in a `chat.completion` or a `chat.completion.chunk`, up to its closing brace:
+/// `"created":…,"id":…,"model":…,"object":…,"system_fingerprint":"fp_cuecard"`, then the usage when it is sent
+/// (`None`: absent; `Some(None)`: `null`, as every chunk but the last of a stream asked to include usage). Written
+/// by hand with keys in serde_json's sorted order, so the bytes are those of the typed body it replaced
+/// (`tests/vectors/wire.json` holds them); serializing it was most of what a whole completion still cost.
+fn push_envelope_tail(out: &mut Vec<u8>, envelope: &Envelope, object: &str, usage: Option<Option<&Usage>>) {
+    out.extend_from_slice(b"\"created\":");
+    push_json_number(out, envelope.created);
+    out.extend_from_slice(b",\"id\":");
+    match &envelope.scripted_id {
+        Some(id) => push_json_str(out, id),
+        None => {
+            out.extend_from_slice(b"\"chatcmpl-");
+            push_json_number(out, envelope.number);
+            out.push(b'"');
         }
     }
+    out.extend_from_slice(b",\"model\":");
+    push_json_str(out, &envelope.model);
+    out.extend_from_slice(b",\"object\":");
+    push_json_str(out, object);
+    out.extend_from_slice(b",\"system_fingerprint\":\"fp_cuecard\"");
+    match usage {
+        None => {}
+        Some(None) => out.extend_from_slice(b",\"usage\":null"),
+        // With the details OpenAI always sends.
+        Some(Some(usage)) => {
+            out.extend_from_slice(b",\"usage\":{\"completion_tokens\":");
+            push_json_number(out, usage.output_tokens);
+            out.extend_from_slice(
+                b",\"completion_tokens_details\":{\"accepted_prediction_tokens\":0,\"audio_tokens\":0,",
+            );
+            out.extend_from_slice(b"\"reasoning_tokens\":0,\"rejected_prediction_tokens\":0},\"prompt_tokens\":");
+            push_json_number(out, usage.input_tokens);
+            out.extend_from_slice(b",\"prompt_tokens_details\":{\"audio_tokens\":0,\"cached_tokens\":");
+            push_json_number(out, usage.cached_tokens.unwrap_or(0));
+            out.extend_from_slice(b"},\"total_tokens\":");
+            push_json_number(out, usage.total_tokens);
+            out.push(b'}');
+        }
+    }
+    out.push(b'}');
 }
 
-/// A tool call: `{"function": {"arguments", "name"}, "id", "type": "function"}`.
+/// A tool call: `{"function": {"arguments", "name"}, "id", "type": "function"}`, its fields declared in serde_json's
+/// sorted key order so that the bytes are those of the shared wire vectors.
 #[derive(Serialize)]
 struct CallJson<'a> {
     function: FunctionJson<'a>,
@@ -265,50 +274,6 @@ impl<'a> From<&'a ToolCall> for CallJson<'a> {
             function: FunctionJson { arguments: &call.arguments, name: &call.name },
             id: &call.id,
             kind: "function",
-        }
-    }
-}
-
-/// Usage in Chat Completions' shape, the details OpenAI always sends included.
-#[derive(Serialize)]
-struct UsageJson {
-    completion_tokens: u64,
-    completion_tokens_details: CompletionTokensDetails,
-    prompt_tokens: u64,
-    prompt_tokens_details: PromptTokensDetails,
-    total_tokens: u64,
-}
-
-#[derive(Serialize)]
-struct CompletionTokensDetails {
-    accepted_prediction_tokens: u64,
-    audio_tokens: u64,
-    reasoning_tokens: u64,
-    rejected_prediction_tokens: u64,
-}
-
-#[derive(Serialize)]
-struct PromptTokensDetails {
-    audio_tokens: u64,
-    cached_tokens: u64,
-}
-
-impl From<&Usage> for UsageJson {
-    fn from(usage: &Usage) -> UsageJson {
-        UsageJson {
-            completion_tokens: usage.output_tokens,
-            completion_tokens_details: CompletionTokensDetails {
-                accepted_prediction_tokens: 0,
-                audio_tokens: 0,
-                reasoning_tokens: 0,
-                rejected_prediction_tokens: 0,
-            },
-            prompt_tokens: usage.input_tokens,
-            prompt_tokens_details: PromptTokensDetails {
-                audio_tokens: 0,
-                cached_tokens: usage.cached_tokens.unwrap_or(0),
-            },
-            total_tokens: usage.total_tokens,
         }
     }
 }
