@@ -730,7 +730,7 @@ impl MockModel {
         let mut ids = ids.into_iter();
         let mut envelope =
             Envelope { number, scripted_id: None, model: request.model.clone(), created: created_seconds(at_ms) };
-        let mut next_call_id = || format!("call_{}", ids.next().unwrap_or(0));
+        let mut next_call_id = || stream::numbered_id("call_", ids.next().unwrap_or(0));
         let resolved = match &step.body {
             StepBody::Fail(error) => {
                 let outcome = Outcome::Failed { kind: error.kind, status: error.status };

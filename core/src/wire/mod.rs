@@ -411,7 +411,7 @@ pub(crate) fn raw(request: &HttpRequest) -> RawRequest {
 
 /// The request id of the request journaled at `index` (`req_1` for the first).
 pub(crate) fn request_id(index: u64) -> String {
-    format!("req_{}", index + 1)
+    crate::stream::numbered_id("req_", index + 1)
 }
 
 fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest) -> Turn<HttpReply> {
