@@ -245,14 +245,16 @@ pub(crate) fn json_reply(status: u16, headers: Vec<(String, String)>, body: &imp
 }
 
 /// A JSON reply whose body is already written (`json_text`'s rule applies to `body`).
-pub(crate) fn json_text_reply(status: u16, mut headers: Vec<(String, String)>, body: Vec<u8>) -> HttpReply {
+fn json_text_reply(status: u16, mut headers: Vec<(String, String)>, body: Vec<u8>) -> HttpReply {
     headers.insert(0, ("content-type".into(), "application/json".into()));
     HttpReply::Full { delay_ms: 0, status, headers, body: json_text(body) }
 }
 
 /// Text that serde_json wrote, with ASCII and `&str`s around it, as a `String` without checking it again: a
 /// stream's frames spent about a tenth of their time in `String::from_utf8` re-checking what was valid already.
-pub(crate) fn json_text(bytes: Vec<u8>) -> String {
+/// Private to the wire layer (its protocol modules see it; the rest of the crate does not), so that every caller is
+/// one of the encoders that keep the rule below.
+fn json_text(bytes: Vec<u8>) -> String {
     debug_assert!(std::str::from_utf8(&bytes).is_ok(), "serde_json wrote invalid UTF-8");
     // SAFETY: every caller fills `bytes` only with serde_json's output (which is UTF-8: serde_json::to_string
     // relies on the same guarantee), ASCII literals and the bytes of `&str`s, so the bytes are valid UTF-8.

@@ -221,14 +221,7 @@ fn push_envelope_tail(out: &mut Vec<u8>, envelope: &Envelope, object: &str, usag
     out.extend_from_slice(b"\"created\":");
     push_json_number(out, envelope.created);
     out.extend_from_slice(b",\"id\":");
-    match &envelope.scripted_id {
-        Some(id) => push_json_str(out, id),
-        None => {
-            out.extend_from_slice(b"\"chatcmpl-");
-            push_json_number(out, envelope.number);
-            out.push(b'"');
-        }
-    }
+    push_json_str(out, &envelope.id("chatcmpl-"));
     out.extend_from_slice(b",\"model\":");
     push_json_str(out, &envelope.model);
     out.extend_from_slice(b",\"object\":");

@@ -12,7 +12,7 @@
 use super::decode_role;
 use crate::model::{ChatRequest, Message};
 use crate::wire::DecodedRequest;
-use serde::de::IgnoredAny;
+use serde::de::{Deserializer, Visitor};
 use serde::Deserialize;
 use std::borrow::Cow;
 
@@ -29,11 +29,16 @@ struct SimpleRequest<'a> {
     max_completion_tokens: Option<u64>,
     seed: Option<i64>,
     stream_options: Option<StreamOptions>,
-    // Read by the full decoder only: a request that has any of these (not null) goes there.
-    tools: Option<IgnoredAny>,
-    tool_choice: Option<IgnoredAny>,
-    response_format: Option<IgnoredAny>,
-    stop: Option<IgnoredAny>,
+    // Read by the full decoder only: a request that has any of these (not null) goes there. Never read here: one
+    // that is present stops the parse.
+    #[allow(dead_code)]
+    tools: Option<FullDecoderOnly>,
+    #[allow(dead_code)]
+    tool_choice: Option<FullDecoderOnly>,
+    #[allow(dead_code)]
+    response_format: Option<FullDecoderOnly>,
+    #[allow(dead_code)]
+    stop: Option<FullDecoderOnly>,
 }
 
 #[derive(Deserialize)]
@@ -51,21 +56,34 @@ struct SimpleMessage<'a> {
     tool_call_id: Option<Cow<'a, str>>,
     #[serde(borrow)]
     name: Option<Cow<'a, str>>,
-    tool_calls: Option<IgnoredAny>,
+    #[allow(dead_code)] // as above: present, it stops the parse
+    tool_calls: Option<FullDecoderOnly>,
+}
+
+/// A field only the full decoder reads. `null` reads as absent (`Option`); any other value stops the shortcut where
+/// it stands, so a request with tools (an agent loop's) is not read through to its end before being read again.
+struct FullDecoderOnly;
+
+impl<'de> Deserialize<'de> for FullDecoderOnly {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<FullDecoderOnly, D::Error> {
+        struct GiveUp;
+        impl Visitor<'_> for GiveUp {
+            type Value = FullDecoderOnly;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("nothing: the field is the full decoder's")
+            }
+        }
+        // Every visit_* method of `GiveUp` is the default, which refuses the value without reading further.
+        deserializer.deserialize_any(GiveUp)
+    }
 }
 
 /// The request, when `body` has the common shape; `None` sends it to the full decoder.
 pub(super) fn decode(body: &str) -> Option<DecodedRequest> {
     let simple: SimpleRequest<'_> = serde_json::from_str(body).ok()?;
-    let full_decoder_only = [&simple.tools, &simple.tool_choice, &simple.response_format, &simple.stop];
-    if full_decoder_only.iter().any(|field| field.is_some()) {
-        return None;
-    }
+    // A field only the full decoder reads has stopped the parse above, unless it was null.
     let mut messages = Vec::with_capacity(simple.messages.len());
     for message in simple.messages {
-        if message.tool_calls.is_some() {
-            return None;
-        }
         messages.push(Message {
             role: decode_role(&message.role, "").ok()?,
             content: message.content.map(|text| vec![crate::wire::json::text_part(&text)]).unwrap_or_default(),
