@@ -121,9 +121,7 @@ impl Scenario {
     /// Reads a scenario file: YAML for `.yaml`/`.yml`, JSON otherwise. Invalid UTF-8 is an error.
     pub fn from_path(path: impl AsRef<Path>) -> Result<Scenario> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| {
-            Scenario::read_error(&path.display().to_string(), e.kind() == std::io::ErrorKind::NotFound, &e.to_string())
-        })?;
+        let bytes = std::fs::read(path).map_err(|e| Scenario::file_error(&path.display().to_string(), &e))?;
         Scenario::from_file_bytes(&path.display().to_string(), bytes)
     }
 
@@ -147,10 +145,36 @@ impl Scenario {
         }
     }
 
-    /// The error for a scenario file that cannot be read (`not_found` or `io`), with the host's own reason.
+    /// The error for a scenario file that cannot be read (`not_found` or `io`), with the host's own reason. Its
+    /// context has the `path` and, for a missing file, `io_error: "not_found"`.
     pub fn read_error(path: &str, not_found: bool, reason: &str) -> Error {
         let kind = if not_found { ErrorKind::NotFound } else { ErrorKind::Io };
-        Error::new(kind, format!("cannot read {path}: {reason}")).with_context("path", path)
+        let error = Error::new(kind, format!("cannot read {path}: {reason}")).with_context("path", path);
+        if not_found {
+            error.with_context("io_error", "not_found")
+        } else {
+            error
+        }
+    }
+
+    /// The error for a file the core failed to read: [`Scenario::read_error`] with what the system said in the
+    /// context, so a host raises its own file error (Python's `FileNotFoundError`, `PermissionError`, ... with
+    /// `errno` and `filename`): `io_error` (`not_found`, `permission_denied`, `is_a_directory`, `other`) and
+    /// `os_errno` when the system gave a number.
+    pub fn file_error(path: &str, error: &std::io::Error) -> Error {
+        use std::io::ErrorKind as Io;
+        let io_error = match error.kind() {
+            Io::NotFound => "not_found",
+            Io::PermissionDenied => "permission_denied",
+            Io::IsADirectory => "is_a_directory",
+            _ => "other",
+        };
+        let read = Scenario::read_error(path, error.kind() == Io::NotFound, &error.to_string())
+            .with_context("io_error", io_error);
+        match error.raw_os_error() {
+            Some(errno) => read.with_context("os_errno", errno),
+            None => read,
+        }
     }
 
     /// Whether a binding's scenario text names a file rather than holding JSON or YAML: it has no newline and
@@ -256,6 +280,19 @@ mod tests {
 
     fn issues(json: &str) -> Vec<String> {
         Scenario::from_json(json).unwrap_err().issues().iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_read_says_why_in_its_context() {
+        let dir = std::env::temp_dir().join(format!("cuecard-scenario-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let missing = Scenario::from_path(dir.join("missing.json")).unwrap_err();
+        assert_eq!((missing.code(), missing.context()["io_error"].as_str()), ("not_found", Some("not_found")));
+        assert_eq!(missing.context()["os_errno"], 2);
+        assert!(missing.context()["path"].as_str().unwrap().ends_with("missing.json"));
+        let directory = Scenario::from_path(&dir).unwrap_err();
+        assert_eq!((directory.code(), directory.context()["io_error"].as_str()), ("io", Some("is_a_directory")));
+        std::fs::remove_dir(&dir).unwrap();
     }
 
     #[test]

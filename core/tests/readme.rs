@@ -34,3 +34,17 @@ fn readme_examples_are_the_files_ci_runs() {
         ]
     );
 }
+
+/// The README states the status an exhausted script gets on the wire; it must be the one the wire sends (it said
+/// 500 while the server sent 422).
+#[test]
+fn readme_states_the_status_of_an_exhausted_script() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let mock = cuecard::MockModel::new();
+    let body = r#"{"model": "m", "messages": [{"role": "user", "content": "x"}]}"#;
+    let reply = cuecard::wire::handle(&mock, &cuecard::wire::HttpRequest::post_json("/v1/chat/completions", body));
+    assert!(reply.body_text().contains("script_exhausted"), "{}", reply.body_text());
+    let claim = format!("an exhausted script or unmatched request a {}", reply.status());
+    assert!(readme.contains(&claim), "the README does not say {claim:?}");
+}

@@ -6,12 +6,10 @@ use crate::convert::to_py;
 use cuecard::{CallError, ProviderError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::PyDict;
 
-/// `cuecard.errors._BY_CODE` and `cuecard.errors.ProviderError`, imported once.
+/// `cuecard.errors._error_for` and `cuecard.errors.ProviderError`, imported once.
 struct Classes {
-    by_code: Py<PyDict>,
-    base: Py<PyAny>,
+    error_for: Py<PyAny>,
     provider_error: Py<PyAny>,
 }
 
@@ -21,24 +19,20 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
     CLASSES.get_or_try_init(py, || {
         let module = py.import("cuecard.errors")?;
         Ok(Classes {
-            by_code: module.getattr("_BY_CODE")?.cast_into::<PyDict>()?.unbind(),
-            base: module.getattr("CuecardError")?.unbind(),
+            error_for: module.getattr("_error_for")?.unbind(),
             provider_error: module.getattr("ProviderError")?.unbind(),
         })
     })
 }
 
-/// The exception for one of cuecard's own errors.
+/// The exception for one of cuecard's own errors (`cuecard.errors._error_for` picks the class: by code, or by what
+/// the context says, such as a file error's `io_error`).
 pub fn cuecard_error(py: Python<'_>, error: &cuecard::Error) -> PyErr {
     let build = || -> PyResult<PyErr> {
-        let classes = classes(py)?;
-        let class = match classes.by_code.bind(py).get_item(error.code())? {
-            Some(class) => class,
-            None => classes.base.bind(py).clone(),
-        };
         let issues = to_py(py, error.issues())?;
         let context = to_py(py, error.context())?;
-        Ok(PyErr::from_value(class.call1((error.message(), error.code(), issues, context))?))
+        let raised = classes(py)?.error_for.bind(py).call1((error.message(), error.code(), issues, context))?;
+        Ok(PyErr::from_value(raised))
     };
     build().unwrap_or_else(|e| e)
 }

@@ -24,7 +24,9 @@ pub fn wrong_type(value: &Bound<'_, PyAny>, argument: &str, expected: &str) -> P
         cuecard::ErrorKind::InvalidArgument,
         format!("invalid {argument}: expected {expected}, found {found}"),
     )
-    .with_context("argument", argument);
+    .with_context("argument", argument)
+    .with_context("expected", expected)
+    .with_context("found", found);
     cuecard_error(value.py(), &error)
 }
 
@@ -117,7 +119,7 @@ impl PyMockModel {
     #[pyo3(signature = (name, arguments = None))]
     fn that_calls_tool<'py>(
         cls: &Bound<'py, PyType>,
-        name: &str,
+        name: &Bound<'py, PyAny>,
         arguments: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         PyMockModel::then_calls_tool(this(cls.call0()?)?, name, arguments).map(Bound::into_any)
@@ -174,18 +176,25 @@ impl PyMockModel {
         Ok(slf)
     }
 
-    /// Adds a step calling one tool; arguments as a dict, or as raw JSON text (possibly invalid on purpose).
+    /// Adds a step calling one tool; arguments as a mapping, as raw JSON text (possibly invalid on purpose), or
+    /// None for `{}`. Another type is a `TypeError` naming the argument.
     #[pyo3(signature = (name, arguments = None))]
     fn then_calls_tool<'py>(
         slf: Bound<'py, Self>,
-        name: &str,
+        name: &Bound<'py, PyAny>,
         arguments: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, Self>> {
+        let name =
+            name.cast::<PyString>().map_err(|_| wrong_type(name, "name", "a str (the tool's name)"))?.to_cow()?;
         let arguments = match arguments {
-            Some(a) => json_of(a, "arguments")?,
             None => serde_json::Value::Null,
+            Some(a) if a.is_none() => serde_json::Value::Null,
+            Some(a) if a.is_instance_of::<PyString>() || a.cast::<pyo3::types::PyMapping>().is_ok() => {
+                json_of(a, "arguments")?
+            }
+            Some(a) => return Err(wrong_type(a, "arguments", "a mapping, a str of raw JSON text, or None")),
         };
-        slf.get().inner.then_calls_tool(name, arguments).or_raise(slf.py())?;
+        slf.get().inner.then_calls_tool(&name, arguments).or_raise(slf.py())?;
         Ok(slf)
     }
 

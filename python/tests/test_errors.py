@@ -1,4 +1,6 @@
 """Every cuecard error kind maps to its own exception class, which also inherits the natural builtin."""
+import os
+
 import pytest
 
 import cuecard
@@ -47,3 +49,44 @@ def test_wrong_types_are_typed_errors_naming_the_problem():
         cuecard.MockModel.that_responds("")
     with pytest.raises(TypeError):
         cuecard.tokenize(5)
+
+
+def test_tool_call_arguments_of_the_wrong_type_are_type_errors_naming_the_argument():
+    with pytest.raises(TypeError, match="arguments") as raised:
+        cuecard.MockModel.that_calls_tool("f", 42)
+    assert isinstance(raised.value, cuecard.InvalidArgumentError)
+    assert raised.value.context == {"argument": "arguments", "expected": "a mapping, a str of raw JSON text, or None",
+                                    "found": "int"}
+    with pytest.raises(TypeError, match="name") as raised:
+        cuecard.MockModel.that_calls_tool(123, {})
+    assert raised.value.context["argument"] == "name"
+    with pytest.raises(TypeError, match="arguments"):
+        cuecard.MockModel.that_responds("x").then_calls_tool("f", [1, 2])
+    # What the arguments may be: a mapping, raw text (kept as it is, invalid JSON too), or None for {}.
+    mock = cuecard.MockModel.that_calls_tool("a", {"x": 1}).then_calls_tool("b", '{"x": 1').then_calls_tool("c")
+    assert [mock.chat("q")["message"]["tool_calls"][0]["arguments"] for _ in range(3)] == ['{"x":1}', '{"x": 1', "{}"]
+
+
+def test_a_scenario_file_that_cannot_be_read_is_the_builtin_file_error(tmp_path):
+    import errno
+    missing = tmp_path / "missing.json"
+    for given in (missing, str(missing)):
+        with pytest.raises(FileNotFoundError) as raised:
+            cuecard.MockModel.from_scenario(given)
+        error = raised.value
+        assert isinstance(error, cuecard.NotFoundError) and isinstance(error, OSError) and error.code == "not_found"
+        assert (error.errno, error.filename) == (errno.ENOENT, str(missing))
+        assert str(error).startswith(f"cannot read {missing}")
+    with pytest.raises(IsADirectoryError) as raised:
+        cuecard.MockModel.from_scenario(tmp_path)
+    assert isinstance(raised.value, cuecard.CuecardIOError) and raised.value.errno == errno.EISDIR
+    unreadable = tmp_path / "unreadable.json"
+    unreadable.write_text("{}")
+    unreadable.chmod(0)
+    try:
+        if not os.access(unreadable, os.R_OK):  # root reads any file: nothing to refuse then
+            with pytest.raises(PermissionError) as raised:
+                cuecard.MockModel.from_scenario(unreadable)
+            assert raised.value.errno == errno.EACCES and raised.value.code == "io"
+    finally:
+        unreadable.chmod(0o600)

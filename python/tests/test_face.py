@@ -24,9 +24,9 @@ def test_deep_cyclic_and_non_json_data_is_a_typed_error_not_a_crash():
     with pytest.raises(cuecard.InvalidArgumentError, match="nested deeper than 128 levels") as raised:
         cuecard.MockModel.that_responds("x").chat(deep)
     assert raised.value.context["argument"] == "request"
-    loop = []
-    loop.append(loop)
-    with pytest.raises(cuecard.InvalidArgumentError, match=r"invalid arguments at \[0\]: the data contains itself"):
+    loop = {"items": []}
+    loop["items"].append(loop)
+    with pytest.raises(cuecard.InvalidArgumentError, match=r"invalid arguments at items\[0\]: the data contains itself"):
         cuecard.MockModel().then_calls_tool("f", loop)
     with pytest.raises(cuecard.InvalidArgumentError, match="invalid arguments at x: NaN is not a JSON number"):
         cuecard.MockModel().then_calls_tool("f", {"x": float("nan")})

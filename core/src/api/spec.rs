@@ -119,7 +119,8 @@ pub struct ToolCallSpec {
     pub id: Option<String>,
     /// The tool's name.
     pub name: String,
-    /// The arguments as a JSON value.
+    /// The arguments: an object, or a string that is the raw arguments text (possibly invalid JSON on purpose),
+    /// or `null` for `{}`. The same rule as the face's `then_calls_tool`, so a scenario file and code agree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments: Option<Value>,
     /// The arguments as raw JSON text.
@@ -128,15 +129,12 @@ pub struct ToolCallSpec {
 }
 
 impl ToolCallSpec {
-    /// A call of `name` with arguments as the seed APIs take them: a JSON string is raw arguments text (what a
-    /// model produces, possibly invalid JSON); any other value is the arguments themselves; `null` means `{}`.
+    /// A call of `name` with arguments as the seed APIs take them: an object is the arguments, a JSON string is
+    /// raw arguments text (what a model produces, possibly invalid JSON), `null` means `{}`; anything else is
+    /// refused when the step is built (see [`arguments_text`]).
     pub fn new(name: impl Into<String>, arguments: Value) -> ToolCallSpec {
-        let (arguments, arguments_json) = match arguments {
-            Value::Null => (None, None),
-            Value::String(text) => (None, Some(text)),
-            other => (Some(other), None),
-        };
-        ToolCallSpec { id: None, name: name.into(), arguments, arguments_json }
+        let arguments = if arguments.is_null() { None } else { Some(arguments) };
+        ToolCallSpec { id: None, name: name.into(), arguments, arguments_json: None }
     }
 
     fn build(&self) -> std::result::Result<ScriptedToolCall, SpecProblem> {
@@ -150,11 +148,33 @@ impl ToolCallSpec {
                     "give arguments (a JSON value) or arguments_json (raw text), not both",
                 ))
             }
-            (Some(value), None) => value.to_string(),
+            (Some(value), None) => arguments_text(value)?,
             (None, Some(raw)) => raw.clone(),
             (None, None) => "{}".to_string(),
         };
         Ok(ScriptedToolCall { id: self.id.clone(), name: self.name.clone(), arguments })
+    }
+}
+
+/// The arguments text of a call's `arguments`: an object serialized, a string as it is (raw text: every
+/// provider's wire carries arguments as text, and a test may want it invalid), `null` as `{}`. A number, a list or
+/// a boolean is refused: no provider sends tool arguments that are not an object, and `42` was silently `"42"`.
+fn arguments_text(value: &Value) -> std::result::Result<String, SpecProblem> {
+    match value {
+        Value::Object(_) => Ok(value.to_string()),
+        Value::String(raw) => Ok(raw.clone()),
+        Value::Null => Ok("{}".to_string()),
+        other => Err(SpecProblem::new(
+            ".arguments",
+            format!(
+                "tool arguments must be an object, a string of raw arguments text, or null, not {}",
+                match other {
+                    Value::Bool(_) => "a boolean",
+                    Value::Number(_) => "a number",
+                    _ => "an array",
+                }
+            ),
+        )),
     }
 }
 
@@ -487,10 +507,15 @@ mod tests {
 
     #[test]
     fn tool_call_arguments_follow_the_seed_rule() {
-        assert_eq!(ToolCallSpec::new("f", json!({"x": 1})).arguments, Some(json!({"x": 1})));
-        assert_eq!(ToolCallSpec::new("f", json!("{\"x\": 1")).arguments_json.as_deref(), Some("{\"x\": 1"));
-        let none = ToolCallSpec::new("f", Value::Null);
-        assert_eq!(none.build().unwrap().arguments, "{}");
+        let text_of = |arguments: Value| ToolCallSpec::new("f", arguments).build().map(|call| call.arguments);
+        assert_eq!(text_of(json!({"x": 1})).unwrap(), "{\"x\":1}");
+        assert_eq!(text_of(json!("{\"x\": 1")).unwrap(), "{\"x\": 1");
+        assert_eq!(text_of(Value::Null).unwrap(), "{}");
+        for (wrong, named) in [(json!(42), "a number"), (json!([1]), "an array"), (json!(true), "a boolean")] {
+            let problem = text_of(wrong).unwrap_err();
+            assert_eq!(problem.path, ".arguments");
+            assert!(problem.message.ends_with(named), "{}", problem.message);
+        }
     }
 
     #[test]

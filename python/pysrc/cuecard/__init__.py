@@ -2,10 +2,11 @@
 from ._cuecard import VERSION as __version__
 from ._cuecard import (CallObservation, MockMemory, MockTool, RecordingObserver, Server, count_tokens, message_text,
                        tokenize)
-from .errors import (AssertionFailedError, CallbackFailedError, CuecardError, CuecardIOError, HostCallbackError,
+from .errors import (ArgumentTypeError, AssertionFailedError, CallbackFailedError, CuecardError, CuecardFileError,
+                     CuecardIOError, CuecardIsADirectoryError, CuecardPermissionError, HostCallbackError,
                      InternalError, InvalidArgumentError, InvalidRequestError, InvalidScenarioError, InvalidStateError,
                      InvalidUtf8Error, NoRouteMatchedError, NotFoundError, ProviderError, RequestCountMismatchError,
-                     RequestTooLargeError, ScriptExhaustedError, ToolFailedError)
+                     RequestTooLargeError, ScenarioFileNotFoundError, ScriptExhaustedError, ToolFailedError)
 from .mock import MockModel
 from . import tools
 from .transport import anthropic_client, async_transport_for, openai_client, transport_for
@@ -17,5 +18,7 @@ __all__ = [
     "count_tokens", "message_text", "CuecardError", "ProviderError", "InvalidScenarioError", "InvalidRequestError",
     "ScriptExhaustedError", "NoRouteMatchedError", "InvalidArgumentError", "InvalidStateError",
     "RequestCountMismatchError", "AssertionFailedError", "CallbackFailedError", "InvalidUtf8Error", "CuecardIOError",
-    "ToolFailedError", "InternalError", "NotFoundError", "RequestTooLargeError", "HostCallbackError", "__version__",
+    "ToolFailedError", "InternalError", "NotFoundError", "RequestTooLargeError", "HostCallbackError",
+    "ArgumentTypeError", "ScenarioFileNotFoundError", "CuecardPermissionError", "CuecardIsADirectoryError",
+    "CuecardFileError", "__version__",
 ]

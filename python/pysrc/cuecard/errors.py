@@ -98,9 +98,60 @@ _BY_CODE: dict[str, type[CuecardError]] = {
 }
 
 
+class ArgumentTypeError(InvalidArgumentError, TypeError):
+    """An argument of the wrong type (`that_calls_tool(123)`): an `InvalidArgumentError` that is also the builtin a
+    Python caller expects for it, `TypeError`. `.context` has `argument`, `expected` and `found`."""
+
+
+class _FileErrorMixin:
+    """A file cuecard could not read, raised as the builtin for what the system said, with `errno`, `strerror` and
+    `filename` set as `open()` sets them; `str()` stays cuecard's message, which names the path and the reason."""
+
+    def __str__(self) -> str:
+        return self.message  # type: ignore[attr-defined, no-any-return]
+
+
+class ScenarioFileNotFoundError(_FileErrorMixin, NotFoundError, FileNotFoundError):
+    """A scenario file that does not exist: `NotFoundError` (code `not_found`) and `FileNotFoundError`."""
+
+
+class CuecardPermissionError(_FileErrorMixin, CuecardIOError, PermissionError):
+    """A file cuecard may not read: `CuecardIOError` (code `io`) and `PermissionError`."""
+
+
+class CuecardIsADirectoryError(_FileErrorMixin, CuecardIOError, IsADirectoryError):
+    """A directory given where a file was expected: `CuecardIOError` (code `io`) and `IsADirectoryError`."""
+
+
+class CuecardFileError(_FileErrorMixin, CuecardIOError):
+    """Any other file that could not be read: `CuecardIOError` (code `io`), an `OSError`."""
+
+
+_BY_IO_ERROR: dict[str, type[CuecardError]] = {
+    "not_found": ScenarioFileNotFoundError, "permission_denied": CuecardPermissionError,
+    "is_a_directory": CuecardIsADirectoryError, "other": CuecardFileError,
+}
+
+
 def error_class_for(code: str) -> type[CuecardError]:
     """The class for a code; unknown codes (from a newer core) fall back to the base class."""
     return _BY_CODE.get(code, CuecardError)
+
+
+def _error_for(message: str, code: str, issues: list[dict[str, str]], context: dict[str, Any]) -> CuecardError:
+    """The exception for one of the core's errors: the class of its code, or, where the context says more, the one a
+    Python caller expects (a file error by what the system said; a wrong type as `TypeError`)."""
+    io_error = context.get("io_error") if code in ("not_found", "io") else None
+    if io_error is not None:
+        error: CuecardError = _BY_IO_ERROR.get(io_error, CuecardFileError)(message, code, issues, context)
+        assert isinstance(error, OSError)
+        error.errno = context.get("os_errno")
+        error.strerror = message
+        error.filename = context.get("path")
+        return error
+    if code == "invalid_argument" and "found" in context:
+        return ArgumentTypeError(message, code, issues, context)
+    return error_class_for(code)(message, code, issues, context)
 
 
 class ProviderError(Exception):
