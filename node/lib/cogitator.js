@@ -6,7 +6,6 @@
 // too. Differences from Cogitator, each deliberate (docs/seeds.md, "Cogitator"):
 // - ids are deterministic (`mock_00000001`, `call_00000001`, ...), never random;
 // - requests are recorded as snapshots (what the seed documents), not by reference (what its source does);
-// - estimated usage counts cuecard's word-like tokens, not four characters per token;
 // - `withTimeout` clears its timer, so a settled promise does not keep the event loop alive.
 
 const { MockModel, nativeOf, ask, settle, wait } = require('./mock.js');
@@ -164,14 +163,29 @@ function checkChunks(chunks, where) {
   return chunks;
 }
 
-function usageOf(core) {
-  return { inputTokens: core?.input_tokens ?? 0, outputTokens: core?.output_tokens ?? 0, totalTokens: core?.total_tokens ?? 0 };
+// Cogitator's usage estimate, four characters a token (UTF-16 units, JS's `length`): input is at least 1 over the
+// messages whose content is a string (multimodal arrays count 0), output is the answer's text. It is Cogitator's own
+// rule, not a provider's, so it lives with this facade rather than among the core's usage policies.
+const tokensOf = (text) => Math.ceil(text.length / 4);
+
+function estimatedInput(messages) {
+  const counted = (Array.isArray(messages) ? messages : []).reduce(
+    (sum, m) => sum + (typeof m?.content === 'string' ? tokensOf(m.content) : 0), 0);
+  return Math.max(1, counted);
+}
+
+/** `chat()`'s usage: the scripted counts where given, else the estimate; `totalTokens` the sum, unless given. */
+function chatUsage(input, scripted) {
+  const given = keys.isPlainObject(scripted.usage) ? scripted.usage : {};
+  const inputTokens = given.inputTokens ?? input;
+  const outputTokens = given.outputTokens ?? tokensOf(typeof scripted.content === 'string' ? scripted.content : '');
+  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, ...given };
 }
 
 /** Cogitator's `MockLLMBackend`: scripted `chat` and `chatStream` answers (the last repeats), every request
  * recorded; `model` is the MockModel underneath, for cuecard's checks. */
 class MockLLMBackend {
-  #model = new MockModel({ usage: 'estimate' });
+  #model = new MockModel();
   #native = nativeOf(this.#model);
   #responses = [];
   #chunkLists = [];
@@ -275,6 +289,7 @@ class MockLLMBackend {
   async chat(request) {
     const neutral = neutralRequest(request, 'chat');
     neutral.metadata.extra = { cogitator_request: snapshotOf(request) };
+    const input = estimatedInput(request.messages); // now: the runtime goes on appending to its messages
     const outcome = await settle(ask(this.#native, neutral, false));
     if (outcome.error) throw callErrorOf(outcome.error); // an `error` answer: thrown before the delay, as Cogitator does
     await wait(outcome.delay_ms, this.#model.instant);
@@ -287,24 +302,26 @@ class MockLLMBackend {
       content: response.message.text ?? '',
       toolCalls: scripted.toolCalls ? calls : undefined,
       finishReason: cogitatorFinishReason(scripted),
-      usage: { ...usageOf(response.usage), ...(keys.isPlainObject(scripted.usage) ? scripted.usage : {}) },
+      usage: chatUsage(input, scripted),
     };
   }
 
   async *chatStream(request) {
     const neutral = neutralRequest(request, 'chat_stream');
     neutral.metadata.extra = { cogitator_request: snapshotOf(request) };
+    const input = estimatedInput(request.messages);
     const outcome = await settle(ask(this.#native, neutral, true));
     if (outcome.error) throw callErrorOf(outcome.error);
     const entry = JSON.parse(this.#native.entry(outcome.index) ?? '{}');
     const chunks = this.#chunkLists[entry.step ?? 0] ?? [];
     const complete = outcome.events.find((e) => e.type === 'complete')?.response;
     const id = responseId('mock_stream_', complete?.id);
-    const usage = usageOf(complete?.usage);
     if (chunks.length === 0) {
-      yield { id, delta: { content: '' }, finishReason: 'stop', usage };
+      yield { id, delta: { content: '' }, finishReason: 'stop', usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } };
       return;
     }
+    const output = tokensOf(chunks.map((c) => (typeof c.content === 'string' ? c.content : '')).join(''));
+    const usage = { inputTokens: input, outputTokens: output, totalTokens: input + output };
     for (const [i, chunk] of chunks.entries()) {
       await wait(chunk.delay ?? this.#defaultDelay, this.#model.instant);
       const last = i === chunks.length - 1;
@@ -350,14 +367,6 @@ function createMockLLMBackend() {
 
 // ---- memory ---------------------------------------------------------------------------------------------------------
 
-const METHOD_NAMES = {
-  connect: 'connect', disconnect: 'disconnect', create_thread: 'createThread', get_thread: 'getThread',
-  update_thread: 'updateThread', delete_thread: 'deleteThread', add_entry: 'addEntry', get_entries: 'getEntries',
-  get_entry: 'getEntry', delete_entry: 'deleteEntry', clear_thread: 'clearThread',
-};
-const ENTRY_FIELDS = { thread_id: 'threadId', token_count: 'tokenCount', tool_calls: 'toolCalls', tool_results: 'toolResults' };
-const QUERY_FIELDS = { thread_id: 'threadId', include_tool_calls: 'includeToolCalls' };
-
 function threadOf(thread) {
   return thread && {
     id: thread.id, agentId: thread.agent_id, metadata: thread.metadata,
@@ -374,13 +383,6 @@ function entryOf(entry) {
   return out;
 }
 
-function camelArgs(value, fields) {
-  if (!keys.isPlainObject(value)) return value;
-  const out = {};
-  for (const [key, v] of Object.entries(value)) if (v !== null) out[fields[key] ?? key] = v;
-  return out;
-}
-
 function msOf(date, where) {
   if (date === undefined || date === null) return null;
   if (date instanceof Date) return date.getTime();
@@ -393,17 +395,23 @@ const ok = (data) => ({ success: true, data });
 /** Cogitator's `MockMemoryAdapter`: the core's MockMemory in Cogitator's shapes (`MemoryResult`, camelCase, Dates). */
 class MockMemoryAdapter {
   #memory = new MockMemory();
+  // The call log as Cogitator keeps it: each method's arguments as given (the caller's objects, `undefined` for an
+  // argument left out, a Date as a Date), logged before the call runs, so a call that throws is logged too. The
+  // core's MockMemory logs its normalised query (snake_case, milliseconds, defaults filled in) for its own checks.
+  #calls = [];
 
   get provider() {
     return 'memory';
   }
 
   async connect() {
+    this.#calls.push({ method: 'connect', args: [] });
     this.#memory.connect();
     return ok(undefined);
   }
 
   async disconnect() {
+    this.#calls.push({ method: 'disconnect', args: [] });
     this.#memory.disconnect();
     return ok(undefined);
   }
@@ -413,14 +421,17 @@ class MockMemoryAdapter {
   }
 
   async createThread(agentId, metadata, threadId) {
+    this.#calls.push({ method: 'createThread', args: [agentId, metadata, threadId] });
     return ok(threadOf(this.#memory.createThread(agentId, metadata, threadId)));
   }
 
   async getThread(threadId) {
+    this.#calls.push({ method: 'getThread', args: [threadId] });
     return ok(threadOf(this.#memory.getThread(threadId)));
   }
 
   async updateThread(threadId, metadata) {
+    this.#calls.push({ method: 'updateThread', args: [threadId, metadata] });
     try {
       return ok(threadOf(this.#memory.updateThread(threadId, metadata)));
     } catch (error) {
@@ -430,12 +441,14 @@ class MockMemoryAdapter {
   }
 
   async deleteThread(threadId) {
+    this.#calls.push({ method: 'deleteThread', args: [threadId] });
     this.#memory.deleteThread(threadId);
     return ok(undefined);
   }
 
   /** Keeps `threadId, message, tokenCount, toolCalls, toolResults, metadata`; other fields are dropped. */
   async addEntry(entry) {
+    this.#calls.push({ method: 'addEntry', args: [entry] });
     if (!keys.isPlainObject(entry)) throw wrongType('entry', 'a memory entry object', entry);
     const given = {
       thread_id: entry.threadId, message: entry.message, token_count: entry.tokenCount,
@@ -445,6 +458,7 @@ class MockMemoryAdapter {
   }
 
   async getEntries(options) {
+    this.#calls.push({ method: 'getEntries', args: [options] });
     if (!keys.isPlainObject(options)) throw wrongType('options', 'a MemoryQueryOptions object', options);
     const query = {
       thread_id: options.threadId,
@@ -457,25 +471,25 @@ class MockMemoryAdapter {
   }
 
   async getEntry(entryId) {
+    this.#calls.push({ method: 'getEntry', args: [entryId] });
     return ok(entryOf(this.#memory.getEntry(entryId)));
   }
 
   async deleteEntry(entryId) {
+    this.#calls.push({ method: 'deleteEntry', args: [entryId] });
     this.#memory.deleteEntry(entryId);
     return ok(undefined);
   }
 
   async clearThread(threadId) {
+    this.#calls.push({ method: 'clearThread', args: [threadId] });
     this.#memory.clearThread(threadId);
     return ok(undefined);
   }
 
-  /** Every call, `{method, args}`, oldest first. */
+  /** Every call, `{method, args}` with the arguments as given, oldest first (a copy of the log). */
   getCalls() {
-    return this.#memory.calls().map(({ method, args }) => ({
-      method: METHOD_NAMES[method] ?? method,
-      args: args.map((a) => camelArgs(a, method === 'get_entries' ? { ...QUERY_FIELDS, before_ms: 'before', after_ms: 'after' } : ENTRY_FIELDS)),
-    }));
+    return [...this.#calls];
   }
 
   getCallsFor(method) {
@@ -485,6 +499,7 @@ class MockMemoryAdapter {
   /** Clears threads, entries, calls and the connection flag. */
   reset() {
     this.#memory.reset();
+    this.#calls = [];
   }
 }
 

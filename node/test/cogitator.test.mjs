@@ -101,6 +101,25 @@ describe('MockLLMBackend (the seed test file, ported)', () => {
     assert.deepEqual((await mock.chat(request())).usage, { inputTokens: 1, outputTokens: 2, totalTokens: 99 });
   });
 
+  test('C4: the estimate is Cogitator\'s: ceil(chars / 4) per string message and for the answer, input at least 1', async () => {
+    const mock = new MockLLMBackend().setResponse({ content: 'Hi there!' });
+    assert.deepEqual((await mock.chat(request('Hello, world!'))).usage, { inputTokens: 4, outputTokens: 3, totalTokens: 7 });
+    const two = { model: 'm', messages: [{ role: 'system', content: 'abcde' }, { role: 'user', content: 'x' }] };
+    assert.deepEqual((await mock.chat(two)).usage, { inputTokens: 3, outputTokens: 3, totalTokens: 6 });
+    // No messages, or only multimodal ones (arrays count 0): input is still 1; an empty answer is 0.
+    const empty = new MockLLMBackend().setResponse({ content: '' });
+    assert.deepEqual((await empty.chat({ model: 'm', messages: [] })).usage, { inputTokens: 1, outputTokens: 0, totalTokens: 1 });
+    const image = { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'a long text part' }] }] };
+    assert.deepEqual((await empty.chat(image)).usage, { inputTokens: 1, outputTokens: 0, totalTokens: 1 });
+    // UTF-16 units, as JS counts a string's length: '😀😀' is 4 units, 1 token.
+    assert.deepEqual((await mock.chat(request('😀😀'))).usage.inputTokens, 1);
+    const streamed = new MockLLMBackend().setStreamChunks([{ content: 'Hello' }, { content: ', ' }, { content: 'world!' }]);
+    const chunks = await collectStreamChunks(streamed.chatStream(request('Hello, world!')));
+    assert.deepEqual(chunks.at(-1).usage, { inputTokens: 4, outputTokens: 4, totalTokens: 8 });
+    const unmessaged = await collectStreamChunks(streamed.chatStream({ model: 'm', messages: [] }));
+    assert.deepEqual(unmessaged.at(-1).usage, { inputTokens: 1, outputTokens: 4, totalTokens: 5 });
+  });
+
   test('C5: delay and the default delay are honoured with real timers', async () => {
     const mock = new MockLLMBackend().setResponse({ content: 'slow', delay: 50 });
     let started = Date.now();
@@ -245,6 +264,24 @@ describe('MockMemoryAdapter (C9)', () => {
     assert.equal(memory.getCallsFor('addEntry')[0].args[0].threadId, 't1');
     memory.reset();
     assert.deepEqual([memory.getCalls().length, memory.isConnected()], [0, false]);
+  });
+
+  test('the call log keeps the arguments as given: no defaults added, Dates as Dates, limit 0 kept, undefined kept', async () => {
+    const memory = new MockMemoryAdapter();
+    const before = new Date(1767225600500);
+    const query = { threadId: 't1', before, limit: 0 };
+    await memory.createThread('agent-1');
+    await memory.getEntries(query);
+    await memory.addEntry({ threadId: 't1', message: createUserMessage('hi'), extra: 'kept in the log' });
+    const calls = memory.getCalls();
+    assert.deepEqual(calls[0], { method: 'createThread', args: ['agent-1', undefined, undefined] });
+    assert.equal(calls[1].method, 'getEntries');
+    assert.equal(calls[1].args[0], query, 'the very object given');
+    assert.deepEqual(Object.keys(calls[1].args[0]), ['threadId', 'before', 'limit']);
+    assert.ok(calls[1].args[0].before instanceof Date);
+    assert.equal(calls[2].args[0].extra, 'kept in the log');
+    calls.pop();
+    assert.equal(memory.getCalls().length, 3, 'getCalls is a copy');
   });
 });
 
