@@ -116,6 +116,10 @@ export type StreamEvent = Timing & (
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
+/** A tool call's arguments: an object, a string that is the raw arguments text (possibly invalid JSON on purpose),
+ * or null for `{}`. The same rule as `tool_calls[].arguments` in a scenario file. */
+export type ToolArguments = { [key: string]: JsonValue } | string | null;
+
 // ---- scripting ------------------------------------------------------------------------------------------------
 
 export type FailureKind =
@@ -133,7 +137,7 @@ export interface FailureOptions {
 
 export interface ToolCallSpec {
   name: string;
-  arguments?: JsonValue;
+  arguments?: ToolArguments;
   argumentsJson?: string;
   id?: string;
 }
@@ -235,13 +239,13 @@ export declare class MockModel {
   static fromScenario<T extends MockModel>(this: new () => T, scenario: string | object, settings?: MockSettings): T;
   static thatResponds<T extends MockModel>(this: new () => T, answer: string | StepObject | Responder): T;
   static thatStreams<T extends MockModel>(this: new () => T, ...tokens: string[]): T;
-  static thatCallsTool<T extends MockModel>(this: new () => T, name: string, args?: JsonValue | string): T;
+  static thatCallsTool<T extends MockModel>(this: new () => T, name: string, args?: ToolArguments): T;
   static thatCallsTools<T extends MockModel>(this: new () => T, calls: ToolCallSpec[]): T;
   static thatFails<T extends MockModel>(this: new () => T, kind?: FailureKind, options?: FailureOptions): T;
 
   thenResponds(answer: string | StepObject | Responder): this;
   thenStreams(...tokens: string[]): this;
-  thenCallsTool(name: string, args?: JsonValue | string): this;
+  thenCallsTool(name: string, args?: ToolArguments): this;
   thenCallsTools(calls: ToolCallSpec[]): this;
   thenFails(kind?: FailureKind, options?: FailureOptions): this;
   andFails(kind?: FailureKind, options?: FailureOptions): this;
