@@ -4,6 +4,11 @@ import dev.cuecard.CuecardException;
 import dev.cuecard.MockModel;
 import dev.cuecard.StreamEvent;
 import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.model.ModelProvider;
+import dev.langchain4j.model.chat.listener.ChatModelErrorContext;
+import dev.langchain4j.model.chat.listener.ChatModelListener;
+import dev.langchain4j.model.chat.listener.ChatModelRequestContext;
+import dev.langchain4j.model.chat.listener.ChatModelResponseContext;
 import dev.langchain4j.model.chat.StreamingChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
@@ -18,6 +23,7 @@ import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
 import dev.langchain4j.model.chat.response.StreamingHandle;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Flow;
 import java.util.function.Function;
 
@@ -112,13 +118,32 @@ public final class MockStreamingChatModel extends Script<MockStreamingChatModel>
     }
 
     /**
-     * The next step's answer as a {@link Flow.Publisher} of {@link ChatEvent}s (what the newer LangChain4j the seed
-     * describes returns from {@code chat(request)}). Each subscription is one request: the mock records it and takes
-     * the next step when subscribed to, on a new thread; each event is delivered only after it was requested.
+     * The next step's answer as a {@link Flow.Publisher} of {@link ChatEvent}s, with the listeners notified (what the
+     * newer LangChain4j the seed describes returns from {@code chat(request)}): each subscription is one call, so
+     * each listener hears {@code onRequest} when it is subscribed to, then {@code onResponse} before the complete
+     * response is delivered, or {@code onError} before the failure is; a listener that throws is ignored, as
+     * LangChain4j's models log and ignore it.
      */
     public Flow.Publisher<ChatEvent> chat(ChatRequest request) {
-        CuecardException.notNull(request, "chatRequest");
+        return publisher(CuecardException.notNull(request, "chatRequest"), listeners());
+    }
+
+    /**
+     * Emits {@link PartialThinking} and {@link PartialResponse} events, then {@link PartialToolCall} and
+     * {@link CompleteToolCall} events, then the complete response, as a {@link Flow.Publisher} (seed 001's
+     * {@code doChat(ChatRequest)}, beside {@code doChat(request, handler)}; like that one, it notifies no listener:
+     * {@link #chat(ChatRequest)} does). Each subscription is one request: the mock records it and takes the next step
+     * when subscribed to, on a new thread; each event is delivered only after it was requested, on that thread or,
+     * for an event that was waiting, on the thread that requests it. A failure is reported with {@code onError},
+     * never thrown.
+     */
+    public Flow.Publisher<ChatEvent> doChat(ChatRequest request) {
+        return publisher(CuecardException.notNull(request, "chatRequest"), List.of());
+    }
+
+    private Flow.Publisher<ChatEvent> publisher(ChatRequest request, List<ChatModelListener> listeners) {
         return new EventPublisher<>(sink -> {
+            Listening listening = new Listening(listeners, request, provider());
             record(request);
             Throwable[] failure = new Throwable[1];
             stream(request, new Target() {
@@ -149,6 +174,7 @@ public final class MockStreamingChatModel extends Script<MockStreamingChatModel>
 
                 @Override
                 public void complete(ChatResponse response) {
+                    listening.response(response);
                     sink.next(new ChatEvent.CompleteResponseEvent(response));
                 }
 
@@ -157,8 +183,48 @@ public final class MockStreamingChatModel extends Script<MockStreamingChatModel>
                     failure[0] = error;
                 }
             });
-            if (failure[0] != null) throw failure[0];
+            if (failure[0] != null) {
+                listening.error(failure[0]);
+                throw failure[0];
+            }
         });
+    }
+
+    /**
+     * One call's listener notifications, as LangChain4j's {@code StreamingChatModel.chat(request, handler)} makes them:
+     * one attribute map shared by the call's contexts, {@code onRequest} at once, then {@code onResponse} or
+     * {@code onError}; what a listener throws is dropped.
+     */
+    private static final class Listening {
+        private final List<ChatModelListener> listeners;
+        private final ChatRequest request;
+        private final ModelProvider provider;
+        private final Map<Object, Object> attributes = new ConcurrentHashMap<>();
+
+        Listening(List<ChatModelListener> listeners, ChatRequest request, ModelProvider provider) {
+            this.listeners = listeners;
+            this.request = request;
+            this.provider = provider;
+            each(listener -> listener.onRequest(new ChatModelRequestContext(request, provider, attributes)));
+        }
+
+        void response(ChatResponse response) {
+            each(listener -> listener.onResponse(new ChatModelResponseContext(response, request, provider, attributes)));
+        }
+
+        void error(Throwable error) {
+            each(listener -> listener.onError(new ChatModelErrorContext(error, request, provider, attributes)));
+        }
+
+        private void each(java.util.function.Consumer<ChatModelListener> call) {
+            for (ChatModelListener listener : listeners) {
+                try {
+                    call.accept(listener);
+                } catch (RuntimeException ignored) {
+                    // LangChain4j logs a failing listener and goes on; the call's outcome is not the listener's.
+                }
+            }
+        }
     }
 
     /** Where a stream's events go: a handler, or a publisher's subscription. */

@@ -87,7 +87,15 @@ abstract class Script<SELF extends Script<SELF>> implements AutoCloseable {
     public SELF thenResponds(ChatResponse response) {
         CuecardException.notNull(response, "chatResponse");
         Map<String, Object> step = Conversions.step(response.aiMessage());
-        step.put("usage", response.tokenUsage() == null ? "none" : Conversions.usage(response.tokenUsage()));
+        // The text "" streams nothing (the response completes with exactly "" all the same), and an answer with
+        // nothing to stream is the core's "no tokens".
+        if ("".equals(step.get("text"))) step.remove("text");
+        if (!step.containsKey("text") && !step.containsKey("thinking") && !step.containsKey("tool_calls")) {
+            step.put("tokens", List.of());
+        }
+        // The core streams the step; the response the call completes with is exactly the given one (GIVEN), so a
+        // response without token usage gives the step none.
+        if (response.tokenUsage() != null) step.put("usage", Conversions.usage(response.tokenUsage()));
         return verb(() -> mock.thenComputes(request -> {
             GIVEN.set(response);
             return step;

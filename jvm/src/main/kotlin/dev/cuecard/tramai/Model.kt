@@ -1,5 +1,8 @@
 package dev.cuecard.tramai
 
+import kotlin.time.Duration
+import kotlin.time.Duration.Companion.seconds
+
 /*
  * Tramai's provider-facing types (tramai-core), as ../shared/spec/seed-systems.md §1.2 describes them. Tramai is not
  * published to a registry this build can reach, so the package carries these types itself, with Tramai's names and
@@ -110,7 +113,20 @@ interface OperationObservation {
     fun onCallCancelled() {}
 }
 
-data class ToolExecutionContext(val operationName: String, val modelName: String, val attemptNumber: Int)
+/**
+ * What a tool is told about the call it runs in, with Tramai's seven fields (`../shared/spec/seed-systems.md` §1.2);
+ * the last four default as an engine that sets none of them would: no conversation, no idempotency key, the
+ * `@Operation` default timeout of 30 seconds, no attributes.
+ */
+data class ToolExecutionContext(
+    val operationName: String,
+    val modelName: String,
+    val attemptNumber: Int,
+    val conversationId: String? = null,
+    val idempotencyKey: String? = null,
+    val timeout: Duration = 30.seconds,
+    val attributes: Map<String, Any?> = emptyMap(),
+)
 
 /** A tool the engine can call with a typed input. */
 interface TramaiTool<I : Any, O> {

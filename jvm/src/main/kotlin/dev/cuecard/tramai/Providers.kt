@@ -25,12 +25,20 @@ abstract class ScriptedProvider internal constructor(
     /** The core mock: its journal, and every check of `CuecardAssertions`. */
     val mock: MockModel = MockModel.withSettings(mapOf("provider_id" to id))
 
+    /** The response of the outcome the core just took on this thread: Tramai returns exactly that object. */
+    private val given = ThreadLocal<ModelResponse>()
+
     init {
         for ((method, steps) in outcomes) {
             mock.route(Route.operation(method).onExhausted("repeat_last"))
             for (outcome in steps) {
                 when (outcome) {
-                    is Outcome.Response -> mock.thenResponds(step(outcome.response))
+                    // A computed step, so the core's cursor (and repeat_last) says which outcome answered; the core
+                    // journals the step, and complete() returns the configured response itself.
+                    is Outcome.Response -> {
+                        val step = step(outcome.response)
+                        mock.thenComputes { given.set(outcome.response); step }
+                    }
                     is Outcome.Failure -> mock.thenFails(tag(outcome.error))
                 }
             }
@@ -47,20 +55,10 @@ abstract class ScriptedProvider internal constructor(
         requests += request
         val method = request.operationMethod
         try {
-            val response = mock.chat(neutral(request))
-            return ModelResponse(
-                content = response.text(),
-                toolCalls = response.message().toolCalls().map { ToolCall(it.id(), it.name(), it.arguments()) }.ifEmpty { null },
-                inputTokens = response.usage()?.inputTokens()?.toInt(),
-                outputTokens = response.usage()?.outputTokens()?.toInt(),
-                modelUsed = response.model(),
-                finishReason = when (response.finishReason()) {
-                    "length" -> FinishReason.LENGTH
-                    "content_filter" -> FinishReason.CONTENT_FILTER
-                    "stop", "tool_calls" -> FinishReason.STOP
-                    else -> FinishReason.OTHER
-                },
-            )
+            given.remove()
+            mock.chat(neutral(request))
+            // Every answer is a computed step that sets it; the exact configured response comes back (seed 000).
+            return given.get() ?: throw IllegalStateException("$name answered without a configured response")
         } catch (e: dev.cuecard.ProviderException) {
             thrown.thrownFor(e)?.let { throw it }
             throw ProviderException(e.message ?: e.kind(), statusCode = e.status(), retryable = e.retryable(),
@@ -69,6 +67,8 @@ abstract class ScriptedProvider internal constructor(
             if (method == null) throw ProviderException("$name requires request.operationMethod to be present")
             if (e.code() == "no_route_matched") throw ProviderException(unconfigured(method))
             throw e
+        } finally {
+            given.remove()
         }
     }
 

@@ -98,6 +98,18 @@ class MockChatModelTest {
     }
 
     @Test
+    void aGivenResponseWithoutTokenUsageOrWithTheTextEmptyIsReturnedExactly() {
+        ChatResponse withoutUsage = ChatResponse.builder().aiMessage(AiMessage.from("no usage")).build();
+        ChatResponse empty = ChatResponse.builder().aiMessage(AiMessage.from(""))
+                .metadata(ChatResponseMetadata.builder().finishReason(FinishReason.STOP).build()).build();
+        MockChatModel model = MockChatModel.thatResponds(withoutUsage).thenResponds(empty).withTokenUsage(new TokenUsage(9, 9));
+        assertThat(model.chat(UserMessage.from("x"))).isSameAs(withoutUsage);
+        ChatResponse second = model.chat(UserMessage.from("y"));
+        assertThat(second).isSameAs(empty);
+        assertThat(second.aiMessage().text()).isEqualTo("");
+    }
+
+    @Test
     void aScriptedExceptionIsThrownExactlyAndTheRequestRecorded() {
         RuntimeException boom = new IllegalStateException("boom");
         MockChatModel model = MockChatModel.thatFails(boom).thenResponds("recovered");

@@ -163,6 +163,102 @@ class MockStreamingChatModelTest {
         assertThat(model.requests()).hasSize(1);
     }
 
+    /** Subscribes with unbounded demand; the future completes with every event, or fails with the error. */
+    private static CompletableFuture<List<ChatEvent>> drain(Flow.Publisher<ChatEvent> publisher) {
+        List<ChatEvent> received = new CopyOnWriteArrayList<>();
+        CompletableFuture<List<ChatEvent>> done = new CompletableFuture<>();
+        publisher.subscribe(new Flow.Subscriber<>() {
+            @Override
+            public void onSubscribe(Flow.Subscription subscription) {
+                subscription.request(Long.MAX_VALUE);
+            }
+
+            @Override
+            public void onNext(ChatEvent item) {
+                received.add(item);
+            }
+
+            @Override
+            public void onError(Throwable throwable) {
+                done.completeExceptionally(throwable);
+            }
+
+            @Override
+            public void onComplete() {
+                done.complete(List.copyOf(received));
+            }
+        });
+        return done;
+    }
+
+    @Test
+    void doChatWithOneArgumentEmitsTheEventsAsAPublisherWithoutListeners() throws Exception {
+        List<String> fired = new CopyOnWriteArrayList<>();
+        MockStreamingChatModel model = MockStreamingChatModel.thatResponds(AiMessage.builder().thinking("hm").text("Hi there")
+                .toolExecutionRequests(List.of(MockChatModel.toolCall("f", Map.of()))).build()).withListeners(recording(fired));
+        List<ChatEvent> events = drain(model.doChat(ask("x"))).get(10, TimeUnit.SECONDS);
+        assertThat(events).extracting(e -> e.getClass().getSimpleName()).containsExactly("PartialThinkingEvent",
+                "PartialResponseEvent", "PartialResponseEvent", "PartialToolCallEvent", "CompleteToolCallEvent",
+                "CompleteResponseEvent");
+        assertThat(model.requests()).hasSize(1);
+        assertThat(fired).as("doChat is the model's own part: listeners are chat's").isEmpty();
+    }
+
+    private static dev.langchain4j.model.chat.listener.ChatModelListener recording(List<String> fired) {
+        return new dev.langchain4j.model.chat.listener.ChatModelListener() {
+            @Override
+            public void onRequest(dev.langchain4j.model.chat.listener.ChatModelRequestContext context) {
+                context.attributes().put("call", fired.size());
+                fired.add("request:" + context.chatRequest().messages().size());
+            }
+
+            @Override
+            public void onResponse(dev.langchain4j.model.chat.listener.ChatModelResponseContext context) {
+                fired.add("response:" + context.chatResponse().aiMessage().text() + ":" + context.attributes().get("call"));
+            }
+
+            @Override
+            public void onError(dev.langchain4j.model.chat.listener.ChatModelErrorContext context) {
+                fired.add("error:" + context.error().getMessage() + ":" + context.attributes().get("call"));
+            }
+        };
+    }
+
+    @Test
+    void listenersHearEachSubscriptionOfThePublisherAsOneCall() throws Exception {
+        List<String> fired = new CopyOnWriteArrayList<>();
+        dev.langchain4j.model.chat.listener.ChatModelListener throwing = new dev.langchain4j.model.chat.listener.ChatModelListener() {
+            @Override
+            public void onRequest(dev.langchain4j.model.chat.listener.ChatModelRequestContext context) {
+                throw new IllegalStateException("a broken listener is ignored");
+            }
+        };
+        MockStreamingChatModel model = MockStreamingChatModel.thatResponds("ok").thenFails(new RuntimeException("down"))
+                .withListeners(throwing, recording(fired));
+        Flow.Publisher<ChatEvent> publisher = model.chat(ask("x"));
+        assertThat(fired).as("nothing before a subscription").isEmpty();
+        assertThat(drain(publisher).get(10, TimeUnit.SECONDS)).hasSize(2);
+        CompletableFuture<List<ChatEvent>> failed = drain(publisher);
+        assertThat(failed).failsWithin(10, TimeUnit.SECONDS).withThrowableThat().withMessageContaining("down");
+        assertThat(fired).containsExactly("request:1", "response:ok:0", "request:1", "error:down:2");
+        assertThat(model.requests()).hasSize(2);
+    }
+
+    @Test
+    void aGivenResponseWithoutUsageOrWithTheTextEmptyCompletesTheStreamWithExactlyIt() throws Exception {
+        ChatResponse withoutUsage = ChatResponse.builder().aiMessage(AiMessage.from("no usage here")).build();
+        ChatResponse empty = ChatResponse.builder().aiMessage(AiMessage.from("")).build();
+        MockStreamingChatModel model = MockStreamingChatModel.thatResponds(withoutUsage).thenResponds(empty);
+        Collected first = new Collected();
+        model.chat(ask("x"), first);
+        assertThat(first.await()).isSameAs(withoutUsage);
+        assertThat(first.events).containsExactly("text:no", "text: usage", "text: here", "complete");
+        Collected second = new Collected();
+        model.chat(ask("y"), second);
+        assertThat(second.await()).isSameAs(empty);
+        assertThat(second.events).as("the text \"\" streams nothing").containsExactly("complete");
+    }
+
     interface Assistant {
         TokenStream chat(String message);
     }

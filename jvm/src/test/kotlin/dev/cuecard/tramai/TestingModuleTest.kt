@@ -143,4 +143,36 @@ class TestingModuleTest {
         TramaiAssertions.assertThat(provider, observer).whenCalled("analyze")
             .wasCalledTimes(1).andFailedWith(ProviderException::class).andObservedFailure(RuntimeException::class)
     }
+
+    @Test
+    fun `respondWith a ModelResponse returns exactly that response, the model it names included`() {
+        val exact = ModelResponse(
+            content = "", toolCalls = listOf(ToolCall("call-7", "lookup", "{\"id\": 1")),
+            inputTokens = 11, outputTokens = 3, modelUsed = "gpt-4o-2024-08-06", finishReason = FinishReason.LENGTH,
+        )
+        val provider = SimulatedFailureProvider {
+            onMethod("plan") respondWith exact
+            onMethod("plan") respondWith "then text"
+        }
+        val request = ModelRequest("gpt-4o", listOf(Message.text("x")), operationMethod = "plan")
+        runBlocking {
+            assertThat(provider.complete(request)).isSameAs(exact)
+            val text = provider.complete(request)
+            assertThat(text).isEqualTo(ModelResponse(content = "then text"))
+            assertThat(text.modelUsed).isNull()
+            assertThat(provider.complete(request)).isEqualTo(ModelResponse(content = "then text")) // the last repeats
+        }
+        assertThat(provider.mock.entries()).hasSize(3)
+    }
+
+    @Test
+    fun `a tool execution context has Tramai's seven fields, the last four with defaults`() {
+        val context = ToolExecutionContext("getWeather", "gpt-4o", 1)
+        assertThat(listOf(context.conversationId, context.idempotencyKey, context.attributes)).containsExactly(null, null, emptyMap<String, Any?>())
+        assertThat(context.timeout).isEqualTo(kotlin.time.Duration.parse("30s"))
+        val full = ToolExecutionContext("getWeather", "gpt-4o", 2, conversationId = "c-1", idempotencyKey = "k-1",
+            timeout = kotlin.time.Duration.parse("5s"), attributes = mapOf("tenant" to "t"))
+        assertThat(full.copy(attemptNumber = 1).attributes).containsEntry("tenant", "t")
+        assertThat(full.timeout.inWholeMilliseconds).isEqualTo(5_000)
+    }
 }
