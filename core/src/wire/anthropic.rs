@@ -25,7 +25,6 @@ const THINKING_SIGNATURE: &str = "Y3VlY2FyZC1kZXRlcm1pbmlzdGlj";
 
 impl ChatProtocol for AnthropicMessages {
     const DIALECT: Dialect = Dialect::Anthropic;
-    const ENDPOINT: &'static str = "messages";
 
     fn decode(body: &Value) -> Result<DecodedRequest, String> {
         let top = json::object(body, "the request")?;
@@ -66,7 +65,7 @@ impl ChatProtocol for AnthropicMessages {
             stream: json::optional_bool(top, "stream", "request")?,
             metadata: crate::model::RequestMetadata::default(),
         };
-        Ok(DecodedRequest { request, include_usage: false })
+        Ok(DecodedRequest { request, include_usage: false, include_thoughts: false })
     }
 
     fn encode_response(
@@ -261,7 +260,8 @@ fn message_envelope(envelope: &Envelope, usage: crate::model::Usage) -> Value {
 
 /// Tool input must be a JSON object on this protocol; arguments that are not (invalid JSON on purpose) are sent
 /// as `{"_raw": "<text>"}` so the SDK still parses the message.
-fn tool_input(arguments: &str) -> Value {
+/// A tool call's arguments text as the JSON object a protocol sends (`{"_raw": text}` for text that is not one).
+pub(crate) fn tool_input(arguments: &str) -> Value {
     match serde_json::from_str::<Value>(arguments) {
         Ok(Value::Object(o)) => Value::Object(o),
         Ok(_) | Err(_) if arguments.trim().is_empty() => json!({}),

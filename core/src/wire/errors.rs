@@ -17,15 +17,68 @@ pub enum Dialect {
     OpenAi,
     /// `{"type": "error", "error": {"type", "message"}, "request_id"}`, header `request-id`.
     Anthropic,
+    /// OpenAI's envelope with Azure's codes: a content filter's `innererror`, string codes such as `"429"`.
+    Azure,
+    /// Google's `{"error": {"code": <status>, "message", "status": "RESOURCE_EXHAUSTED"}}`.
+    Gemini,
+    /// Ollama's `{"error": "<text>"}`.
+    Ollama,
 }
 
 impl Dialect {
     fn request_id_header(self) -> &'static str {
         match self {
-            Dialect::OpenAi => "x-request-id",
             Dialect::Anthropic => "request-id",
+            Dialect::OpenAi | Dialect::Azure | Dialect::Gemini | Dialect::Ollama => "x-request-id",
         }
     }
+
+    /// The dialect of a client whose request no protocol serves, from what it sent: Anthropic's SDKs send
+    /// `anthropic-version`, Google's `x-goog-api-*`, Ollama's paths start with `/api/`.
+    pub(crate) fn of_client(request: &super::HttpRequest) -> Dialect {
+        if request.header("anthropic-version").is_some() {
+            Dialect::Anthropic
+        } else if request.header("x-goog-api-client").is_some() || request.header("x-goog-api-key").is_some() {
+            Dialect::Gemini
+        } else if request.path.starts_with("/api/") {
+            Dialect::Ollama
+        } else {
+            Dialect::OpenAi
+        }
+    }
+}
+
+/// Google's `status` string (google.rpc.Code) for a failure.
+fn google_status(kind: ProviderErrorKind, status: u16) -> &'static str {
+    match (kind, status) {
+        (ProviderErrorKind::RateLimited, _) | (_, 429) => "RESOURCE_EXHAUSTED",
+        (ProviderErrorKind::Overloaded | ProviderErrorKind::Unavailable, _) | (_, 503) => "UNAVAILABLE",
+        (ProviderErrorKind::Timeout, _) | (_, 504 | 408) => "DEADLINE_EXCEEDED",
+        (ProviderErrorKind::Unauthorized, _) | (_, 401) => "UNAUTHENTICATED",
+        (ProviderErrorKind::Forbidden, _) | (_, 403) => "PERMISSION_DENIED",
+        (ProviderErrorKind::NotFound, _) | (_, 404) => "NOT_FOUND",
+        (_, 400..=499) => "INVALID_ARGUMENT",
+        _ => "INTERNAL",
+    }
+}
+
+/// The message a failure carries on the wire: the scripted one, or, where the script left the default of a kind
+/// whose wording clients classify errors by, the provider's own words. litellm and LangChain tell a context-window
+/// error from a plain bad request only by this text.
+fn wire_message(dialect: Dialect, error: &ProviderError) -> std::borrow::Cow<'_, str> {
+    let is_default = error.message == error.kind.default_message();
+    if !(is_default && error.kind == ProviderErrorKind::ContextLengthExceeded) {
+        return std::borrow::Cow::Borrowed(error.message.as_str());
+    }
+    std::borrow::Cow::Borrowed(match dialect {
+        Dialect::OpenAi | Dialect::Azure => {
+            "This model's maximum context length is 128000 tokens. However, your messages resulted in 128001 \
+             tokens. Please reduce the length of the messages."
+        }
+        Dialect::Anthropic => "prompt is too long: 200001 tokens > 200000 maximum",
+        Dialect::Gemini => "The input token count (1048577) exceeds the maximum number of tokens allowed (1048576).",
+        Dialect::Ollama => "the input length exceeds the context length",
+    })
 }
 
 /// OpenAI's `type` and `code` for a kind.
@@ -65,28 +118,71 @@ fn anthropic_type(kind: ProviderErrorKind) -> &'static str {
     }
 }
 
-/// The inner error object of a provider failure (also used for mid-stream error events).
+/// The inner error object of a provider failure (also used for mid-stream error events); for Ollama, the text.
 pub(crate) fn error_object(dialect: Dialect, error: &ProviderError) -> Value {
+    let message = wire_message(dialect, error);
     match dialect {
         Dialect::OpenAi => {
             let (kind_type, kind_code) = openai_type_and_code(error.kind);
             json!({
-                "message": error.message,
+                "message": message,
                 "type": error.error_type.as_deref().unwrap_or(kind_type),
                 "param": null,
                 "code": error.error_code.as_deref().or(kind_code),
             })
         }
+        Dialect::Azure => azure_error_object(error, &message),
         Dialect::Anthropic => json!({
             "type": error.error_type.as_deref().unwrap_or(anthropic_type(error.kind)),
-            "message": error.message,
+            "message": message,
         }),
+        Dialect::Gemini => {
+            let status = error.status.unwrap_or(500);
+            json!({
+                "code": status,
+                "message": message,
+                "status": error.error_code.as_deref().unwrap_or(google_status(error.kind, status)),
+            })
+        }
+        Dialect::Ollama => Value::from(message.into_owned()),
     }
+}
+
+/// Azure OpenAI's error object: OpenAI's fields, with the content filter's `innererror` (which categories
+/// filtered) and the codes Azure sends as strings (`"429"`, `"DeploymentNotFound"`).
+fn azure_error_object(error: &ProviderError, message: &str) -> Value {
+    let (kind_type, kind_code) = openai_type_and_code(error.kind);
+    let code = match error.kind {
+        ProviderErrorKind::RateLimited => Some("429"),
+        ProviderErrorKind::Unauthorized => Some("401"),
+        ProviderErrorKind::NotFound => Some("DeploymentNotFound"),
+        _ => kind_code,
+    };
+    let mut object = json!({
+        "message": message,
+        "type": error.error_type.as_deref().unwrap_or(kind_type),
+        "param": null,
+        "code": error.error_code.as_deref().or(code),
+    });
+    if error.kind == ProviderErrorKind::ContentFiltered {
+        let calm = json!({"filtered": false, "severity": "safe"});
+        object["param"] = json!("prompt");
+        object["status"] = json!(error.status.unwrap_or(400));
+        object["innererror"] = json!({
+            "code": "ResponsibleAIPolicyViolation",
+            "content_filter_result": {
+                "hate": {"filtered": true, "severity": "high"},
+                "jailbreak": {"filtered": false, "detected": false},
+                "self_harm": calm, "sexual": calm, "violence": calm,
+            },
+        });
+    }
+    object
 }
 
 fn body(dialect: Dialect, inner: Value, request_id: &str) -> Value {
     match dialect {
-        Dialect::OpenAi => json!({ "error": inner }),
+        Dialect::OpenAi | Dialect::Azure | Dialect::Gemini | Dialect::Ollama => json!({ "error": inner }),
         Dialect::Anthropic => json!({ "type": "error", "error": inner, "request_id": request_id }),
     }
 }
@@ -98,6 +194,15 @@ pub fn error_reply(dialect: Dialect, error: &ProviderError, request_id: &str, de
         return HttpReply::Abort { delay_ms };
     };
     let mut headers = vec![(dialect.request_id_header().to_string(), request_id.to_string())];
+    if dialect == Dialect::Gemini && error.kind == ProviderErrorKind::ContentFiltered {
+        // Gemini blocks a prompt with a 200 and no candidates: the SDKs raise nothing, `.text` is None.
+        let blocked = json!({"promptFeedback": {"blockReason": "SAFETY", "safetyRatings": [
+            {"category": "HARM_CATEGORY_HARASSMENT", "probability": "HIGH", "blocked": true}]}});
+        return match json_reply(200, headers, &blocked) {
+            HttpReply::Full { status, headers, body, .. } => HttpReply::Full { delay_ms, status, headers, body },
+            other => other,
+        };
+    }
     if let Some(ms) = error.retry_after_ms {
         headers.push(("retry-after-ms".into(), ms.to_string()));
         headers.push(("retry-after".into(), ms.div_ceil(1000).to_string()));
@@ -121,12 +226,18 @@ pub(crate) fn cuecard_reply(
 ) -> HttpReply {
     let code = kind.code();
     let inner = match dialect {
-        Dialect::OpenAi => json!({
+        Dialect::OpenAi | Dialect::Azure => json!({
             "message": message,
             "type": if status < 500 { "invalid_request_error" } else { "cuecard_error" },
             "param": null,
             "code": code,
         }),
+        Dialect::Gemini => json!({
+            "code": status,
+            "message": format!("{message} ({code})"),
+            "status": match status { 404 => "NOT_FOUND", 400..=499 => "INVALID_ARGUMENT", _ => "INTERNAL" },
+        }),
+        Dialect::Ollama => Value::from(format!("{message} ({code})")),
         Dialect::Anthropic => json!({
             "type": match status { 404 => "not_found_error", 413 => "request_too_large", s if s < 500 => "invalid_request_error", _ => "api_error" },
             "message": format!("{message} ({code})"),

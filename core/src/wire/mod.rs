@@ -12,13 +12,17 @@
 // IndexMut on an object (or null) inserts and cannot panic, which is the only way it is used here.
 #![allow(clippy::indexing_slicing)]
 
+mod admin;
 mod anthropic;
 mod errors;
 mod escape;
 mod extras;
+mod gemini;
 mod json;
+mod ollama;
 mod openai_chat;
 mod openai_responses;
+mod routes;
 
 use crate::error::ErrorKind;
 use crate::journal::RawRequest;
@@ -27,10 +31,11 @@ use crate::model::ChatRequest;
 use crate::script::CallError;
 use crate::stream::{Envelope, EventStream};
 use crate::turn::Turn;
+use routes::Matched;
 use serde::{Deserialize, Serialize};
 
+pub use admin::{is_whole_journal_read, journal_document, write_journal_document};
 pub use errors::{error_reply, Dialect};
-pub use extras::{is_whole_journal_read, journal_document, write_journal_document};
 
 /// Largest request body accepted; larger bodies get a provider-shaped 413.
 pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
@@ -326,7 +331,6 @@ pub(crate) fn stream_reply(stream: &EventStream, id_header: &str, request_id: &s
 /// A protocol that answers chat requests.
 trait ChatProtocol {
     const DIALECT: Dialect;
-    const ENDPOINT: &'static str;
     /// The request JSON as a neutral request, or a message saying what is wrong.
     fn decode(body: &serde_json::Value) -> Result<DecodedRequest, String>;
     /// The request read straight from the body when it has the protocol's common shape, past the
@@ -350,6 +354,8 @@ pub(crate) struct DecodedRequest {
     pub request: ChatRequest,
     /// OpenAI Chat `stream_options.include_usage`.
     pub include_usage: bool,
+    /// Gemini's `thinkingConfig.includeThoughts`: thinking is sent as thought parts only when asked for.
+    pub include_thoughts: bool,
 }
 
 /// Whether a path is on the admin surface: `/_cuecard/...`, also under `/v1`.
@@ -367,7 +373,7 @@ pub fn may_take_long(path: &str) -> bool {
 /// The 401 for an admin request without the server's admin token (`Authorization: Bearer <token>` or
 /// `x-cuecard-admin-token: <token>`), in the admin surface's error shape.
 pub fn admin_token_refusal() -> HttpReply {
-    extras::admin_token_refusal()
+    admin::admin_token_refusal()
 }
 
 /// Answers one HTTP request against `mock`. Every request except the admin surface is journaled exactly once.
@@ -379,32 +385,27 @@ pub fn handle(mock: &MockModel, request: &HttpRequest) -> HttpReply {
 /// Like [`handle`], stopping at a computed step so a host whose callbacks answer later (a JS Promise) can
 /// resume the request when its callback has answered ([`crate::Turn`]).
 pub fn handle_turn(mock: &MockModel, request: &HttpRequest) -> Turn<HttpReply> {
-    let path = request.path.trim_end_matches('/');
-    let path = path.strip_prefix("/v1").unwrap_or(path);
-    match (request.method.as_str(), path) {
-        ("POST", "/chat/completions") => chat::<openai_chat::OpenAiChat>(mock, request),
-        ("POST", "/responses") => chat::<openai_responses::OpenAiResponses>(mock, request),
-        ("POST", "/messages") => chat::<anthropic::AnthropicMessages>(mock, request),
-        ("GET", "/models") => Turn::Done(extras::models(mock, request)),
-        ("POST", "/embeddings") => Turn::Done(extras::embeddings(mock, request)),
-        // The admin surface is `/_cuecard/...` only. Under `/v1` it is an unknown path like any other: answered 404
-        // and journaled, with a hint (an SDK's base URL ends in /v1, so this is an easy slip).
-        _ if is_admin_path(&request.path) && !request.path.starts_with("/v1/") => {
-            Turn::Done(extras::admin(mock, request))
-        }
-        (method, _) => {
-            let dialect =
-                if request.header("anthropic-version").is_some() { Dialect::Anthropic } else { Dialect::OpenAi };
-            let hint = if is_admin_path(&request.path) {
-                "; the admin endpoints are under /_cuecard/, without /v1"
-            } else {
-                ""
-            };
-            let message = format!("unknown path: {method} {} (cuecard serves /v1/chat/completions, /v1/responses, /v1/messages, /v1/models, /v1/embeddings{hint})", request.path);
-            let index = mock.reject(ChatRequest::default(), Some(raw(request)), message.clone());
-            Turn::Done(errors::cuecard_reply(dialect, 404, ErrorKind::NotFound, &message, &request_id(index)))
-        }
+    // The admin surface is `/_cuecard/...` only. Under `/v1` it is an unknown path like any other: answered 404
+    // and journaled, with a hint (an SDK's base URL ends in /v1, so this is an easy slip).
+    if is_admin_path(&request.path) && !request.path.starts_with("/v1/") {
+        return Turn::Done(admin::admin(mock, request));
     }
+    match routes::find(request) {
+        Some((route, matched)) => route.answer(mock, request, &matched),
+        None => Turn::Done(unknown_path(mock, request)),
+    }
+}
+
+/// The 404 for a path no protocol serves, in the dialect of the client that asked (by its headers and path),
+/// listing what is served.
+fn unknown_path(mock: &MockModel, request: &HttpRequest) -> HttpReply {
+    let dialect = Dialect::of_client(request);
+    let hint =
+        if is_admin_path(&request.path) { "; the admin endpoints are under /_cuecard/, without /v1" } else { "" };
+    let message =
+        format!("unknown path: {} {} (cuecard serves {}{hint})", request.method, request.path, routes::SERVED);
+    let index = mock.reject(ChatRequest::default(), Some(raw(request)), message.clone());
+    errors::cuecard_reply(dialect, 404, ErrorKind::NotFound, &message, &request_id(index))
 }
 
 pub(crate) fn raw(request: &HttpRequest) -> RawRequest {
@@ -416,13 +417,13 @@ pub(crate) fn request_id(index: u64) -> String {
     crate::stream::numbered_id("req_", index + 1)
 }
 
-fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest) -> Turn<HttpReply> {
+fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> Turn<HttpReply> {
     let dialect = P::DIALECT;
     if http.body.len() > MAX_BODY_BYTES {
         let message =
             // The server stops reading one byte past the limit, so the real size is unknown: name the limit only.
             format!("the request body is larger than the limit of {MAX_BODY_BYTES} bytes (32 MiB)");
-        let request = ChatRequest { metadata: endpoint_metadata(P::ENDPOINT, http), ..ChatRequest::default() };
+        let request = ChatRequest { metadata: endpoint_metadata(matched.endpoint, http), ..ChatRequest::default() };
         let index = mock.reject(
             request,
             Some(RawRequest { path: http.path.as_str().into(), body: Box::default() }),
@@ -447,7 +448,7 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest) -> Turn
     let mut decoded = match decoded {
         Ok(decoded) => decoded,
         Err(message) => {
-            let request = ChatRequest { metadata: endpoint_metadata(P::ENDPOINT, http), ..ChatRequest::default() };
+            let request = ChatRequest { metadata: endpoint_metadata(matched.endpoint, http), ..ChatRequest::default() };
             let index = mock.reject(request, Some(raw(http)), message.clone());
             return Turn::Done(errors::cuecard_reply(
                 dialect,
@@ -458,10 +459,17 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest) -> Turn
             ));
         }
     };
-    let metadata = endpoint_metadata(P::ENDPOINT, http);
+    let metadata = endpoint_metadata(matched.endpoint, http);
     decoded.request.metadata.endpoint = metadata.endpoint;
     if metadata.operation.is_some() {
         decoded.request.metadata.operation = metadata.operation;
+    }
+    // What the path says wins over the body: Gemini's model and stream verb, Azure's deployment.
+    if let Some(model) = &matched.model {
+        decoded.request.model.clone_from(model);
+    }
+    if let Some(stream) = matched.stream {
+        decoded.request.stream = stream;
     }
     resolve_item_references(mock, &mut decoded.request);
     if decoded.request.stream {

@@ -27,9 +27,39 @@ mod simple;
 
 pub(crate) struct OpenAiChat;
 
+/// Azure OpenAI's chat completions: OpenAI's protocol (the deployment in the path is the model, `routes`), with
+/// Azure's error bodies (a content filter's `innererror`, string codes).
+pub(crate) struct AzureChat;
+
+impl ChatProtocol for AzureChat {
+    const DIALECT: Dialect = Dialect::Azure;
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn decode_common(body: &str) -> Option<DecodedRequest> {
+        OpenAiChat::decode_common(body)
+    }
+
+    fn decode(body: &Value) -> Result<DecodedRequest, String> {
+        // A deployment's body need not name the model: the path does (`routes::Matched::model` replaces it).
+        if body.is_object() && body.get("model").is_none() {
+            let mut named = body.clone();
+            named["model"] = Value::from("");
+            return OpenAiChat::decode(&named);
+        }
+        OpenAiChat::decode(body)
+    }
+
+    fn encode_response(response: &ChatResponse, envelope: &Envelope, request: &DecodedRequest, id: &str) -> HttpReply {
+        OpenAiChat::encode_response(response, envelope, request, id)
+    }
+
+    fn encode_stream(stream: &EventStream, request: &DecodedRequest, id: &str) -> HttpReply {
+        OpenAiChat::encode_stream(stream, request, id)
+    }
+}
+
 impl ChatProtocol for OpenAiChat {
     const DIALECT: Dialect = Dialect::OpenAi;
-    const ENDPOINT: &'static str = "chat_completions";
 
     #[cfg(not(target_arch = "wasm32"))]
     fn decode_common(body: &str) -> Option<DecodedRequest> {
@@ -69,7 +99,7 @@ impl ChatProtocol for OpenAiChat {
             stream: json::optional_bool(top, "stream", "request")?,
             metadata: crate::model::RequestMetadata::default(),
         };
-        Ok(DecodedRequest { request, include_usage })
+        Ok(DecodedRequest { request, include_usage, include_thoughts: false })
     }
 
     fn encode_response(

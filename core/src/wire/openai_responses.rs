@@ -27,7 +27,6 @@ pub(crate) struct OpenAiResponses;
 
 impl ChatProtocol for OpenAiResponses {
     const DIALECT: Dialect = Dialect::OpenAi;
-    const ENDPOINT: &'static str = "responses";
 
     fn decode(body: &Value) -> Result<DecodedRequest, String> {
         let top = json::object(body, "the request")?;
@@ -86,7 +85,7 @@ impl ChatProtocol for OpenAiResponses {
             stream: json::optional_bool(top, "stream", "request")?,
             metadata: crate::model::RequestMetadata::default(),
         };
-        Ok(DecodedRequest { request, include_usage: false })
+        Ok(DecodedRequest { request, include_usage: false, include_thoughts: false })
     }
 
     fn encode_response(

@@ -108,7 +108,7 @@ pub(super) fn decode(body: &str) -> Option<DecodedRequest> {
         metadata: crate::model::RequestMetadata::default(),
     };
     let include_usage = simple.stream_options.and_then(|options| options.include_usage).unwrap_or(false);
-    Some(DecodedRequest { request, include_usage })
+    Some(DecodedRequest { request, include_usage, include_thoughts: false })
 }
 
 #[cfg(test)]

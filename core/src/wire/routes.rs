@@ -1,0 +1,368 @@
+//! The protocol table: which method and path pattern is which protocol's endpoint. `wire::handle` dispatches from
+//! it and holds no protocol's rules; a new protocol is its module plus its rows here.
+//!
+//! A pattern is a path of `/`-separated segments, each one of:
+//! - a literal (`chat`);
+//! - `[v1]`: a literal that may be left out (`/chat/completions` is served with and without `/v1`);
+//! - `{model}`: any one segment, percent-decoded, taken as the request's model (Gemini's model, Azure's
+//!   deployment); `{_}`: any one segment, not kept;
+//! - `{model}:verb`: a segment ending in `:verb` (or `%3Averb`), the part before it taken as the model.
+//!
+//! Rows are tried in order and the first that matches answers; a row may add a condition on the request
+//! (`when`), so that `GET /v1/models` from a Google SDK lists Gemini models and from anyone else OpenAI's.
+
+use super::{anthropic, extras, gemini, ollama, openai_chat, openai_responses, HttpReply, HttpRequest};
+use crate::mock::MockModel;
+use crate::turn::Turn;
+
+/// What a row's answer is given: the row, and the model its path named.
+pub(crate) struct Matched {
+    /// The endpoint name (`chat_completions`, `gemini_generate`, ...): journaled as `metadata.endpoint`, and what
+    /// `routes[].match.endpoint` matches.
+    pub endpoint: &'static str,
+    /// The model (or Azure deployment) the path names; it replaces the body's.
+    pub model: Option<String>,
+    /// Whether the path itself asks for a stream (Gemini's `:streamGenerateContent`), whatever the body says.
+    pub stream: Option<bool>,
+}
+
+type Answer = fn(&MockModel, &HttpRequest, &Matched) -> Turn<HttpReply>;
+
+/// One row of the table.
+pub(crate) struct Route {
+    method: &'static str,
+    pattern: &'static str,
+    endpoint: &'static str,
+    stream: Option<bool>,
+    when: Option<fn(&HttpRequest) -> bool>,
+    answer: Answer,
+}
+
+const fn row(method: &'static str, pattern: &'static str, endpoint: &'static str, answer: Answer) -> Route {
+    Route { method, pattern, endpoint, stream: None, when: None, answer }
+}
+
+/// A request from one of Google's SDKs (they send `x-goog-api-key` or `x-goog-api-client`); they share
+/// `GET /v1/models` with OpenAI's.
+fn from_google(request: &HttpRequest) -> bool {
+    request.header("x-goog-api-client").is_some() || request.header("x-goog-api-key").is_some()
+}
+
+// Each protocol's answers, as the table's function pointers.
+const OPENAI_CHAT: Answer = super::chat::<openai_chat::OpenAiChat>;
+const AZURE_CHAT: Answer = super::chat::<openai_chat::AzureChat>;
+const OPENAI_RESPONSES: Answer = super::chat::<openai_responses::OpenAiResponses>;
+const ANTHROPIC_MESSAGES: Answer = super::chat::<anthropic::AnthropicMessages>;
+const GEMINI_GENERATE: Answer = super::chat::<gemini::GeminiGenerate>;
+const OLLAMA_CHAT: Answer = super::chat::<ollama::OllamaChat>;
+const OLLAMA_GENERATE: Answer = super::chat::<ollama::OllamaGenerate>;
+
+/// A row's answer that is whole at once (no computed step to wait for): `whole!(|mock, request, matched| ...)`.
+macro_rules! whole {
+    (|$mock:ident, $request:ident, $matched:ident| $body:expr) => {{
+        fn answer($mock: &MockModel, $request: &HttpRequest, $matched: &Matched) -> Turn<HttpReply> {
+            Turn::Done($body)
+        }
+        answer as Answer
+    }};
+}
+
+/// The table. Order matters only where two patterns can match one path (the Gemini model list before OpenAI's).
+pub(crate) static ROUTES: &[Route] = &[
+    // OpenAI and Anthropic, with and without the /v1 prefix.
+    row("POST", "/[v1]/chat/completions", "chat_completions", OPENAI_CHAT),
+    row("POST", "/[v1]/responses", "responses", OPENAI_RESPONSES),
+    row("POST", "/[v1]/messages", "messages", ANTHROPIC_MESSAGES),
+    Route {
+        when: Some(from_google),
+        ..row(
+            "GET",
+            "/v1/models",
+            "gemini_models",
+            whole!(|mock, request, matched| gemini::models(mock, request, matched)),
+        )
+    },
+    row("GET", "/[v1]/models", "models", whole!(|mock, request, _m| extras::models(mock, request))),
+    row(
+        "POST",
+        "/[v1]/embeddings",
+        "embeddings",
+        whole!(|mock, request, matched| extras::embeddings(mock, request, matched)),
+    ),
+    // Azure OpenAI: deployments (the deployment is the model), the unversioned and the /openai/v1 surfaces.
+    row("POST", "/openai/deployments/{model}/chat/completions", "chat_completions", AZURE_CHAT),
+    row("POST", "/openai/deployments/{model}/responses", "responses", OPENAI_RESPONSES),
+    row(
+        "POST",
+        "/openai/deployments/{model}/embeddings",
+        "embeddings",
+        whole!(|mock, request, matched| extras::embeddings(mock, request, matched)),
+    ),
+    row("POST", "/openai/[v1]/chat/completions", "chat_completions", AZURE_CHAT),
+    row("POST", "/openai/[v1]/responses", "responses", OPENAI_RESPONSES),
+    row(
+        "POST",
+        "/openai/[v1]/embeddings",
+        "embeddings",
+        whole!(|mock, request, matched| extras::embeddings(mock, request, matched)),
+    ),
+    row("GET", "/openai/[v1]/models", "models", whole!(|mock, request, _m| extras::models(mock, request))),
+    // Google Gemini (v1, v1beta, v1alpha, and Vertex AI's v1beta1 with or without a project and location).
+    row("POST", "/{_}/models/{model}:generateContent", "gemini_generate", GEMINI_GENERATE),
+    Route {
+        stream: Some(true),
+        ..row("POST", "/{_}/models/{model}:streamGenerateContent", "gemini_generate", GEMINI_GENERATE)
+    },
+    row(
+        "POST",
+        "/{_}/models/{model}:countTokens",
+        "gemini_count_tokens",
+        whole!(|mock, request, matched| gemini::count_tokens(mock, request, matched)),
+    ),
+    row(
+        "POST",
+        "/{_}/models/{model}:embedContent",
+        "gemini_embed",
+        whole!(|mock, request, matched| gemini::embed(mock, request, matched)),
+    ),
+    row(
+        "POST",
+        "/{_}/models/{model}:batchEmbedContents",
+        "gemini_embed",
+        whole!(|mock, request, matched| gemini::embed(mock, request, matched)),
+    ),
+    row("POST", "/{_}/publishers/{_}/models/{model}:generateContent", "gemini_generate", GEMINI_GENERATE),
+    Route {
+        stream: Some(true),
+        ..row("POST", "/{_}/publishers/{_}/models/{model}:streamGenerateContent", "gemini_generate", GEMINI_GENERATE)
+    },
+    row(
+        "POST",
+        "/{_}/projects/{_}/locations/{_}/publishers/{_}/models/{model}:generateContent",
+        "gemini_generate",
+        GEMINI_GENERATE,
+    ),
+    Route {
+        stream: Some(true),
+        ..row(
+            "POST",
+            "/{_}/projects/{_}/locations/{_}/publishers/{_}/models/{model}:streamGenerateContent",
+            "gemini_generate",
+            GEMINI_GENERATE,
+        )
+    },
+    row(
+        "POST",
+        "/{_}/projects/{_}/locations/{_}/publishers/{_}/models/{model}:countTokens",
+        "gemini_count_tokens",
+        whole!(|mock, request, matched| gemini::count_tokens(mock, request, matched)),
+    ),
+    row(
+        "GET",
+        "/v1beta/models",
+        "gemini_models",
+        whole!(|mock, request, matched| gemini::models(mock, request, matched)),
+    ),
+    row(
+        "GET",
+        "/v1alpha/models",
+        "gemini_models",
+        whole!(|mock, request, matched| gemini::models(mock, request, matched)),
+    ),
+    Route {
+        when: Some(from_google),
+        ..row(
+            "GET",
+            "/{_}/models/{model}",
+            "gemini_models",
+            whole!(|mock, request, matched| gemini::model(mock, request, matched)),
+        )
+    },
+    row(
+        "GET",
+        "/v1beta/models/{model}",
+        "gemini_models",
+        whole!(|mock, request, matched| gemini::model(mock, request, matched)),
+    ),
+    // Ollama.
+    row("POST", "/api/chat", "ollama_chat", OLLAMA_CHAT),
+    row("POST", "/api/generate", "ollama_generate", OLLAMA_GENERATE),
+    row("POST", "/api/embed", "ollama_embed", whole!(|mock, request, matched| ollama::embed(mock, request, matched))),
+    row(
+        "POST",
+        "/api/embeddings",
+        "ollama_embed",
+        whole!(|mock, request, matched| ollama::embed(mock, request, matched)),
+    ),
+    row("GET", "/api/tags", "ollama_models", whole!(|mock, request, matched| ollama::tags(mock, request, matched))),
+    row("GET", "/api/ps", "ollama_models", whole!(|mock, request, matched| ollama::running(mock, request, matched))),
+    row("POST", "/api/show", "ollama_models", whole!(|mock, request, matched| ollama::show(mock, request, matched))),
+    row(
+        "GET",
+        "/api/version",
+        "ollama_models",
+        whole!(|mock, request, matched| ollama::version(mock, request, matched)),
+    ),
+];
+
+/// The paths the unknown-path 404 lists, one per protocol.
+pub(crate) const SERVED: &str = "OpenAI /v1/chat/completions, /v1/responses, /v1/models, /v1/embeddings; \
+    Anthropic /v1/messages; Azure /openai/deployments/{d}/...; Gemini /v1beta/models/{m}:generateContent and \
+    :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents; Ollama /api/chat, /api/generate, \
+    /api/embed, /api/tags, /api/show";
+
+/// The row that answers a request, and what its path named.
+pub(crate) fn find(request: &HttpRequest) -> Option<(&'static Route, Matched)> {
+    // openai-node's Azure client joins an endpoint that ends in `/` into `//openai/...`.
+    let path = request.path.trim_end_matches('/');
+    let path = if path.starts_with("//") { &path[1..] } else { path };
+    ROUTES.iter().find_map(|route| {
+        if route.method != request.method || route.when.is_some_and(|when| !when(request)) {
+            return None;
+        }
+        let model = matches(route.pattern, path)?;
+        Some((route, Matched { endpoint: route.endpoint, model, stream: route.stream }))
+    })
+}
+
+impl Route {
+    /// Answers the request this row matched.
+    pub(crate) fn answer(&self, mock: &MockModel, request: &HttpRequest, matched: &Matched) -> Turn<HttpReply> {
+        (self.answer)(mock, request, matched)
+    }
+}
+
+/// Whether `path` matches `pattern`: `Some(model)` (the `{model}` capture, if the pattern has one) or `None`.
+fn matches(pattern: &str, path: &str) -> Option<Option<String>> {
+    let wanted = pattern.split('/').filter(|s| !s.is_empty());
+    let mut given = path.split('/').filter(|s| !s.is_empty()).peekable();
+    let mut model = None;
+    for want in wanted {
+        if let Some(optional) = want.strip_prefix('[').and_then(|w| w.strip_suffix(']')) {
+            if given.peek() == Some(&optional) {
+                given.next();
+            }
+            continue;
+        }
+        let segment = given.next()?;
+        if let Some(capture) = want.strip_prefix('{') {
+            let (name, verb) = capture.split_once('}')?;
+            let value = match verb.strip_prefix(':') {
+                None => segment,
+                Some(verb) => strip_verb(segment, verb)?,
+            };
+            if value.is_empty() {
+                return None;
+            }
+            if name == "model" {
+                model = Some(percent_decode(value));
+            }
+        } else if want != segment {
+            return None;
+        }
+    }
+    if given.next().is_some() {
+        return None;
+    }
+    Some(model)
+}
+
+/// `segment` without its `:verb` (also written `%3Averb`), or `None` when it does not end in it.
+fn strip_verb<'a>(segment: &'a str, verb: &str) -> Option<&'a str> {
+    let before = segment.strip_suffix(verb)?;
+    before.strip_suffix(':').or_else(|| before.strip_suffix("%3A")).or_else(|| before.strip_suffix("%3a"))
+}
+
+/// `%XX` escapes decoded (model ids arrive percent-encoded: `%3A` for `:`); an invalid escape is kept as it is.
+pub(crate) fn percent_decode(text: &str) -> String {
+    if !text.contains('%') {
+        return text.to_string();
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&byte) = bytes.get(i) {
+        let escaped = (byte == b'%')
+            .then(|| bytes.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match escaped {
+            Some(decoded) => {
+                out.push(decoded);
+                i += 3;
+            }
+            None => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_match_literals_optional_segments_captures_and_verbs() {
+        assert_eq!(matches("/[v1]/chat/completions", "/v1/chat/completions"), Some(None));
+        assert_eq!(matches("/[v1]/chat/completions", "/chat/completions"), Some(None));
+        assert_eq!(matches("/[v1]/chat/completions", "/v2/chat/completions"), None);
+        assert_eq!(matches("/[v1]/models", "/v1/models/x"), None);
+        let generate = "/{_}/models/{model}:generateContent";
+        assert_eq!(
+            matches(generate, "/v1beta/models/gemini-2.5-flash:generateContent"),
+            Some(Some("gemini-2.5-flash".into()))
+        );
+        assert_eq!(matches(generate, "/v1/models/gemini%2D2:generateContent"), Some(Some("gemini-2".into())));
+        assert_eq!(matches(generate, "/v1/models/m%3AgenerateContent"), Some(Some("m".into())));
+        assert_eq!(matches(generate, "/v1/models/m:streamGenerateContent"), None);
+        assert_eq!(matches(generate, "/v1/models/:generateContent"), None);
+        assert_eq!(
+            matches("/openai/deployments/{model}/chat/completions", "/openai/deployments/gpt%3A4/chat/completions"),
+            Some(Some("gpt:4".into()))
+        );
+    }
+
+    #[test]
+    fn every_protocol_is_found_by_its_paths() {
+        let find_endpoint = |method: &str, target: &str, headers: &[(&str, &str)]| {
+            let mut request = HttpRequest::new(method, target, Vec::new(), Vec::new());
+            for (name, value) in headers {
+                request = request.with_header(name, value);
+            }
+            find(&request).map(|(_, m)| (m.endpoint, m.model, m.stream))
+        };
+        assert_eq!(find_endpoint("GET", "/v1/models", &[]), Some(("models", None, None)));
+        assert_eq!(
+            find_endpoint("GET", "/v1/models?pageSize=50", &[("x-goog-api-client", "google-genai-sdk/3")]),
+            Some(("gemini_models", None, None))
+        );
+        assert_eq!(
+            find_endpoint("POST", "/v1/models/g:streamGenerateContent?alt=sse", &[]),
+            Some(("gemini_generate", Some("g".into()), Some(true)))
+        );
+        assert_eq!(
+            find_endpoint("POST", "/v1beta1/projects/p/locations/us/publishers/google/models/g:generateContent", &[]),
+            Some(("gemini_generate", Some("g".into()), None))
+        );
+        assert_eq!(
+            find_endpoint("POST", "//openai/deployments/dep/chat/completions?api-version=1", &[]),
+            Some(("chat_completions", Some("dep".into()), None))
+        );
+        assert_eq!(find_endpoint("POST", "/api/chat", &[]), Some(("ollama_chat", None, None)));
+        assert_eq!(find_endpoint("POST", "/v1/_cuecard/reset", &[]), None);
+        assert_eq!(find_endpoint("DELETE", "/v1/messages", &[]), None);
+    }
+
+    #[test]
+    fn percent_decoding_keeps_what_is_not_an_escape() {
+        assert_eq!(percent_decode("a%3Ab"), "a:b");
+        assert_eq!(percent_decode("100%"), "100%");
+        assert_eq!(percent_decode("%zz%4"), "%zz%4");
+        assert_eq!(percent_decode("%C3%A9"), "é");
+        assert_eq!(percent_decode("%FF"), "%FF");
+    }
+}
