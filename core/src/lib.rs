@@ -61,8 +61,8 @@ pub use model::{
 pub use observe::{CallContext, CallRecord, FailureInfo, Observation, ObservationEvent, Observer, RecordingObserver};
 pub use scenario::Scenario;
 pub use script::{
-    Answer, CallError, Chunks, Exhaustion, HostError, MockSettings, RequestPredicate, Responder, Route, RouteMatch,
-    Script, ScriptedToolCall, Step, StepBody, StepTiming, StreamBreak, Timing,
+    Answer, CallError, Chunks, Exhaustion, HostError, MockSettings, ReasoningField, RequestPredicate, Responder, Route,
+    RouteMatch, Script, ScriptedToolCall, Step, StepBody, StepTiming, StreamBreak, Timing,
 };
 #[cfg(feature = "server")]
 pub use server::{Server, ServerOptions, DEFAULT_IDLE_TIMEOUT_MS};

@@ -13,8 +13,8 @@ use crate::model::{ChatRequest, ChatResponse, FinishReason, Message, ToolCall};
 use crate::observe::{self, CallRecord};
 use crate::scenario::Scenario;
 use crate::script::{
-    callback_failed, preview, Answer, CallError, Chunks, Exhaustion, MockSettings, Responder, Route, RouteMatch,
-    Script, Step, StepBody, StepTiming, StreamBreak, Timing,
+    callback_failed, preview, Answer, CallError, Chunks, Exhaustion, MockSettings, ReasoningField, Responder, Route,
+    RouteMatch, Script, Step, StepBody, StepTiming, StreamBreak, Timing,
 };
 use crate::stream::{self, Envelope, EventStream, StreamPlan, TimedEvent};
 use crate::turn::{Pending, Turn};
@@ -89,6 +89,7 @@ struct Settings {
     step_defaults: StepTiming,
     instant: bool,
     journal_limit: Option<usize>,
+    reasoning_field: ReasoningField,
 }
 
 impl Default for Settings {
@@ -102,6 +103,7 @@ impl Default for Settings {
             step_defaults: StepTiming::default(),
             instant: false,
             journal_limit: None,
+            reasoning_field: ReasoningField::None,
         }
     }
 }
@@ -339,6 +341,9 @@ impl MockModel {
         if let Some(instant) = settings.instant {
             current.instant = instant;
         }
+        if let Some(field) = settings.reasoning_field {
+            current.reasoning_field = field;
+        }
         if let Some(limit) = settings.journal_limit {
             state.settings.journal_limit = Some(limit);
             state.journal = Journal::bounded(limit);
@@ -358,6 +363,7 @@ impl MockModel {
             step_defaults: Some(settings.step_defaults),
             instant: Some(settings.instant),
             journal_limit: settings.journal_limit,
+            reasoning_field: Some(settings.reasoning_field),
         }
     }
 
@@ -399,7 +405,12 @@ impl MockModel {
         self.lock().settings.capabilities.clone()
     }
 
-    /// Whether hosts should skip the scripted delays.
+    /// Where Chat Completions replies carry scripted thinking (the `reasoning_field` setting).
+    pub fn reasoning_field(&self) -> ReasoningField {
+        self.lock().settings.reasoning_field
+    }
+
+    /// Whether hosts skip the scripted delays.
     pub fn is_instant(&self) -> bool {
         self.lock().settings.instant
     }

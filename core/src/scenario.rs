@@ -44,6 +44,8 @@ struct ScenarioSpec {
     step_defaults: Option<StepTiming>,
     #[serde(default)]
     instant: Option<bool>,
+    #[serde(default)]
+    reasoning_field: Option<crate::script::ReasoningField>,
     routes: Vec<RouteSpec>,
 }
 
@@ -247,6 +249,7 @@ impl Scenario {
             step_defaults: spec.step_defaults,
             instant: spec.instant,
             journal_limit: None,
+            reasoning_field: spec.reasoning_field,
         };
         Ok(Scenario { script: Script { routes, settings }, description: spec.description })
     }

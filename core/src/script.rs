@@ -721,6 +721,35 @@ pub struct MockSettings {
     /// or the CLI, not from a scenario.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub journal_limit: Option<usize>,
+    /// Where Chat Completions replies carry scripted thinking (`none`, `reasoning_content`, `reasoning`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_field: Option<ReasoningField>,
+}
+
+/// Where Chat Completions replies carry a step's thinking. OpenAI's own API sends no reasoning text, so by default
+/// it is not sent (its time still passes); OpenAI-compatible providers send it beside the content: DeepSeek and older
+/// vLLM as `reasoning_content`, OpenRouter, Groq and newer vLLM as `reasoning` (`../shared/spec/providers.md` §6.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReasoningField {
+    /// Not sent (OpenAI).
+    #[default]
+    None,
+    /// `message.reasoning_content` / `delta.reasoning_content` (DeepSeek, older vLLM).
+    ReasoningContent,
+    /// `message.reasoning` / `delta.reasoning` (OpenRouter, Groq, newer vLLM).
+    Reasoning,
+}
+
+impl ReasoningField {
+    /// The JSON key, or `None` when thinking is not sent.
+    pub const fn key(self) -> Option<&'static str> {
+        match self {
+            ReasoningField::None => None,
+            ReasoningField::ReasoningContent => Some("reasoning_content"),
+            ReasoningField::Reasoning => Some("reasoning"),
+        }
+    }
 }
 
 /// A whole script: routes with their steps, and the settings. A scenario builds one; a mock is made from one or

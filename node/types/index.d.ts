@@ -181,6 +181,8 @@ export interface MockSettings {
   onExhausted?: Exhaustion;
   stepDefaults?: StepTiming;
   journalLimit?: number | null;
+  /** Where Chat Completions replies carry scripted thinking (OpenAI-compatible providers). */
+  reasoningField?: 'none' | 'reasoning_content' | 'reasoning';
 }
 
 export interface RouteOptions {

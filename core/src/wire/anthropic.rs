@@ -65,7 +65,12 @@ impl ChatProtocol for AnthropicMessages {
             stream: json::optional_bool(top, "stream", "request")?,
             metadata: crate::model::RequestMetadata::default(),
         };
-        Ok(DecodedRequest { request, include_usage: false, include_thoughts: false })
+        Ok(DecodedRequest {
+            request,
+            include_usage: false,
+            include_thoughts: false,
+            reasoning_field: crate::ReasoningField::None,
+        })
     }
 
     fn encode_response(
@@ -83,7 +88,7 @@ impl ChatProtocol for AnthropicMessages {
         }
         for call in &response.message.tool_calls {
             content.push(
-                json!({"type": "tool_use", "id": call.id, "name": call.name, "input": tool_input(&call.arguments)}),
+                json!({"type": "tool_use", "id": tool_use_id(&call.id), "name": call.name, "input": tool_input(&call.arguments)}),
             );
         }
         let mut body = message_envelope(envelope, response.usage.unwrap_or_default());
@@ -186,7 +191,7 @@ impl ChatProtocol for AnthropicMessages {
                 block = Some((index, kind, tool_index));
                 let start_block = match &timed.event {
                     StreamEvent::ToolCallDelta { id, name, .. } => {
-                        json!({"type": "tool_use", "id": id, "name": name, "input": {}})
+                        json!({"type": "tool_use", "id": tool_use_id(id), "name": name, "input": {}})
                     }
                     StreamEvent::ThinkingDelta { .. } => json!({"type": "thinking", "thinking": "", "signature": ""}),
                     _ => json!({"type": "text", "text": ""}),
@@ -260,6 +265,31 @@ fn message_envelope(envelope: &Envelope, usage: crate::model::Usage) -> Value {
 
 /// Tool input must be a JSON object on this protocol; arguments that are not (invalid JSON on purpose) are sent
 /// as `{"_raw": "<text>"}` so the SDK still parses the message.
+/// The prefix of the mock's tool-use ids on Anthropic's wire: `toolu_01` and 22 digits, the length and look of
+/// Anthropic's own (`toolu_01A09q90qw90lq917835lq9`), so code that checks the prefix works.
+const TOOL_USE_PREFIX: &str = "toolu_01";
+
+/// The id a call of the mock's counter (`call_7`) has on Anthropic's wire (`toolu_010000000000000000000007`);
+/// any other id (a scripted one) is sent as it is.
+fn tool_use_id(id: &str) -> String {
+    match id.strip_prefix("call_").filter(|n| !n.is_empty() && n.len() <= 22 && n.bytes().all(|b| b.is_ascii_digit())) {
+        Some(number) => format!("{TOOL_USE_PREFIX}{number:0>22}"),
+        None => id.to_string(),
+    }
+}
+
+/// The mock's id of a tool-use id it sent (`toolu_010000000000000000000007` is `call_7`), so the journal names
+/// a call the same whichever protocol carried it; any other id is kept.
+fn call_id(id: &str) -> String {
+    match id.strip_prefix(TOOL_USE_PREFIX).filter(|n| n.len() == 22 && n.bytes().all(|b| b.is_ascii_digit())) {
+        Some(digits) => {
+            let number = digits.trim_start_matches('0');
+            format!("call_{}", if number.is_empty() { "0" } else { number })
+        }
+        None => id.to_string(),
+    }
+}
+
 /// A tool call's arguments text as the JSON object a protocol sends (`{"_raw": text}` for text that is not one).
 pub(crate) fn tool_input(arguments: &str) -> Value {
     match serde_json::from_str::<Value>(arguments) {
@@ -315,12 +345,12 @@ fn decode_message(value: &Value, what: &str, out: &mut Vec<Message>) -> Result<(
                 })));
             }
             "tool_use" => message.tool_calls.push(ToolCall {
-                id: json::optional_str(block, "id", &block_what)?.unwrap_or_default(),
+                id: call_id(&json::optional_str(block, "id", &block_what)?.unwrap_or_default()),
                 name: json::required_str(block, "name", &block_what)?.to_string(),
                 arguments: block.get("input").map_or_else(|| "{}".to_string(), Value::to_string),
             }),
             "tool_result" => tool_results.push(Message::tool_result(
-                json::required_str(block, "tool_use_id", &block_what)?,
+                call_id(json::required_str(block, "tool_use_id", &block_what)?),
                 json::flatten_text(block.get("content").unwrap_or(&Value::Null)),
             )),
             "thinking" => message.thinking = json::optional_str(block, "thinking", &block_what)?,
@@ -334,4 +364,23 @@ fn decode_message(value: &Value, what: &str, out: &mut Vec<Message>) -> Result<(
         out.push(message);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{call_id, tool_use_id};
+
+    #[test]
+    fn tool_use_ids_look_like_anthropics_and_come_back_as_the_mocks() {
+        assert_eq!(tool_use_id("call_7"), "toolu_010000000000000000000007");
+        assert_eq!(tool_use_id("call_7").len(), "toolu_01A09q90qw90lq917835lq9".len() + 1);
+        for id in ["call_1", "call_0", "call_18446744073709551615"] {
+            assert_eq!(call_id(&tool_use_id(id)), id);
+        }
+        // Scripted ids, and ids the mock did not make, pass unchanged both ways.
+        for id in ["call_fixed", "toolu_01A09q90qw90lq917835lq9", "call_", ""] {
+            assert_eq!(tool_use_id(id), id);
+            assert_eq!(call_id(id), id);
+        }
+    }
 }

@@ -106,7 +106,12 @@ impl ChatProtocol for GeminiGenerate {
             stream: false, // the path's verb
             metadata: crate::model::RequestMetadata::default(),
         };
-        Ok(DecodedRequest { request, include_usage: false, include_thoughts })
+        Ok(DecodedRequest {
+            request,
+            include_usage: false,
+            include_thoughts,
+            reasoning_field: crate::ReasoningField::None,
+        })
     }
 
     fn encode_response(

@@ -356,6 +356,8 @@ pub(crate) struct DecodedRequest {
     pub include_usage: bool,
     /// Gemini's `thinkingConfig.includeThoughts`: thinking is sent as thought parts only when asked for.
     pub include_thoughts: bool,
+    /// Where Chat Completions sends scripted thinking (the mock's `reasoning_field` setting).
+    pub reasoning_field: crate::ReasoningField,
 }
 
 /// Whether a path is on the admin surface: `/_cuecard/...`, also under `/v1`.
@@ -471,6 +473,7 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest, matched
     if let Some(stream) = matched.stream {
         decoded.request.stream = stream;
     }
+    decoded.reasoning_field = mock.reasoning_field();
     resolve_item_references(mock, &mut decoded.request);
     if decoded.request.stream {
         let turn = mock.chat_stream_turn(&decoded.request, Some(raw(http)));

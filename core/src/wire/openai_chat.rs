@@ -15,7 +15,7 @@ use crate::model::{
     AudioPart, ChatRequest, ChatResponse, ContentPart, FilePart, FinishReason, ImagePart, Message, ResponseFormat,
     Role, ToolCall, ToolChoice, ToolDefinition, Usage,
 };
-use crate::script::StreamBreak;
+use crate::script::{ReasoningField, StreamBreak};
 use crate::stream::{Envelope, EventStream, StreamEvent};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -99,13 +99,18 @@ impl ChatProtocol for OpenAiChat {
             stream: json::optional_bool(top, "stream", "request")?,
             metadata: crate::model::RequestMetadata::default(),
         };
-        Ok(DecodedRequest { request, include_usage, include_thoughts: false })
+        Ok(DecodedRequest {
+            request,
+            include_usage,
+            include_thoughts: false,
+            reasoning_field: crate::ReasoningField::None,
+        })
     }
 
     fn encode_response(
         response: &ChatResponse,
         envelope: &Envelope,
-        _request: &DecodedRequest,
+        request: &DecodedRequest,
         request_id: &str,
     ) -> HttpReply {
         // `{"choices":[<the choice>],` and then the envelope, as each chunk of a stream is written (`chunk_with`),
@@ -120,6 +125,13 @@ impl ChatProtocol for OpenAiChat {
         match &message.text {
             Some(text) => push_json_str(&mut out, text),
             None => out.extend_from_slice(b"null"),
+        }
+        // An OpenAI-compatible provider's reasoning field (sorted between `content` and `refusal`).
+        if let (Some(key), Some(thinking)) = (request.reasoning_field.key(), &message.thinking) {
+            out.extend_from_slice(b",\"");
+            out.extend_from_slice(key.as_bytes());
+            out.extend_from_slice(b"\":");
+            push_json_str(&mut out, thinking);
         }
         out.extend_from_slice(b",\"refusal\":null,\"role\":\"assistant\"");
         if !message.tool_calls.is_empty() {
@@ -151,8 +163,21 @@ impl ChatProtocol for OpenAiChat {
         for timed in stream.events() {
             pending_delay += timed.delay_ms;
             let data = match &timed.event {
-                // Chat Completions has no reasoning stream: thinking is not sent (its time still passes).
-                StreamEvent::ThinkingDelta { .. } | StreamEvent::ToolCall { .. } => continue,
+                // OpenAI's Chat Completions has no reasoning stream: thinking is not sent (its time still passes),
+                // unless the mock speaks for a provider that sends it (`reasoning_field`).
+                StreamEvent::ThinkingDelta { text } => match request.reasoning_field {
+                    ReasoningField::None => continue,
+                    ReasoningField::ReasoningContent => {
+                        chunk(envelope_tail, &json!({"content": "", "reasoning_content": text}), None)
+                    }
+                    ReasoningField::Reasoning => chunk(envelope_tail, &json!({"reasoning": text}), None),
+                },
+                StreamEvent::ToolCall { .. } => continue,
+                // DeepSeek's deltas carry both keys, so its sample code (content when reasoning_content is empty)
+                // reads them.
+                StreamEvent::TextDelta { text } if request.reasoning_field == ReasoningField::ReasoningContent => {
+                    chunk(envelope_tail, &json!({"content": text, "reasoning_content": null}), None)
+                }
                 StreamEvent::TextDelta { text } => content_chunk(envelope_tail, text),
                 StreamEvent::ToolCallDelta { index, id, name, arguments } => {
                     let mut out = String::new();

@@ -85,7 +85,12 @@ impl ChatProtocol for OpenAiResponses {
             stream: json::optional_bool(top, "stream", "request")?,
             metadata: crate::model::RequestMetadata::default(),
         };
-        Ok(DecodedRequest { request, include_usage: false, include_thoughts: false })
+        Ok(DecodedRequest {
+            request,
+            include_usage: false,
+            include_thoughts: false,
+            reasoning_field: crate::ReasoningField::None,
+        })
     }
 
     fn encode_response(
@@ -374,7 +379,11 @@ fn response_object(
         "temperature": request.request.temperature.unwrap_or(1.0),
         "text": {"format": {"type": "text"}},
         "tool_choice": "auto",
-        "tools": [],
+        // The request's tools, echoed as OpenAI does (in the Responses shape the request gave them in).
+        "tools": request.request.tools.iter().map(|tool| json!({
+            "type": "function", "name": tool.name, "description": tool.description,
+            "parameters": tool.parameters, "strict": true,
+        })).collect::<Vec<_>>(),
         "top_p": request.request.top_p.unwrap_or(1.0),
         "truncation": "disabled",
         "usage": usage,

@@ -108,7 +108,12 @@ pub(super) fn decode(body: &str) -> Option<DecodedRequest> {
         metadata: crate::model::RequestMetadata::default(),
     };
     let include_usage = simple.stream_options.and_then(|options| options.include_usage).unwrap_or(false);
-    Some(DecodedRequest { request, include_usage, include_thoughts: false })
+    Some(DecodedRequest {
+        request,
+        include_usage,
+        include_thoughts: false,
+        reasoning_field: crate::ReasoningField::None,
+    })
 }
 
 #[cfg(test)]
