@@ -45,7 +45,9 @@ pub const OPERATION_HEADER: &str = "x-cuecard-operation";
 
 /// The request headers the wire layer reads (lower case); transports may pass only these.
 /// `origin` and `host` are read for the admin surface, which refuses web pages (`extras::foreign_admin_request`).
-pub const READ_HEADERS: [&str; 5] = [OPERATION_HEADER, "anthropic-version", "content-type", "origin", "host"];
+/// `x-goog-api-client` and `x-goog-api-key` tell a Google SDK's `GET /v1/models` from OpenAI's (`routes`).
+pub const READ_HEADERS: [&str; 7] =
+    [OPERATION_HEADER, "anthropic-version", "content-type", "origin", "host", "x-goog-api-client", "x-goog-api-key"];
 
 /// An HTTP request as the wire layer sees it. As data (what crosses to hosts that serve their own HTTP stack):
 /// `{"method", "path", "query", "headers": [[name, value], ...], "body"}`, or `"body_base64"` for a body that

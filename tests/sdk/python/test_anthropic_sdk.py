@@ -57,7 +57,9 @@ def test_tool_use_whole_and_streamed(cuecard):
     tools = [{"name": "get_weather", "description": "Weather", "input_schema": {"type": "object"}}]
     message = client(cuecard).messages.create(model="claude-test-model", max_tokens=100, messages=ask(), tools=tools)
     assert [b.type for b in message.content] == ["text", "tool_use"]
-    assert (message.content[1].name, message.content[1].input, message.content[1].id) == ("get_weather", {"city": "Paris"}, "call_1")
+    # Anthropic-looking ids (toolu_01...), numbered by the mock's counter as call_1 is everywhere else.
+    assert (message.content[1].name, message.content[1].input, message.content[1].id) == (
+        "get_weather", {"city": "Paris"}, "toolu_010000000000000000000001")
     assert message.stop_reason == "tool_use"
     with client(cuecard).messages.stream(model="claude-test-model", max_tokens=100, messages=ask(), tools=tools) as stream:
         final = stream.get_final_message()
@@ -75,6 +77,20 @@ def test_tool_results_are_journaled_as_tool_messages(cuecard):
     messages = cuecard.entries()[0]["request"]["messages"]
     assert messages[1]["tool_calls"] == [{"id": "call_9", "name": "get_weather", "arguments": '{"city":"Paris"}'}]
     assert messages[2]["role"] == "tool" and messages[2]["tool_call_id"] == "call_9"
+
+
+def test_a_tool_use_id_the_mock_sent_comes_back_as_its_call_id(cuecard):
+    cuecard.load(scenario({"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]}, "It is sunny."))
+    tools = [{"name": "get_weather", "description": "Weather", "input_schema": {"type": "object"}}]
+    first = client(cuecard).messages.create(model="claude-test-model", max_tokens=100, messages=ask(), tools=tools)
+    use = first.content[0]
+    client(cuecard).messages.create(model="claude-test-model", max_tokens=100, tools=tools, messages=ask() + [
+        {"role": "assistant", "content": [use.model_dump()]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": use.id, "content": "22C"}]},
+    ])
+    messages = cuecard.entries()[1]["request"]["messages"]
+    assert messages[1]["tool_calls"][0]["id"] == "call_1"
+    assert messages[2]["tool_call_id"] == "call_1"
 
 
 def test_finish_reason_length_is_max_tokens(cuecard):
