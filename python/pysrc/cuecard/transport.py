@@ -7,6 +7,8 @@ whichever module the SDK uses. Sync and async clients are both supported.
 
     client = cuecard.openai_client(mock)          # openai.OpenAI wired to the mock
     client = cuecard.anthropic_client(mock)       # anthropic.Anthropic wired to the mock
+    client = cuecard.gemini_client(mock)          # google.genai.Client wired to the mock
+    client = cuecard.ollama_client(mock)          # ollama.Client wired to the mock
     transport = cuecard.transport_for(httpx2, mock)   # any httpx2.Client(transport=...)
 """
 from __future__ import annotations
@@ -158,3 +160,43 @@ def anthropic_client(mock: MockModel, *, instant: bool = True, async_: bool = Fa
     import anthropic
 
     return _sdk_client(anthropic, "Anthropic", "AsyncAnthropic", BASE_URL, mock, instant, async_, options)
+
+
+def gemini_client(mock: MockModel, *, instant: bool = True, async_: bool = False, **options: Any):
+    """A `google.genai.Client` answered in-process by `mock` (its `.aio` side too: both HTTP clients are wired).
+
+    google-genai is built on `httpx2` (3.x) or `httpx` (older releases); whichever its `HttpOptions` takes is used.
+    `async_` is accepted for symmetry with the other helpers: one `Client` serves both, async through `.aio`.
+    """
+    del async_  # one Client has both sides
+    from google import genai
+    from google.genai import types
+
+    http = _genai_http_module()
+    http_options = types.HttpOptions(
+        base_url=BASE_URL,
+        httpx_client=http.Client(transport=transport_for(http, mock, instant=instant)),
+        httpx_async_client=http.AsyncClient(transport=async_transport_for(http, mock, instant=instant)),
+    )
+    options.setdefault("api_key", "test-key")
+    return genai.Client(http_options=http_options, **options)
+
+
+def _genai_http_module() -> ModuleType:
+    """The httpx-like module google-genai sends with: httpx2 from 3.x on (`_DEFAULT_HTTP_CLIENT_BACKEND`), else httpx."""
+    import importlib
+
+    from google.genai import _api_client
+
+    backend = getattr(_api_client, "_DEFAULT_HTTP_CLIENT_BACKEND", "httpx")
+    return importlib.import_module("httpx2" if backend == "httpx2" else "httpx")
+
+
+def ollama_client(mock: MockModel, *, instant: bool = True, async_: bool = False, **options: Any):
+    """An `ollama.Client` (or `AsyncClient`) answered in-process by `mock`; ollama is built on `httpx`."""
+    import httpx
+    import ollama
+
+    if async_:
+        return ollama.AsyncClient(host=BASE_URL, transport=async_transport_for(httpx, mock, instant=instant), **options)
+    return ollama.Client(host=BASE_URL, transport=transport_for(httpx, mock, instant=instant), **options)
