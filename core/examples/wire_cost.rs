@@ -1,8 +1,10 @@
 //! What one request through the wire layer costs in allocations, counted exactly (no timing noise): bench/load.json's
-//! answer (75 tokens) as a whole chat completion, and streamed by Chat Completions, Anthropic Messages and OpenAI
-//! Responses, against a bounded journal as `serve` keeps it.
+//! answer (75 tokens) as a whole chat completion and a whole Gemini answer, and streamed by Chat Completions,
+//! Anthropic Messages, OpenAI Responses, Gemini (SSE) and Ollama (NDJSON), against a bounded journal as `serve` keeps
+//! it.
 //!
-//!     cargo run --profile bench -p cuecard --features server --example wire_cost -- [REQUESTS] [whole|stream|messages|responses]
+//!     cargo run --profile bench -p cuecard --features server --example wire_cost -- [REQUESTS] \
+//!         [whole|stream|messages|responses|gemini_whole|gemini_stream|ollama_stream]
 //!
 //! Instructions per request, exact as well, from cachegrind over two request counts (the difference cancels the
 //! start-up): `bench/wire-cost.sh`. Timings are noisy on a shared VM; these counts are not, so an A/B of a change to
@@ -55,6 +57,7 @@ fn main() {
     let mock = MockModel::builder().responds(answer).repeats().build().unwrap();
     mock.set_journal_limit(Some(1000)); // as `serve` does by default
     let question = r#""messages":[{"role":"user","content":"What is the weather in Paris?"}]"#;
+    let gemini = r#"{"contents":[{"role":"user","parts":[{"text":"What is the weather in Paris?"}]}]}"#.to_string();
     let requests_by_name = [
         ("whole", "/v1/chat/completions", format!(r#"{{"model":"gpt-4o",{question}}}"#)),
         ("stream", "/v1/chat/completions", format!(r#"{{"model":"gpt-4o","stream":true,{question}}}"#)),
@@ -68,6 +71,9 @@ fn main() {
             "/v1/responses",
             r#"{"model":"gpt-4o","stream":true,"input":"What is the weather in Paris?"}"#.to_string(),
         ),
+        ("gemini_whole", "/v1beta/models/gemini-2.5-flash:generateContent", gemini.clone()),
+        ("gemini_stream", "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", gemini),
+        ("ollama_stream", "/api/chat", format!(r#"{{"model":"qwen3","stream":true,{question}}}"#)),
     ];
     for (name, path, body) in requests_by_name {
         if !only.is_empty() && only != name {
@@ -86,7 +92,7 @@ fn main() {
         let per_request =
             |counter: &AtomicU64, before: u64| (counter.load(Ordering::Relaxed) - before) / requests.max(1);
         println!(
-            "{name:<6} {:>4} allocations, {:>6} bytes allocated per request",
+            "{name:<13} {:>4} allocations, {:>6} bytes allocated per request",
             per_request(&ALLOCATIONS, allocations),
             per_request(&BYTES, bytes)
         );

@@ -13,7 +13,8 @@ use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::routes::Matched;
 use super::{
-    json_reply, raw, request_id, sse_json, stream_reply, ChatProtocol, DecodedRequest, Frame, HttpReply, HttpRequest,
+    json_reply, json_text, json_text_reply, push_json_number, push_json_str, raw, request_id, stream_reply,
+    ChatProtocol, DecodedRequest, Frame, HttpReply, HttpRequest,
 };
 use crate::mock::MockModel;
 use crate::model::{
@@ -121,86 +122,136 @@ impl ChatProtocol for GeminiGenerate {
         request_id: &str,
     ) -> HttpReply {
         let message = &response.message;
-        let mut parts = Vec::new();
-        if let Some(thinking) = message.thinking.as_ref().filter(|_| request.include_thoughts) {
-            parts.push(json!({"text": thinking, "thought": true}));
-        }
-        if let Some(text) = &message.text {
-            parts.push(json!({"text": text}));
-        }
-        for (i, call) in message.tool_calls.iter().enumerate() {
-            parts.push(function_call_part(call, i == 0));
-        }
-        if message.tool_calls.is_empty() && message.thinking.is_some() {
-            sign_last(&mut parts);
-        }
-        let usage = response.usage.unwrap_or_default();
-        let body = chunk(
-            envelope,
-            parts,
-            Some(response.finish_reason),
-            Some(usage_metadata(usage, message.thinking.as_deref())),
-        );
-        json_reply(200, vec![("x-request-id".into(), request_id.into())], &body)
+        let thought = message.thinking.as_deref().filter(|_| request.include_thoughts);
+        // The signature goes on the first call, or, for an answer that thought and called no tool, the last part.
+        let sign_last = message.tool_calls.is_empty() && message.thinking.is_some();
+        let pieces = Pieces::new(envelope);
+        let mut out = Vec::with_capacity(message.text.as_ref().map_or(0, String::len) + 512);
+        let usage = usage_metadata(response.usage.unwrap_or_default(), message.thinking.as_deref());
+        pieces.write(&mut out, Some((finish_reason(response.finish_reason), &usage)), |out| {
+            let mut first = true;
+            let mut comma = |out: &mut Vec<u8>| {
+                if !std::mem::take(&mut first) {
+                    out.push(b',');
+                }
+            };
+            if let Some(thinking) = thought {
+                comma(out);
+                text_part(out, thinking, true, sign_last && message.text.is_none());
+            }
+            if let Some(text) = &message.text {
+                comma(out);
+                text_part(out, text, false, sign_last);
+            }
+            for (i, call) in message.tool_calls.iter().enumerate() {
+                comma(out);
+                let _ = serde_json::to_writer(&mut *out, &function_call_part(call, i == 0));
+                // into a Vec: cannot fail
+            }
+        });
+        json_text_reply(200, vec![("x-request-id".into(), request_id.into())], out)
     }
 
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
-        let envelope = stream.envelope();
+        let pieces = Pieces::new(stream.envelope());
         let thinking = stream.response().and_then(|r| r.message.thinking.clone());
         let mut frames = Vec::with_capacity(stream.events().len());
         let mut pending_delay = 0u64;
-        let push = |frames: &mut Vec<Frame>, delay: &mut u64, data: String| {
-            frames.push(Frame { delay_ms: std::mem::take(delay), data });
-        };
         for timed in stream.events() {
             pending_delay += timed.delay_ms;
-            let parts = match &timed.event {
+            let mut out = Vec::with_capacity(pieces.len() + 96);
+            out.extend_from_slice(b"data: ");
+            match &timed.event {
                 StreamEvent::ThinkingDelta { text } if request.include_thoughts => {
-                    vec![json!({"text": text, "thought": true})]
+                    pieces.write(&mut out, None, |out| text_part(out, text, true, false));
                 }
-                StreamEvent::TextDelta { text } => vec![json!({"text": text})],
+                StreamEvent::TextDelta { text } => {
+                    pieces.write(&mut out, None, |out| text_part(out, text, false, false))
+                }
                 // Gemini sends each call whole, in one part: the fragments are not sent (their time still passes).
                 StreamEvent::ThinkingDelta { .. } | StreamEvent::ToolCallDelta { .. } => continue,
-                StreamEvent::ToolCall { index, call } => vec![function_call_part(call, *index == 0)],
+                StreamEvent::ToolCall { index, call } => pieces.write(&mut out, None, |out| {
+                    let _ = serde_json::to_writer(&mut *out, &function_call_part(call, *index == 0));
+                    // into a Vec
+                }),
                 StreamEvent::Complete { response } => {
                     // The last chunk: an empty text part (every chunk has parts, or Python's `chats` drops the turn),
                     // signed when the answer thought and called no tool, with the finish reason and the usage.
-                    let mut parts = vec![json!({"text": ""})];
-                    if response.message.tool_calls.is_empty() && thinking.is_some() {
-                        sign_last(&mut parts);
-                    }
+                    let signed = response.message.tool_calls.is_empty() && thinking.is_some();
                     let usage = usage_metadata(response.usage.unwrap_or_default(), thinking.as_deref());
-                    let body = chunk(envelope, parts, Some(response.finish_reason), Some(usage));
-                    push(&mut frames, &mut pending_delay, sse_json(None, &body));
-                    continue;
+                    let finish = Some((finish_reason(response.finish_reason), &usage));
+                    pieces.write(&mut out, finish, |out| text_part(out, "", false, signed));
                 }
                 StreamEvent::Error { error } => {
-                    if stream.stream_break() == StreamBreak::ErrorEvent {
-                        // `error` is the only key, so the first: Python checks that the chunk starts with it.
-                        let data = json!({"error": error_object(Dialect::Gemini, error)});
-                        push(&mut frames, &mut pending_delay, sse_json(None, &data));
+                    if stream.stream_break() != StreamBreak::ErrorEvent {
+                        continue;
                     }
-                    continue;
+                    // `error` is the only key, so the first: Python checks that the chunk starts with it.
+                    let data = json!({"error": error_object(Dialect::Gemini, error)});
+                    let _ = serde_json::to_writer(&mut out, &data); // into a Vec, this cannot fail
                 }
-            };
-            push(&mut frames, &mut pending_delay, sse_json(None, &chunk(envelope, parts, None, None)));
+            }
+            out.extend_from_slice(b"\n\n");
+            frames.push(Frame { delay_ms: std::mem::take(&mut pending_delay), data: json_text(out) });
         }
         stream_reply(stream, "x-request-id", request_id, frames)
     }
 }
 
-/// One `GenerateContentResponse`: the candidate with these parts, and what the last chunk adds.
-fn chunk(envelope: &Envelope, parts: Vec<Value>, finish: Option<Option<FinishReason>>, usage: Option<Value>) -> Value {
-    let mut candidate = json!({"content": {"role": "model", "parts": parts}, "index": 0});
-    if let Some(reason) = finish {
-        candidate["finishReason"] = json!(finish_reason(reason));
+/// What every `GenerateContentResponse` of one answer repeats, written once: each chunk is
+/// `{"candidates":[{"content":{"parts":[<parts>],"role":"model"},["finishReason":R,]"index":0}],"modelVersion":M,
+/// "responseId":I[,"usageMetadata":U]}`, keys in serde_json's sorted order (the bytes of the serialized object). A
+/// 75-token stream built and serialized a `Value` tree per token: eight times the work of a Chat Completions chunk.
+struct Pieces {
+    /// `,"index":0}],"modelVersion":M,"responseId":I`
+    tail: Vec<u8>,
+}
+
+impl Pieces {
+    fn new(envelope: &Envelope) -> Pieces {
+        let mut tail = Vec::with_capacity(96);
+        tail.extend_from_slice(b"\"index\":0}],\"modelVersion\":");
+        push_json_str(&mut tail, &envelope.model);
+        tail.extend_from_slice(b",\"responseId\":");
+        push_json_str(&mut tail, &envelope.id("resp_"));
+        Pieces { tail }
     }
-    let mut body =
-        json!({"candidates": [candidate], "modelVersion": envelope.model, "responseId": envelope.id("resp_")});
-    if let Some(usage) = usage {
-        body["usageMetadata"] = usage;
+
+    fn len(&self) -> usize {
+        self.tail.len() + 64
     }
-    body
+
+    /// One response object into `out`: the parts `write_parts` writes, and on the last one the finish and usage.
+    fn write(&self, out: &mut Vec<u8>, last: Option<(&str, &UsageMetadata)>, write_parts: impl FnOnce(&mut Vec<u8>)) {
+        out.extend_from_slice(b"{\"candidates\":[{\"content\":{\"parts\":[");
+        write_parts(out);
+        out.extend_from_slice(b"],\"role\":\"model\"},");
+        if let Some((reason, _)) = last {
+            out.extend_from_slice(b"\"finishReason\":");
+            push_json_str(out, reason);
+            out.push(b',');
+        }
+        out.extend_from_slice(&self.tail);
+        if let Some((_, usage)) = last {
+            out.extend_from_slice(b",\"usageMetadata\":");
+            usage.write(out);
+        }
+        out.push(b'}');
+    }
+}
+
+/// `{"text":T}`, with `"thought":true` for thinking and the signature when asked.
+fn text_part(out: &mut Vec<u8>, text: &str, thought: bool, signed: bool) {
+    out.extend_from_slice(b"{\"text\":");
+    push_json_str(out, text);
+    if thought {
+        out.extend_from_slice(b",\"thought\":true");
+    }
+    if signed {
+        out.extend_from_slice(b",\"thoughtSignature\":");
+        push_json_str(out, THOUGHT_SIGNATURE);
+    }
+    out.push(b'}');
 }
 
 fn function_call_part(call: &ToolCall, signed: bool) -> Value {
@@ -212,27 +263,47 @@ fn function_call_part(call: &ToolCall, signed: bool) -> Value {
     part
 }
 
-fn sign_last(parts: &mut [Value]) {
-    if let Some(last) = parts.last_mut() {
-        last["thoughtSignature"] = json!(THOUGHT_SIGNATURE);
+/// `usageMetadata`: thought tokens are not inside `candidatesTokenCount`, and the total is their sum.
+struct UsageMetadata {
+    prompt: u64,
+    candidates: u64,
+    thoughts: u64,
+    total: u64,
+    cached: Option<u64>,
+}
+
+fn usage_metadata(usage: Usage, thinking: Option<&str>) -> UsageMetadata {
+    let thoughts = thinking.map_or(0, |t| crate::count_tokens(t) as u64).min(usage.output_tokens);
+    UsageMetadata {
+        prompt: usage.input_tokens,
+        candidates: usage.output_tokens - thoughts,
+        thoughts,
+        total: usage.total_tokens,
+        cached: usage.cached_tokens,
     }
 }
 
-/// `usageMetadata`: thought tokens are not inside `candidatesTokenCount`, and the total is their sum.
-fn usage_metadata(usage: Usage, thinking: Option<&str>) -> Value {
-    let thoughts = thinking.map_or(0, |t| crate::count_tokens(t) as u64).min(usage.output_tokens);
-    let mut metadata = json!({
-        "promptTokenCount": usage.input_tokens,
-        "candidatesTokenCount": usage.output_tokens - thoughts,
-        "totalTokenCount": usage.total_tokens,
-    });
-    if thoughts > 0 {
-        metadata["thoughtsTokenCount"] = json!(thoughts);
+impl UsageMetadata {
+    /// The object, keys in serde_json's sorted order; `thoughtsTokenCount` only when there was thinking.
+    fn write(&self, out: &mut Vec<u8>) {
+        out.push(b'{');
+        if let Some(cached) = self.cached {
+            out.extend_from_slice(b"\"cachedContentTokenCount\":");
+            push_json_number(out, cached);
+            out.push(b',');
+        }
+        out.extend_from_slice(b"\"candidatesTokenCount\":");
+        push_json_number(out, self.candidates);
+        out.extend_from_slice(b",\"promptTokenCount\":");
+        push_json_number(out, self.prompt);
+        if self.thoughts > 0 {
+            out.extend_from_slice(b",\"thoughtsTokenCount\":");
+            push_json_number(out, self.thoughts);
+        }
+        out.extend_from_slice(b",\"totalTokenCount\":");
+        push_json_number(out, self.total);
+        out.push(b'}');
     }
-    if let Some(cached) = usage.cached_tokens {
-        metadata["cachedContentTokenCount"] = json!(cached);
-    }
-    metadata
 }
 
 /// Gemini's finish reasons: there is no tool-call reason, a call turn ends with `STOP`.
@@ -273,8 +344,9 @@ fn decode_content(value: &Value, what: &str, out: &mut Vec<Message>) -> Result<(
         Message { role, content: Vec::new(), thinking: None, tool_calls: Vec::new(), tool_call_id: None, name: None };
     let mut results = Vec::new();
     for (i, part) in parts.iter().enumerate() {
-        let what = format!("{what}.parts[{i}]");
-        let part = json::object(part, &what)?;
+        // The part's path is made only for an error: a request's parts are many, and all but a broken one are fine.
+        let at = |rest: &str| format!("{what}.parts[{i}]{rest}");
+        let part = part.as_object().ok_or_else(|| at(" must be a JSON object"))?;
         if let Some(text) = part.get("text").and_then(Value::as_str) {
             if part.get("thought").and_then(Value::as_bool) == Some(true) {
                 message.thinking = Some(message.thinking.take().unwrap_or_default() + text);
@@ -282,15 +354,21 @@ fn decode_content(value: &Value, what: &str, out: &mut Vec<Message>) -> Result<(
                 message.content.push(json::text_part(text));
             }
         } else if let Some(call) = field(part, "functionCall", "function_call").and_then(Value::as_object) {
-            let name = json::required_str(call, "name", &format!("{what}.functionCall"))?.to_string();
+            let name =
+                call.get("name").and_then(Value::as_str).ok_or_else(|| at(".functionCall.name must be a string"))?;
+            let name = name.to_string();
             message.tool_calls.push(ToolCall {
-                id: json::optional_str(call, "id", &what)?.unwrap_or_else(|| name.clone()),
+                id: call.get("id").and_then(Value::as_str).map_or_else(|| name.clone(), str::to_string),
                 arguments: call.get("args").map_or_else(|| "{}".to_string(), Value::to_string),
                 name,
             });
         } else if let Some(result) = field(part, "functionResponse", "function_response").and_then(Value::as_object) {
-            let name = json::required_str(result, "name", &format!("{what}.functionResponse"))?.to_string();
-            let id = json::optional_str(result, "id", &what)?.unwrap_or_else(|| name.clone());
+            let name = result
+                .get("name")
+                .and_then(Value::as_str)
+                .ok_or_else(|| at(".functionResponse.name must be a string"))?;
+            let name = name.to_string();
+            let id = result.get("id").and_then(Value::as_str).map_or_else(|| name.clone(), str::to_string);
             let response = result.get("response").map_or_else(String::new, Value::to_string);
             results.push(Message { name: Some(name), ..Message::tool_result(id, response) });
         } else if let Some(data) = field(part, "inlineData", "inline_data").and_then(Value::as_object) {

@@ -2,11 +2,13 @@
 //!
 //! No I/O happens here, so the same code answers the loopback server, the bindings' in-process transports
 //! (Python `httpx`, a JS `fetch`) and the WASM build. A reply says what to send and when: the status and
-//! headers, then either a whole body or SSE frames, each with the virtual delay to wait before it.
+//! headers, then either a whole body or stream frames (SSE, or NDJSON for Ollama), each with the virtual delay to
+//! wait before it.
 //!
-//! Endpoints (`docs/wire.md`): `POST /v1/chat/completions`, `POST /v1/responses`, `POST /v1/messages`,
-//! `GET /v1/models`, `POST /v1/embeddings` (also without the `/v1` prefix), and the admin surface under
-//! `/_cuecard/`. The operation name of a request comes from the `x-cuecard-operation` header.
+//! Protocols (`docs/wire.md`): OpenAI Chat Completions and Responses, Anthropic Messages, Azure OpenAI, Google
+//! Gemini (and Vertex AI's paths), Ollama, OpenAI's models and embeddings, each a module here; `routes.rs` is the
+//! table of which path is which (`handle` dispatches from it), `admin.rs` the surface under `/_cuecard/`. The
+//! operation name of a request comes from the `x-cuecard-operation` header.
 
 // The encoders build JSON objects with `json!` and then set fields with `value["key"] = …`; serde_json's
 // IndexMut on an object (or null) inserts and cannot panic, which is the only way it is used here.

@@ -12,7 +12,8 @@ use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::routes::Matched;
 use super::{
-    json_reply, json_text, raw, request_id, ChatProtocol, DecodedRequest, Frame, HttpReply, HttpRequest, StreamEnd,
+    json_reply, json_text, push_json_str, raw, request_id, ChatProtocol, DecodedRequest, Frame, HttpReply, HttpRequest,
+    StreamEnd,
 };
 use crate::mock::MockModel;
 use crate::model::{
@@ -72,11 +73,7 @@ impl ChatProtocol for OllamaChat {
     }
 
     fn encode_stream(stream: &EventStream, _: &DecodedRequest, request_id: &str) -> HttpReply {
-        encode_lines(
-            stream,
-            request_id,
-            |text, thinking, calls| json!({"message": chat_message(text, thinking, calls)}),
-        )
+        encode_lines(stream, request_id, Shape::Chat)
     }
 }
 
@@ -110,13 +107,7 @@ impl ChatProtocol for OllamaGenerate {
     }
 
     fn encode_stream(stream: &EventStream, _: &DecodedRequest, request_id: &str) -> HttpReply {
-        encode_lines(stream, request_id, |text, thinking, _| {
-            let mut line = json!({"response": text});
-            if let Some(thinking) = thinking {
-                line["thinking"] = json!(thinking);
-            }
-            line
-        })
+        encode_lines(stream, request_id, Shape::Generate)
     }
 }
 
@@ -277,28 +268,86 @@ fn line(value: &Value) -> String {
     json_text(out)
 }
 
+/// Which endpoint's lines a stream is made of: chat's `message`, or generate's `response`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Chat,
+    Generate,
+}
+
+/// The per-token lines of one stream, written by hand around the token (keys in serde_json's sorted order, so the
+/// bytes are those of the serialized object): each line of a 75-token stream re-serialized its whole object and
+/// re-formatted its date, eight times the work of a Chat Completions chunk.
+struct TokenLines {
+    /// `{"created_at":"...","done":false,` and, for generate, `"model":"...",`.
+    head: String,
+    /// `"model":"..."}` for chat (it sorts after `message`), nothing for generate.
+    model_tail: String,
+    shape: Shape,
+}
+
+impl TokenLines {
+    fn new(envelope: &Envelope, shape: Shape) -> TokenLines {
+        let mut head = Vec::with_capacity(96);
+        head.extend_from_slice(b"{\"created_at\":");
+        push_json_str(&mut head, &rfc3339(envelope.created));
+        head.extend_from_slice(b",\"done\":false,");
+        let mut model_tail = Vec::with_capacity(48);
+        let model = if shape == Shape::Chat { &mut model_tail } else { &mut head };
+        model.extend_from_slice(b"\"model\":");
+        push_json_str(model, &envelope.model);
+        if shape == Shape::Chat {
+            model_tail.extend_from_slice(b"}\n");
+        } else {
+            head.push(b',');
+        }
+        TokenLines { head: json_text(head), model_tail: json_text(model_tail), shape }
+    }
+
+    /// The line of one text token (`thinking: false`) or thinking token.
+    fn token(&self, text: &str, thinking: bool) -> String {
+        let mut out = Vec::with_capacity(self.head.len() + self.model_tail.len() + text.len() + 64);
+        out.extend_from_slice(self.head.as_bytes());
+        match (self.shape, thinking) {
+            (Shape::Chat, false) => {
+                out.extend_from_slice(b"\"message\":{\"content\":");
+                push_json_str(&mut out, text);
+                out.extend_from_slice(b",\"role\":\"assistant\"},");
+            }
+            (Shape::Chat, true) => {
+                out.extend_from_slice(b"\"message\":{\"content\":\"\",\"role\":\"assistant\",\"thinking\":");
+                push_json_str(&mut out, text);
+                out.extend_from_slice(b"},");
+            }
+            (Shape::Generate, false) => {
+                out.extend_from_slice(b"\"response\":");
+                push_json_str(&mut out, text);
+                out.extend_from_slice(b"}\n");
+            }
+            (Shape::Generate, true) => {
+                out.extend_from_slice(b"\"response\":\"\",\"thinking\":");
+                push_json_str(&mut out, text);
+                out.extend_from_slice(b"}\n");
+            }
+        }
+        out.extend_from_slice(self.model_tail.as_bytes());
+        json_text(out)
+    }
+}
+
 /// A stream as NDJSON lines: thinking and text deltas, the tool calls whole in one line, then the `done` line; a
 /// failure mid-stream is an `{"error": ...}` line (or a cut, or a clean end without the `done` line).
-fn encode_lines(
-    stream: &EventStream,
-    request_id: &str,
-    delta: impl Fn(&str, Option<&str>, &[ToolCall]) -> Value,
-) -> HttpReply {
+fn encode_lines(stream: &EventStream, request_id: &str, shape: Shape) -> HttpReply {
     let envelope = stream.envelope();
-    let head = |mut body: Value| {
-        body["model"] = json!(envelope.model);
-        body["created_at"] = json!(rfc3339(envelope.created));
-        body["done"] = json!(false);
-        body
-    };
+    let lines = TokenLines::new(envelope, shape);
     let mut frames = Vec::with_capacity(stream.events().len());
     let mut pending_delay = 0u64;
     let mut calls = Vec::new();
     for timed in stream.events() {
         pending_delay += timed.delay_ms;
         let data = match &timed.event {
-            StreamEvent::ThinkingDelta { text } => line(&head(delta("", Some(text), &[]))),
-            StreamEvent::TextDelta { text } => line(&head(delta(text, None, &[]))),
+            StreamEvent::ThinkingDelta { text } => lines.token(text, true),
+            StreamEvent::TextDelta { text } => lines.token(text, false),
             StreamEvent::ToolCallDelta { .. } => continue,
             StreamEvent::ToolCall { call, .. } => {
                 calls.push(call.clone());
@@ -307,13 +356,17 @@ fn encode_lines(
             StreamEvent::Complete { response } => {
                 let mut out = String::new();
                 if !calls.is_empty() {
-                    out.push_str(&line(&head(delta("", None, &calls))));
+                    let mut called = json!({"message": chat_message("", None, &calls), "model": envelope.model,
+                        "created_at": rfc3339(envelope.created), "done": false});
+                    if shape == Shape::Generate {
+                        called["response"] = json!("");
+                    }
+                    out.push_str(&line(&called));
                 }
                 let mut done = final_line(envelope, response, stream.total_delay_ms());
-                if let Some(object) = delta("", None, &[]).as_object() {
-                    for (key, value) in object {
-                        done[key] = value.clone();
-                    }
+                match shape {
+                    Shape::Chat => done["message"] = chat_message("", None, &[]),
+                    Shape::Generate => done["response"] = json!(""),
                 }
                 out.push_str(&line(&done));
                 out
