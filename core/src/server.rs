@@ -252,6 +252,12 @@ fn carries_admin_token(headers: &hyper::HeaderMap, token: &str) -> bool {
     bearer || headers.get("x-cuecard-admin-token").and_then(|v| v.to_str().ok()) == Some(token)
 }
 
+/// One piece of a streamed body: its bytes and the virtual delay before it.
+struct BodyPiece {
+    delay_ms: u64,
+    data: Bytes,
+}
+
 /// Why a connection is closed without a (complete) response; hyper then drops the connection.
 #[derive(Debug)]
 struct Cut(&'static str);
@@ -358,8 +364,8 @@ async fn answer(
             wait(delay_ms).await;
             Ok(response(status, &headers, ReplyBody::full(body.into_bytes())))
         }
-        HttpReply::Stream { stall_ms, status, headers, frames, end, request_index } => {
-            let mut body = ReplyBody::stream(frames, end, stall_ms, instant);
+        HttpReply::Stream { stall_ms, status, headers, frames, end, base64, request_index } => {
+            let mut body = ReplyBody::stream(frames, base64, end, stall_ms, instant);
             body.watch = request_index.map(|index| (Arc::clone(&mock), index));
             Ok(response(status, &headers, body))
         }
@@ -392,7 +398,7 @@ fn response(status: u16, headers: &[(String, String)], body: ReplyBody) -> hyper
 struct ReplyBody {
     whole: Option<Full<Bytes>>,
     pieces: Option<mpsc::Receiver<Bytes>>,
-    frames: VecDeque<Frame>,
+    frames: VecDeque<BodyPiece>,
     end: StreamEnd,
     instant: bool,
     sleep: Option<Pin<Box<tokio::time::Sleep>>>,
@@ -429,16 +435,30 @@ impl ReplyBody {
     }
 
     fn pieces(pieces: mpsc::Receiver<Bytes>) -> ReplyBody {
-        let mut body = ReplyBody::stream(Vec::new(), StreamEnd::Close, 0, true);
+        let mut body = ReplyBody::stream(Vec::new(), false, StreamEnd::Close, 0, true);
         body.pieces = Some(pieces);
         body
     }
 
-    fn stream(frames: Vec<Frame>, end: StreamEnd, stall_ms: u64, instant: bool) -> ReplyBody {
+    /// A streamed body of these frames; `base64` frames (AWS event-stream messages) are decoded to their bytes.
+    fn stream(frames: Vec<Frame>, base64: bool, end: StreamEnd, stall_ms: u64, instant: bool) -> ReplyBody {
+        let frames = frames
+            .into_iter()
+            .map(|frame| {
+                let data = if base64 {
+                    use base64::Engine;
+                    // The wire layer wrote this base64 itself, so it decodes; an empty piece is the impossible rest.
+                    Bytes::from(base64::engine::general_purpose::STANDARD.decode(frame.data).unwrap_or_default())
+                } else {
+                    Bytes::from(frame.data)
+                };
+                BodyPiece { delay_ms: frame.delay_ms, data }
+            })
+            .collect();
         ReplyBody {
             whole: None,
             pieces: None,
-            frames: frames.into(),
+            frames,
             end,
             instant,
             sleep: None,
@@ -451,15 +471,16 @@ impl ReplyBody {
 
     /// `first` and the frames after it that are due at once (no delay, or delays skipped), as one piece: hyper
     /// then frames one chunk rather than one per SSE event (short streams: about 9% more per second).
-    fn due_now(&mut self, first: String) -> Bytes {
+    fn due_now(&mut self, first: Bytes) -> Bytes {
         let due = self.frames.iter().take_while(|frame| frame.delay_ms == 0 || self.instant).count();
         if due == 0 {
-            return Bytes::from(first);
+            return first;
         }
-        let mut data = first.into_bytes();
-        data.reserve(self.frames.iter().take(due).map(|frame| frame.data.len()).sum());
+        let mut data =
+            Vec::with_capacity(first.len() + self.frames.iter().take(due).map(|f| f.data.len()).sum::<usize>());
+        data.extend_from_slice(&first);
         for frame in self.frames.drain(..due) {
-            data.extend_from_slice(frame.data.as_bytes());
+            data.extend_from_slice(&frame.data);
         }
         Bytes::from(data)
     }

@@ -70,6 +70,15 @@ function wholeBody(reply) {
   });
 }
 
+/** A frame's bytes: its text, or for a binary stream (AWS event-stream messages) its base64 decoded. */
+function frameBytes(reply, frame) {
+  if (!reply.base64) return encoder.encode(frame.data);
+  const text = atob(frame.data);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
+}
+
 /** A stream whose frames each wait their delay (after the stall). */
 function streamBody(reply, signal) {
   const frames = reply.frames;
@@ -86,7 +95,7 @@ function streamBody(reply, signal) {
         if (next < frames.length) {
           const frame = frames[next++];
           await wait(frame.delay_ms, false, signal);
-          controller.enqueue(encoder.encode(frame.data));
+          controller.enqueue(frameBytes(reply, frame));
         } else if (cut) {
           controller.error(terminated());
         } else {

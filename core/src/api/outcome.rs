@@ -108,13 +108,15 @@ pub fn http_reply_text(reply: HttpReply, collapse: Collapse) -> String {
             let meta = json!({"kind": "full", "delay_ms": delay_ms, "status": status, "headers": headers});
             format!("{meta}\n{body}")
         }
-        HttpReply::Stream { stall_ms, status, headers, frames, end, .. } => {
+        HttpReply::Stream { stall_ms, status, headers, frames, end, base64, .. } => {
             let waits = stall_ms > 0 || frames.iter().any(|f| f.delay_ms > 0);
-            let whole = match collapse {
-                Collapse::Never => false,
-                Collapse::UnlessWaits => !waits,
-                Collapse::Always => true,
-            };
+            // Binary frames (base64 text) cannot be joined into one text body: they always cross as frames.
+            let whole = !base64
+                && match collapse {
+                    Collapse::Never => false,
+                    Collapse::UnlessWaits => !waits,
+                    Collapse::Always => true,
+                };
             if whole {
                 let meta = json!({"kind": "stream", "whole": true, "stall_ms": stall_ms, "status": status,
                                   "headers": headers, "end": end});
@@ -124,8 +126,11 @@ pub fn http_reply_text(reply: HttpReply, collapse: Collapse) -> String {
                 }
                 text
             } else {
-                let meta = json!({"kind": "stream", "stall_ms": stall_ms, "status": status, "headers": headers,
-                                  "frames": frames, "end": end});
+                let mut meta = json!({"kind": "stream", "stall_ms": stall_ms, "status": status, "headers": headers,
+                                      "frames": frames, "end": end});
+                if base64 {
+                    meta["base64"] = json!(true);
+                }
                 format!("{meta}\n")
             }
         }

@@ -23,12 +23,15 @@ pub enum Dialect {
     Gemini,
     /// Ollama's `{"error": "<text>"}`.
     Ollama,
+    /// AWS Bedrock's `{"message"}` with the class in `x-amzn-errortype`.
+    Bedrock,
 }
 
 impl Dialect {
     fn request_id_header(self) -> &'static str {
         match self {
             Dialect::Anthropic => "request-id",
+            Dialect::Bedrock => super::bedrock::REQUEST_ID,
             Dialect::OpenAi | Dialect::Azure | Dialect::Gemini | Dialect::Ollama => "x-request-id",
         }
     }
@@ -42,6 +45,8 @@ impl Dialect {
             Dialect::Gemini
         } else if request.path.starts_with("/api/") {
             Dialect::Ollama
+        } else if request.path.starts_with("/model/") {
+            Dialect::Bedrock
         } else {
             Dialect::OpenAi
         }
@@ -78,6 +83,7 @@ fn wire_message(dialect: Dialect, error: &ProviderError) -> std::borrow::Cow<'_,
         Dialect::Anthropic => "prompt is too long: 200001 tokens > 200000 maximum",
         Dialect::Gemini => "The input token count (1048577) exceeds the maximum number of tokens allowed (1048576).",
         Dialect::Ollama => "the input length exceeds the context length",
+        Dialect::Bedrock => "Input is too long for requested model.",
     })
 }
 
@@ -145,6 +151,7 @@ pub(crate) fn error_object(dialect: Dialect, error: &ProviderError) -> Value {
             })
         }
         Dialect::Ollama => Value::from(message.into_owned()),
+        Dialect::Bedrock => json!({"message": message}),
     }
 }
 
@@ -183,13 +190,15 @@ fn azure_error_object(error: &ProviderError, message: &str) -> Value {
 fn body(dialect: Dialect, inner: Value, request_id: &str) -> Value {
     match dialect {
         Dialect::OpenAi | Dialect::Azure | Dialect::Gemini | Dialect::Ollama => json!({ "error": inner }),
+        Dialect::Bedrock => inner,
         Dialect::Anthropic => json!({ "type": "error", "error": inner, "request_id": request_id }),
     }
 }
 
 /// The HTTP reply for a failure before anything is streamed, after waiting `delay_ms`.
 pub fn error_reply(dialect: Dialect, error: &ProviderError, request_id: &str, delay_ms: u64) -> HttpReply {
-    let Some(status) = error.status else {
+    let status = if dialect == Dialect::Bedrock { super::bedrock::status(error) } else { error.status };
+    let Some(status) = status else {
         // No status at all: the connection breaks before the headers.
         return HttpReply::Abort { delay_ms };
     };
@@ -202,6 +211,15 @@ pub fn error_reply(dialect: Dialect, error: &ProviderError, request_id: &str, de
             HttpReply::Full { status, headers, body, .. } => HttpReply::Full { delay_ms, status, headers, body },
             other => other,
         };
+    }
+    if dialect == Dialect::Bedrock {
+        // The class the SDKs raise (botocore cuts the header at the first `:`), and botocore's retry hint in ms.
+        let class = super::bedrock::error_type(error);
+        headers
+            .push(("x-amzn-errortype".into(), format!("{class}:http://internal.amazon.com/coral/com.amazon.bedrock/")));
+        if let Some(ms) = error.retry_after_ms {
+            headers.push(("x-amz-retry-after".into(), ms.to_string()));
+        }
     }
     if let Some(ms) = error.retry_after_ms {
         headers.push(("retry-after-ms".into(), ms.to_string()));
@@ -238,15 +256,24 @@ pub(crate) fn cuecard_reply(
             "status": match status { 404 => "NOT_FOUND", 400..=499 => "INVALID_ARGUMENT", _ => "INTERNAL" },
         }),
         Dialect::Ollama => Value::from(format!("{message} ({code})")),
+        Dialect::Bedrock => json!({"message": format!("{message} ({code})")}),
         Dialect::Anthropic => json!({
             "type": match status { 404 => "not_found_error", 413 => "request_too_large", s if s < 500 => "invalid_request_error", _ => "api_error" },
             "message": format!("{message} ({code})"),
         }),
     };
-    let headers = vec![
+    let mut headers = vec![
         (dialect.request_id_header().to_string(), request_id.to_string()),
         ("x-should-retry".to_string(), "false".to_string()),
         ("x-cuecard-error".to_string(), code.to_string()),
     ];
+    if dialect == Dialect::Bedrock {
+        let class = match status {
+            404 => "UnknownOperationException",
+            400..=499 => "ValidationException",
+            _ => "InternalServerException",
+        };
+        headers.push(("x-amzn-errortype".into(), class.into()));
+    }
     json_reply(status, headers, &body(dialect, inner, request_id))
 }

@@ -16,8 +16,10 @@
 
 mod admin;
 mod anthropic;
+mod bedrock;
 mod errors;
 mod escape;
+pub mod eventstream;
 mod extras;
 mod gemini;
 mod json;
@@ -204,6 +206,10 @@ pub enum HttpReply {
         frames: Vec<Frame>,
         /// How the body ends.
         end: StreamEnd,
+        /// Each frame's `data` is the base64 of binary bytes (AWS event-stream messages), which hosts decode before
+        /// sending; otherwise it is the text sent. Absent in the data form when false.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        base64: bool,
         /// The journal index of the request it answers, so a server can record a client that left before the
         /// end. Not part of the reply's data.
         #[serde(skip)]
@@ -328,6 +334,7 @@ pub(crate) fn stream_reply(stream: &EventStream, id_header: &str, request_id: &s
         headers: sse_headers(vec![(id_header.to_string(), request_id.to_string())]),
         frames,
         end: if cut { StreamEnd::Cut } else { StreamEnd::Close },
+        base64: false,
         request_index: Some(stream.request_index()),
     }
 }

@@ -11,7 +11,7 @@
 //! Rows are tried in order and the first that matches answers; a row may add a condition on the request
 //! (`when`), so that `GET /v1/models` from a Google SDK lists Gemini models and from anyone else OpenAI's.
 
-use super::{anthropic, extras, gemini, ollama, openai_chat, openai_responses, HttpReply, HttpRequest};
+use super::{anthropic, bedrock, extras, gemini, ollama, openai_chat, openai_responses, HttpReply, HttpRequest};
 use crate::mock::MockModel;
 use crate::turn::Turn;
 
@@ -54,6 +54,8 @@ const AZURE_CHAT: Answer = super::chat::<openai_chat::AzureChat>;
 const OPENAI_RESPONSES: Answer = super::chat::<openai_responses::OpenAiResponses>;
 const ANTHROPIC_MESSAGES: Answer = super::chat::<anthropic::AnthropicMessages>;
 const GEMINI_GENERATE: Answer = super::chat::<gemini::GeminiGenerate>;
+const BEDROCK_CONVERSE: Answer = super::chat::<bedrock::BedrockConverse>;
+const BEDROCK_INVOKE: Answer = super::chat::<bedrock::BedrockInvoke>;
 const OLLAMA_CHAT: Answer = super::chat::<ollama::OllamaChat>;
 const OLLAMA_GENERATE: Answer = super::chat::<ollama::OllamaGenerate>;
 
@@ -184,6 +186,14 @@ pub(crate) static ROUTES: &[Route] = &[
         "gemini_models",
         whole!(|mock, request, matched| gemini::model(mock, request, matched)),
     ),
+    // AWS Bedrock Runtime (the model id percent-decoded; the path says whether to stream).
+    row("POST", "/model/{model}/converse", "bedrock_converse", BEDROCK_CONVERSE),
+    Route { stream: Some(true), ..row("POST", "/model/{model}/converse-stream", "bedrock_converse", BEDROCK_CONVERSE) },
+    row("POST", "/model/{model}/invoke", "bedrock_invoke", BEDROCK_INVOKE),
+    Route {
+        stream: Some(true),
+        ..row("POST", "/model/{model}/invoke-with-response-stream", "bedrock_invoke", BEDROCK_INVOKE)
+    },
     // Ollama.
     row("POST", "/api/chat", "ollama_chat", OLLAMA_CHAT),
     row("POST", "/api/generate", "ollama_generate", OLLAMA_GENERATE),
@@ -209,7 +219,8 @@ pub(crate) static ROUTES: &[Route] = &[
 pub(crate) const SERVED: &str = "OpenAI /v1/chat/completions, /v1/responses, /v1/models, /v1/embeddings; \
     Anthropic /v1/messages; Azure /openai/deployments/{d}/...; Gemini /v1beta/models/{m}:generateContent and \
     :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents; Ollama /api/chat, /api/generate, \
-    /api/embed, /api/tags, /api/show";
+    /api/embed, /api/tags, /api/show; Bedrock /model/{id}/converse, /converse-stream, /invoke, \
+    /invoke-with-response-stream";
 
 /// The row that answers a request, and what its path named.
 pub(crate) fn find(request: &HttpRequest) -> Option<(&'static Route, Matched)> {

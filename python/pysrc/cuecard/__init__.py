@@ -9,13 +9,13 @@ from .errors import (ArgumentTypeError, AssertionFailedError, CallbackFailedErro
                      RequestTooLargeError, ScenarioFileNotFoundError, ScriptExhaustedError, ToolFailedError)
 from .mock import MockModel
 from . import tools
-from .transport import (anthropic_client, async_transport_for, gemini_client, ollama_client, openai_client,
-                        transport_for)
+from .transport import (anthropic_client, async_transport_for, bedrock_client, gemini_client, ollama_client,
+                        openai_client, transport_for)
 from .verify import assert_that
 
 __all__ = [
     "MockModel", "MockTool", "MockMemory", "RecordingObserver", "CallObservation", "Server", "tools",
-    "openai_client", "anthropic_client", "gemini_client", "ollama_client", "transport_for", "async_transport_for", "assert_that", "tokenize",
+    "openai_client", "anthropic_client", "gemini_client", "ollama_client", "bedrock_client", "transport_for", "async_transport_for", "assert_that", "tokenize",
     "count_tokens", "message_text", "CuecardError", "ProviderError", "InvalidScenarioError", "InvalidRequestError",
     "ScriptExhaustedError", "NoRouteMatchedError", "InvalidArgumentError", "InvalidStateError",
     "RequestCountMismatchError", "AssertionFailedError", "CallbackFailedError", "InvalidUtf8Error", "CuecardIOError",

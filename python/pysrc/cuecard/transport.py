@@ -9,11 +9,13 @@ whichever module the SDK uses. Sync and async clients are both supported.
     client = cuecard.anthropic_client(mock)       # anthropic.Anthropic wired to the mock
     client = cuecard.gemini_client(mock)          # google.genai.Client wired to the mock
     client = cuecard.ollama_client(mock)          # ollama.Client wired to the mock
+    client = cuecard.bedrock_client(mock)         # boto3's bedrock-runtime client wired to the mock
     transport = cuecard.transport_for(httpx2, mock)   # any httpx2.Client(transport=...)
 """
 from __future__ import annotations
 
 import asyncio
+import base64
 import time
 from types import ModuleType
 from typing import Any
@@ -37,7 +39,9 @@ def _classes(http: ModuleType) -> tuple[type, type]:
         """What a streamed reply sends: frames with their delays, an optional stall first, maybe a cut at the end."""
 
         def __init__(self, reply, instant):
-            self._frames = [(frame["delay_ms"], frame["data"].encode()) for frame in reply["frames"]]
+            # A binary stream (AWS event-stream messages) carries each frame's bytes as base64.
+            decode = base64.b64decode if reply.get("base64") else str.encode
+            self._frames = [(frame["delay_ms"], decode(frame["data"])) for frame in reply["frames"]]
             self._stall_ms, self._cut, self._instant = reply["stall_ms"], reply["end"] == "cut", instant
 
         def _waits(self) -> bool:
@@ -200,3 +204,79 @@ def ollama_client(mock: MockModel, *, instant: bool = True, async_: bool = False
     if async_:
         return ollama.AsyncClient(host=BASE_URL, transport=async_transport_for(httpx, mock, instant=instant), **options)
     return ollama.Client(host=BASE_URL, transport=transport_for(httpx, mock, instant=instant), **options)
+
+
+class _BotocoreBody:
+    """A reply's body as botocore reads an urllib3 response: `stream()` (event streams), `read()` (InvokeModel's
+    body), `close()`. A cut stream ends with urllib3's `ProtocolError`, as a truncated body does on a socket."""
+
+    def __init__(self, reply: dict, instant: bool):
+        if reply["kind"] == "full":
+            self._pieces = [(reply["delay_ms"], reply["body"].encode())]
+            self._stall_ms, self._cut = 0, False
+        else:
+            decode = base64.b64decode if reply.get("base64") else str.encode
+            self._pieces = [(frame["delay_ms"], decode(frame["data"])) for frame in reply["frames"]]
+            self._stall_ms, self._cut = reply["stall_ms"], reply["end"] == "cut"
+        self._instant = instant
+        self._started = False
+
+    def stream(self, amt: int = 1024, decode_content: Any = None):
+        del amt, decode_content  # whole frames: botocore's event-stream buffer takes any split
+        if not self._instant:
+            time.sleep(self._stall_ms / 1000)
+        for delay_ms, data in self._pieces:
+            if not self._instant:
+                time.sleep(delay_ms / 1000)
+            if data:
+                yield data
+        self._pieces = []
+        if self._cut:
+            import urllib3.exceptions
+
+            raise urllib3.exceptions.ProtocolError("Connection broken: the body ended mid-stream (cuecard: cut)")
+
+    def read(self, amt: int | None = None) -> bytes:
+        del amt
+        return b"".join(self.stream())
+
+    def close(self) -> None:
+        self._pieces = []
+
+    def release_conn(self) -> None:
+        self.close()
+
+
+def bedrock_client(mock: MockModel, *, instant: bool = True, **options: Any):
+    """A boto3 `bedrock-runtime` client answered in-process by `mock`: botocore's `before-send` event hands each
+    signed request to the wire layer (no socket), and its own parsers read the reply, event streams included. boto3
+    options (`config=`, `region_name=`, ...) are passed on; credentials and a region default to test values."""
+    import boto3
+    from botocore.awsrequest import AWSResponse
+
+    options.setdefault("region_name", "us-east-1")
+    options.setdefault("aws_access_key_id", "test")
+    options.setdefault("aws_secret_access_key", "test")
+    options.setdefault("endpoint_url", BASE_URL)
+    client = boto3.client("bedrock-runtime", **options)
+
+    def send(request: Any, **_: Any) -> Any:
+        from urllib.parse import urlsplit
+
+        target = urlsplit(request.url)
+        path = target.path + (f"?{target.query}" if target.query else "")
+        headers = [(name, value.decode("latin-1") if isinstance(value, bytes) else value)
+                   for name, value in request.headers.items()]
+        body = request.body or b""
+        body = body.encode() if isinstance(body, str) else (body.read() if hasattr(body, "read") else bytes(body))
+        reply = mock.handle_http(request.method, path, headers, body)
+        if reply["kind"] == "abort":
+            from botocore.exceptions import ConnectionClosedError
+
+            raise ConnectionClosedError(endpoint_url=request.url)
+        if reply["kind"] == "full" and reply["delay_ms"] and not instant:
+            time.sleep(reply["delay_ms"] / 1000)
+        return AWSResponse(request.url, reply["status"], dict(reply["headers"]), _BotocoreBody(reply, instant))
+
+    client.meta.events.register("before-send.bedrock-runtime", send)
+    return client
