@@ -13,7 +13,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Body, Frame as BodyFrame, Incoming};
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioExecutor, TokioIo};
 use std::collections::VecDeque;
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -185,6 +185,7 @@ async fn serve(
     let idle_timeout = (options.idle_timeout_ms > 0).then(|| Duration::from_millis(options.idle_timeout_ms));
     let instant = options.instant;
     let admin_token: Option<Arc<str>> = options.admin_token.as_deref().map(Arc::from);
+    let builder = Arc::new(connection_builder(idle_timeout));
     // After a failed accept (out of file descriptors, most often), wait before the next: accepting again at once
     // fails again at once, and the loop would spin a core at 100% while nothing is answered.
     let mut backoff = ACCEPT_BACKOFF_MIN;
@@ -211,23 +212,28 @@ async fn serve(
         let served = Arc::clone(&mock);
         let admin_token = admin_token.clone();
         let service = service_fn(move |request| answer(Arc::clone(&served), request, instant, admin_token.clone()));
-        // No Date header: nothing time-dependent leaks into replies. half_close: a client may shut down its write
-        // side once its request is sent and still wait for the answer; without it hyper drops the connection at
-        // that EOF, unanswered and unjournaled. The header timeout also closes connections idle between requests.
-        let connection = hyper::server::conn::http1::Builder::new()
-            .keep_alive(true)
-            .half_close(true)
-            .auto_date_header(false)
-            .timer(hyper_util::rt::TokioTimer::new())
-            .header_read_timeout(idle_timeout)
-            .serve_connection(TokioIo::new(stream), service);
-        let connection = graceful.watch(connection);
+        let builder = Arc::clone(&builder);
+        let watcher = graceful.watcher();
         let journal = Arc::clone(&mock);
         tokio::spawn(async move {
+            // HTTP/1.1, or HTTP/2 with prior knowledge (cleartext: the AWS SDK for JavaScript's default handler speaks
+            // it to an `http://` endpoint), told apart by the connection's first bytes; an `h2c` upgrade request over
+            // HTTP/1.1 is answered as HTTP/1.1, as before.
+            // The builder reads the first bytes to tell the versions apart, before any timeout of its own applies:
+            // a connection that sends nothing is closed after the idle timeout here.
+            if let Some(idle) = idle_timeout {
+                let mut first = [0u8; 1];
+                if !matches!(tokio::time::timeout(idle, stream.peek(&mut first)).await, Ok(Ok(1..))) {
+                    return;
+                }
+            }
+            let connection = watcher.watch(builder.serve_connection(TokioIo::new(stream), service));
             // hyper answers a request it cannot parse itself (400, 414, 431) and ends the connection with the
             // error: the request never reached `answer`, so it is journaled here, once, as rejected.
             if let Err(error) = connection.await {
-                if error.is_parse() || error.is_parse_too_large() {
+                let parse =
+                    error.downcast_ref::<hyper::Error>().is_some_and(|e| e.is_parse() || e.is_parse_too_large());
+                if parse {
                     let reason = format!("the HTTP request could not be parsed: {error}");
                     journal.reject(crate::model::ChatRequest::default(), None, reason);
                 }
@@ -236,6 +242,28 @@ async fn serve(
     }
     drop(listener);
     let _ = tokio::time::timeout(Duration::from_secs(1), graceful.shutdown()).await;
+}
+
+/// How connections are served: HTTP/1.1 and HTTP/2 on the same port. No Date header: nothing time-dependent leaks
+/// into replies. `half_close`: a client may shut down its write side once its request is sent and still wait for the
+/// answer; without it hyper drops the connection at that EOF, unanswered and unjournaled. The header timeout also
+/// closes HTTP/1 connections idle between requests; HTTP/2 connections are closed by the same idle timeout through
+/// keep-alive pings that go unanswered.
+fn connection_builder(idle_timeout: Option<Duration>) -> hyper_util::server::conn::auto::Builder<TokioExecutor> {
+    let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .keep_alive(true)
+        .half_close(true)
+        .auto_date_header(false)
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(idle_timeout);
+    let mut http2 = builder.http2();
+    http2.auto_date_header(false).timer(hyper_util::rt::TokioTimer::new());
+    if let Some(idle) = idle_timeout {
+        http2.keep_alive_interval(idle).keep_alive_timeout(idle);
+    }
+    builder
 }
 
 /// The first and the longest wait after a failed accept.

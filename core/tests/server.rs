@@ -537,3 +537,20 @@ fn the_whole_journal_is_streamed_and_is_the_document() {
     let refused = send(server.addr(), "GET", "/_cuecard/journal", &[("origin", "https://evil.example")], b"").unwrap();
     assert_eq!(status(&String::from_utf8(refused).unwrap()), 403, "the admin checks still apply");
 }
+
+#[test]
+fn http2_with_prior_knowledge_is_spoken_on_the_same_port() {
+    let mock = Arc::new(MockModel::builder().responds("Hello!").build().unwrap());
+    let server = Server::start(Arc::clone(&mock)).unwrap();
+    let mut stream = TcpStream::connect(server.addr()).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    // The client preface, then an empty SETTINGS frame (length 0, type 4, no flags, stream 0).
+    stream.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").unwrap();
+    stream.write_all(&[0, 0, 0, 4, 0, 0, 0, 0, 0]).unwrap();
+    let mut header = [0u8; 9];
+    stream.read_exact(&mut header).unwrap();
+    assert_eq!(header[3], 4, "an HTTP/2 server opens with its SETTINGS frame: {header:?}");
+    assert_eq!(&header[5..9], &[0, 0, 0, 0], "on stream 0");
+    // HTTP/1.1 still answers on the same port.
+    assert_eq!(status(&chat(server.addr(), false)), 200);
+}
