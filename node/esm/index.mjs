@@ -3,6 +3,7 @@ import cuecard from '../lib/index.js';
 
 export const {
   MockModel, MockStream, assertThat, verify, runCheck, RecordingObserver, MockTool, MockMemory, Server, createFetch,
+  awsRequestHandler,
   openaiOptions, anthropicOptions, BASE_URL, cuecardMock, tokenize, countTokens, checkNames, VERSION, CuecardError,
   InvalidScenarioError, InvalidRequestError, ScriptExhaustedError, NoRouteMatchedError, InvalidArgumentError,
   InvalidStateError, RequestCountMismatchError, AssertionFailedError, CallbackFailedError, InvalidUtf8Error,

@@ -10,6 +10,7 @@ const { MockTool } = require('./tools.js');
 const { MockMemory } = require('./memory.js');
 const { Server } = require('./server.js');
 const { createFetch, openaiOptions, anthropicOptions, BASE_URL } = require('./fetch.js');
+const { awsRequestHandler } = require('./aws.js');
 const { cuecardMock } = require('./per-test.js');
 
 /** Splits text into word-like tokens. */
@@ -35,6 +36,7 @@ module.exports = {
   MockMemory,
   Server,
   createFetch,
+  awsRequestHandler,
   openaiOptions,
   anthropicOptions,
   BASE_URL,

@@ -44,3 +44,30 @@ test('ollama-js through createFetch: chat, a stream to the done line, an error',
   await assert.rejects(ollama.chat({ model: 'qwen3', messages: [{ role: 'user', content: 'x' }] }), (e) => e.status_code === 404 && e.error === "model 'x' not found");
   assert.deepEqual(mock.requests().map((r) => r.metadata.endpoint), Array(3).fill('ollama_chat'));
 });
+
+test('the AWS SDK through awsRequestHandler: converse, ConverseStream frames, a ThrottlingException retried', async () => {
+  const { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand } = await import('@aws-sdk/client-bedrock-runtime');
+  const { awsRequestHandler } = await import('cuecard');
+  const mock = MockModel.thatFails('rate_limited').thenResponds('Hello, world!').thenResponds({ thinking: 'Hm.', text: 'Streamed text.' });
+  const client = new BedrockRuntimeClient({
+    region: 'us-east-1', endpoint: BASE, credentials: { accessKeyId: 'k', secretAccessKey: 's' }, maxAttempts: 2,
+    requestHandler: awsRequestHandler(mock, { instant: true }),
+  });
+  const whole = await client.send(new ConverseCommand({ modelId: 'anthropic.claude-v2:1', messages: [{ role: 'user', content: [{ text: 'hi' }] }] }));
+  assert.deepEqual([whole.output.message.content, whole.$metadata.attempts], [[{ text: 'Hello, world!' }], 2]);
+  const streamed = await client.send(new ConverseStreamCommand({ modelId: 'm', messages: [{ role: 'user', content: [{ text: 'hi' }] }] }));
+  const texts = [];
+  for await (const event of streamed.stream) if (event.contentBlockDelta?.delta?.text) texts.push(event.contentBlockDelta.delta.text);
+  assert.deepEqual(texts, ['Streamed', ' text', '.']);
+  assert.equal(mock.requests()[0].model, 'anthropic.claude-v2:1');
+});
+
+test('@ai-sdk/amazon-bedrock through createFetch: the event-stream bytes of a stream', async () => {
+  const { createAmazonBedrock } = await import('@ai-sdk/amazon-bedrock');
+  const { streamText } = await import('ai');
+  const mock = MockModel.thatResponds('Hello, world!');
+  const bedrock = createAmazonBedrock({ region: 'us-east-1', accessKeyId: 'k', secretAccessKey: 's', baseURL: BASE, fetch: createFetch(mock, { instant: true }) });
+  const deltas = [];
+  for await (const delta of streamText({ model: bedrock('m'), prompt: 'hi', maxRetries: 0 }).textStream) deltas.push(delta);
+  assert.deepEqual(deltas, ['Hello', ',', ' world', '!']);
+});

@@ -464,6 +464,16 @@ export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promi
 
 /** A `fetch` answered in-process by the mock (`instant` skips scripted delays; default: the mock's setting). */
 export declare function createFetch(mock: MockModel, options?: { instant?: boolean }): Fetch;
+
+/** An AWS SDK v3 request handler (`requestHandler:` of `BedrockRuntimeClient` and others) answered in-process by
+ * `mock` through the wire encoders: the SDK's own serializers, event-stream decoder, errors and retries run. */
+export declare function awsRequestHandler(mock: MockModel, options?: { instant?: boolean }): {
+  metadata: { handlerProtocol: string };
+  handle(request: unknown, options?: { abortSignal?: AbortSignal }): Promise<{ response: unknown }>;
+  updateHttpClientConfig(key: string, value: unknown): void;
+  httpHandlerConfigs(): Record<string, unknown>;
+  destroy(): void;
+};
 /** `{apiKey, baseURL, fetch}` for `new OpenAI(...)`, plus `extra`. */
 export declare function openaiOptions<E extends object = {}>(mock: MockModel, extra?: E & { fetchOptions?: { instant?: boolean } }): { apiKey: string; baseURL: string; fetch: Fetch } & Omit<E, 'fetchOptions'>;
 /** `{apiKey, baseURL, fetch}` for `new Anthropic(...)`, plus `extra`. */
