@@ -7,6 +7,7 @@
 # 60 by default as issue #15 asks; TAIL_DURATION=0 skips it), with the server's CPU time per request.
 #
 #   apt-get install wrk          # Debian's wrk
+#   apt-get install nghttp2-client  # h2load, for the HTTP/2 row (skipped without it)
 #   bench/server-load.sh         # DURATION=5 seconds per run by default
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,6 +49,15 @@ for work_us in 1 2 5; do
 done
 CUECARD_RPS="$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s bench/chat.lua "$CUECARD_URL/chat/completions" | rps)"
 STREAM_RPS="$(STREAM=1 wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s bench/chat.lua "$CUECARD_URL/chat/completions" | rps)"
+# HTTP/2 with prior knowledge against HTTP/1.1 on the same server and port, both under h2load (Debian's
+# nghttp2-client), one request in flight per connection: what the protocol costs the server, not the load tool.
+H2_RPS=0; H1_RPS=0
+if command -v h2load >/dev/null; then
+  python3 -c 'import json; print(json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": "What is the weather in Paris?"}]}))' > "$CARGO_TARGET_DIR/h2-body.json"
+  h2rps() { grep -E '^finished in' | sed -E 's/.*, ([0-9.]+) req\/s.*/\1/'; }
+  H2_RPS="$(h2load -D "$DURATION" -c "$CONNECTIONS" -m 1 -d "$CARGO_TARGET_DIR/h2-body.json" -H 'content-type: application/json' "$CUECARD_URL/chat/completions" | h2rps)"
+  H1_RPS="$(h2load --h1 -D "$DURATION" -c "$CONNECTIONS" -d "$CARGO_TARGET_DIR/h2-body.json" -H 'content-type: application/json' "$CUECARD_URL/chat/completions" | h2rps)"
+fi
 RSS_AFTER="$(rss_kb)"
 TOTAL="$(curl -s "${CUECARD_URL%/v1}/_cuecard/journal" | python3 -c 'import json,sys; print(json.load(sys.stdin)["count"])')"
 
@@ -86,9 +96,9 @@ first_line "$CARGO_TARGET_DIR/idle.out" > /dev/null
 sleep 0.2
 IDLE_RSS="$(awk '/VmRSS/ {print $2}' "/proc/$IDLE_PID/status")"
 
-python3 - "$BARE_RPS" "$CUECARD_RPS" "$STREAM_RPS" "$EVENTS" "$COLD_MEDIAN_US" "$RSS_BEFORE" "$RSS_AFTER" "$TOTAL" "$SHORT_RPS" "$SHORT_EVENTS" "$BARE_COLD_US" "$ECHO_COLD_US" "$IDLE_RSS" "${WORK_RPS[*]}" <<'PY'
+python3 - "$BARE_RPS" "$CUECARD_RPS" "$STREAM_RPS" "$EVENTS" "$COLD_MEDIAN_US" "$RSS_BEFORE" "$RSS_AFTER" "$TOTAL" "$SHORT_RPS" "$SHORT_EVENTS" "$BARE_COLD_US" "$ECHO_COLD_US" "$IDLE_RSS" "${WORK_RPS[*]}" "$H2_RPS" "$H1_RPS" <<'PY'
 import sys
-bare, cuecard, stream, events, cold, before, after, total, short, short_events, bare_cold, echo_cold, idle, work = sys.argv[1:]
+bare, cuecard, stream, events, cold, before, after, total, short, short_events, bare_cold, echo_cold, idle, work, h2, h1 = sys.argv[1:]
 bare, cuecard, stream, short = float(bare), float(cuecard), float(stream), float(short)
 print(f"bare hyper (ceiling):        {bare:10.0f} req/s")
 for pair in work.split():
@@ -96,6 +106,10 @@ for pair in work.split():
     print(f"  the same + {work_us} us work/req: {float(rps):10.0f} req/s  ({float(rps) / bare:.0%} of the ceiling)")
 print(f"cuecard non-streaming:       {cuecard:10.0f} req/s  ({cuecard / bare:.0%} of the ceiling)")
 print(f"cuecard streaming:           {stream:10.0f} req/s  x {events} SSE events = {stream * int(events):.0f} events/s")
+if float(h2) > 0:
+    print(f"cuecard over HTTP/2 (h2load): {float(h2):9.0f} req/s  beside HTTP/1.1 under h2load: {float(h1):.0f} req/s")
+else:
+    print("cuecard over HTTP/2:         skipped (h2load not found: apt-get install nghttp2-client)")
 print(f"cuecard short streams:       {short:10.0f} req/s  x {short_events} SSE events = {short * int(short_events):.0f} events/s")
 print(f"cold start (median of 20):   {int(cold) / 1000:10.1f} ms cuecard serve, {int(bare_cold) / 1000:.1f} ms bare server, {int(echo_cold) / 1000:.1f} ms /bin/echo")
 print(f"idle RSS of cuecard serve:   {int(idle) / 1024:10.1f} MiB")

@@ -1,10 +1,10 @@
 //! What one request through the wire layer costs in allocations, counted exactly (no timing noise): bench/load.json's
 //! answer (75 tokens) as a whole chat completion and a whole Gemini answer, and streamed by Chat Completions,
-//! Anthropic Messages, OpenAI Responses, Gemini (SSE) and Ollama (NDJSON), against a bounded journal as `serve` keeps
-//! it.
+//! Anthropic Messages, OpenAI Responses, Gemini (SSE), Ollama (NDJSON) and Bedrock's ConverseStream (AWS event-stream
+//! frames), against a bounded journal as `serve` keeps it.
 //!
 //!     cargo run --profile bench -p cuecard --features server --example wire_cost -- [REQUESTS] \
-//!         [whole|stream|messages|responses|gemini_whole|gemini_stream|ollama_stream]
+//!         [whole|stream|messages|responses|gemini_whole|gemini_stream|ollama_stream|converse_stream]
 //!
 //! Instructions per request, exact as well, from cachegrind over two request counts (the difference cancels the
 //! start-up): `bench/wire-cost.sh`. Timings are noisy on a shared VM; these counts are not, so an A/B of a change to
@@ -74,6 +74,11 @@ fn main() {
         ("gemini_whole", "/v1beta/models/gemini-2.5-flash:generateContent", gemini.clone()),
         ("gemini_stream", "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", gemini),
         ("ollama_stream", "/api/chat", format!(r#"{{"model":"qwen3","stream":true,{question}}}"#)),
+        (
+            "converse_stream",
+            "/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse-stream",
+            r#"{"messages":[{"role":"user","content":[{"text":"What is the weather in Paris?"}]}]}"#.to_string(),
+        ),
     ];
     for (name, path, body) in requests_by_name {
         if !only.is_empty() && only != name {
