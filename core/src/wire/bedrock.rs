@@ -14,7 +14,7 @@
 use super::anthropic::{tool_input, AnthropicMessages};
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
-use super::{json_reply, ChatProtocol, DecodedRequest, Frame, HttpReply, StreamEnd};
+use super::{json_reply, push_json_number, push_json_str, ChatProtocol, DecodedRequest, Frame, HttpReply, StreamEnd};
 use crate::model::{
     ChatRequest, ChatResponse, ContentPart, FinishReason, ImagePart, Message, Role, ToolCall, ToolChoice,
     ToolDefinition,
@@ -145,11 +145,14 @@ impl ChatProtocol for BedrockConverse {
         for timed in stream.events() {
             pending_delay += timed.delay_ms;
             let mut data = Vec::new();
-            let (block, delta) = match &timed.event {
-                StreamEvent::ThinkingDelta { text } => (Block::Thinking, json!({"reasoningContent": {"text": text}})),
-                StreamEvent::TextDelta { text } => (Block::Text, json!({"text": text})),
+            // The delta's kind: its block, and the keys around the token (`{"text":T}`, ...).
+            let (block, text, open_keys, close_keys): (Block, &str, &[u8], &[u8]) = match &timed.event {
+                StreamEvent::ThinkingDelta { text } => {
+                    (Block::Thinking, text, b"{\"reasoningContent\":{\"text\":", b"}}")
+                }
+                StreamEvent::TextDelta { text } => (Block::Text, text, b"{\"text\":", b"}"),
                 StreamEvent::ToolCallDelta { index, arguments, .. } => {
-                    (Block::Tool(*index), json!({"toolUse": {"input": arguments}}))
+                    (Block::Tool(*index), arguments, b"{\"toolUse\":{\"input\":", b"}}")
                 }
                 StreamEvent::ToolCall { .. } => continue,
                 StreamEvent::Complete { response } => {
@@ -184,7 +187,17 @@ impl ChatProtocol for BedrockConverse {
                 open = Some((index, block));
             }
             let index = open.map_or(0, |(i, _)| i);
-            data.extend(event("contentBlockDelta", &json!({"contentBlockIndex": index, "delta": delta})));
+            // `{"contentBlockIndex":N,"delta":...}` written by hand around the token: one per token, and a `Value`
+            // tree per token was most of a stream's work.
+            let mut payload = Vec::with_capacity(text.len() + 64);
+            payload.extend_from_slice(b"{\"contentBlockIndex\":");
+            push_json_number(&mut payload, index as u64);
+            payload.extend_from_slice(b",\"delta\":");
+            payload.extend_from_slice(open_keys);
+            push_json_str(&mut payload, text);
+            payload.extend_from_slice(close_keys);
+            payload.push(b'}');
+            data.extend(event_bytes("contentBlockDelta", &payload));
             frames.push(Frame { delay_ms: std::mem::take(&mut pending_delay), data: base64(&data) });
         }
         binary_stream(stream, request_id, frames)
@@ -213,9 +226,13 @@ fn close(open: &mut Option<(usize, Block)>, data: &mut Vec<u8>) {
 
 /// One event message: the headers every Bedrock event has, in the order Bedrock sends them, and the payload.
 fn event(name: &str, payload: &Value) -> Vec<u8> {
+    event_bytes(name, payload.to_string().as_bytes())
+}
+
+fn event_bytes(name: &str, payload: &[u8]) -> Vec<u8> {
     super::eventstream::encode(
         &[(":event-type", name), (":content-type", "application/json"), (":message-type", "event")],
-        payload.to_string().as_bytes(),
+        payload,
     )
 }
 
