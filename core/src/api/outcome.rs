@@ -126,11 +126,13 @@ pub fn http_reply_text(reply: HttpReply, collapse: Collapse) -> String {
                 }
                 text
             } else {
-                let mut meta = json!({"kind": "stream", "stall_ms": stall_ms, "status": status, "headers": headers,
-                                      "frames": frames, "end": end});
-                if base64 {
-                    meta["base64"] = json!(true);
-                }
+                let meta = if base64 {
+                    json!({"kind": "stream", "stall_ms": stall_ms, "status": status, "headers": headers,
+                           "frames": frames, "end": end, "base64": true})
+                } else {
+                    json!({"kind": "stream", "stall_ms": stall_ms, "status": status, "headers": headers,
+                           "frames": frames, "end": end})
+                };
                 format!("{meta}\n")
             }
         }
