@@ -13,6 +13,45 @@
 /// Header value type 7: a string.
 const STRING: u8 = 7;
 
+/// CRC-32 (IEEE 802.3, zlib's), as both CRCs of a message use it.
+#[cfg(not(target_arch = "wasm32"))]
+fn crc32(bytes: &[u8]) -> u32 {
+    crc32fast::hash(bytes)
+}
+
+/// CRC-32 one byte at a time from a 1 KB table made at compile time: the WASM module keeps its size budget (crc32fast's
+/// portable path carries sixteen such tables), and the in-process streams it frames are short. A native test checks
+/// it against crc32fast.
+#[cfg(any(target_arch = "wasm32", test))]
+fn crc32_small(bytes: &[u8]) -> u32 {
+    const TABLE: [u32; 256] = {
+        let mut table = [0u32; 256];
+        let mut i = 0;
+        while i < 256 {
+            let mut crc = i as u32;
+            let mut bit = 0;
+            while bit < 8 {
+                crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+                bit += 1;
+            }
+            table[i] = crc;
+            i += 1;
+        }
+        table
+    };
+    let mut crc = !0u32;
+    for &byte in bytes {
+        // The index is the low byte, so always within the table.
+        crc = (crc >> 8) ^ TABLE[usize::from((crc as u8) ^ byte)];
+    }
+    !crc
+}
+
+#[cfg(target_arch = "wasm32")]
+fn crc32(bytes: &[u8]) -> u32 {
+    crc32_small(bytes)
+}
+
 /// One message: its headers (name and string value, in order) and payload.
 pub fn encode(headers: &[(&str, &str)], payload: &[u8]) -> Vec<u8> {
     let headers_length: usize = headers.iter().map(|(name, value)| 1 + name.len() + 1 + 2 + value.len()).sum();
@@ -20,7 +59,7 @@ pub fn encode(headers: &[(&str, &str)], payload: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(total);
     out.extend_from_slice(&length(total));
     out.extend_from_slice(&length(headers_length));
-    let prelude_crc = crc32fast::hash(&out);
+    let prelude_crc = crc32(&out);
     out.extend_from_slice(&prelude_crc.to_be_bytes());
     for (name, value) in headers {
         // Names are cuecard's own short constants and values are well under 64 KiB (a token, a JSON payload's type),
@@ -33,7 +72,7 @@ pub fn encode(headers: &[(&str, &str)], payload: &[u8]) -> Vec<u8> {
         out.extend_from_slice(value.as_bytes());
     }
     out.extend_from_slice(payload);
-    let message_crc = crc32fast::hash(&out);
+    let message_crc = crc32(&out);
     out.extend_from_slice(&message_crc.to_be_bytes());
     out
 }
@@ -74,7 +113,7 @@ pub fn decode(bytes: &[u8]) -> Result<(Message, usize), DecodeError> {
     let total = be32(bytes, 0).ok_or(DecodeError::Truncated)? as usize;
     let headers_length = be32(bytes, 4).ok_or(DecodeError::Truncated)? as usize;
     let prelude_crc = be32(bytes, 8).ok_or(DecodeError::Truncated)?;
-    if crc32fast::hash(bytes.get(..8).ok_or(DecodeError::Truncated)?) != prelude_crc {
+    if crc32(bytes.get(..8).ok_or(DecodeError::Truncated)?) != prelude_crc {
         return Err(DecodeError::PreludeCrc);
     }
     if total < 16 + headers_length {
@@ -82,7 +121,7 @@ pub fn decode(bytes: &[u8]) -> Result<(Message, usize), DecodeError> {
     }
     let message = bytes.get(..total).ok_or(DecodeError::Truncated)?;
     let crc = be32(message, total - 4).ok_or(DecodeError::Truncated)?;
-    if crc32fast::hash(message.get(..total - 4).ok_or(DecodeError::Truncated)?) != crc {
+    if crc32(message.get(..total - 4).ok_or(DecodeError::Truncated)?) != crc {
         return Err(DecodeError::MessageCrc);
     }
     let mut headers = Vec::new();
@@ -145,6 +184,11 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn the_small_table_is_crc32fasts_crc(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+            prop_assert_eq!(crc32_small(&bytes), crc32fast::hash(&bytes));
+        }
+
         #[test]
         fn frames_decode_back_and_any_flipped_byte_fails(
             headers in proptest::collection::vec(("[a-z:-]{1,20}", "[ -~]{0,40}"), 0..5),

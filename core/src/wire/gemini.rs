@@ -423,20 +423,12 @@ fn decode_response_format(config: &Object) -> Option<ResponseFormat> {
     })
 }
 
-fn served(model: &str, endpoint: &str, messages: Vec<Message>) -> ChatRequest {
-    ChatRequest {
-        model: model.to_string(),
-        messages,
-        metadata: crate::model::RequestMetadata { endpoint: Some(endpoint.into()), ..Default::default() },
-        ..ChatRequest::default()
-    }
-}
-
 /// A request body the answer needs, or the 400 that says why it is not one (journaled as rejected).
 fn body_or_refusal(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> Result<Value, HttpReply> {
     serde_json::from_slice::<Value>(&http.body).map_err(|e| {
         let message = format!("the request body is not valid JSON: {e}");
-        let index = mock.reject(served("", matched.endpoint, Vec::new()), Some(raw(http)), message.clone());
+        let index =
+            mock.reject(super::served_request("", matched.endpoint, Vec::new()), Some(raw(http)), message.clone());
         super::errors::cuecard_reply(
             Dialect::Gemini,
             400,
@@ -462,7 +454,7 @@ pub(crate) fn count_tokens(mock: &MockModel, http: &HttpRequest, matched: &Match
     let total: usize = texts.iter().map(|t| crate::count_tokens(t)).sum();
     let model = matched.model.as_deref().unwrap_or_default();
     let index = mock.record_served(
-        served(model, matched.endpoint, texts.into_iter().map(Message::user).collect()),
+        super::served_request(model, matched.endpoint, texts.into_iter().map(Message::user).collect()),
         Some(raw(http)),
     );
     json_reply(200, vec![("x-request-id".into(), request_id(index))], &json!({"totalTokens": total}))
@@ -492,7 +484,7 @@ pub(crate) fn embed(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> 
         })
         .collect();
     let index = mock.record_served(
-        served(&model, matched.endpoint, inputs.iter().map(|(t, _)| Message::user(t.clone())).collect()),
+        super::served_request(&model, matched.endpoint, inputs.iter().map(|(t, _)| Message::user(t.clone())).collect()),
         Some(raw(http)),
     );
     let seed = mock.seed();
@@ -522,7 +514,7 @@ fn model_object(id: &str) -> Value {
 
 /// `GET /{v}/models`: every model a route matches on, plus `cuecard-mock`, on one page (no `nextPageToken`).
 pub(crate) fn models(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> HttpReply {
-    let index = mock.record_served(served("", matched.endpoint, Vec::new()), Some(raw(http)));
+    let index = mock.record_served(super::served_request("", matched.endpoint, Vec::new()), Some(raw(http)));
     let mut ids = mock.route_models();
     ids.push(crate::clock::DEFAULT_MODEL.to_string());
     ids.dedup();
@@ -533,6 +525,6 @@ pub(crate) fn models(mock: &MockModel, http: &HttpRequest, matched: &Matched) ->
 /// `GET /{v}/models/{m}`: that model (any name is served, as the mock answers any model).
 pub(crate) fn model(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> HttpReply {
     let id = matched.model.as_deref().unwrap_or_default();
-    let index = mock.record_served(served(id, matched.endpoint, Vec::new()), Some(raw(http)));
+    let index = mock.record_served(super::served_request(id, matched.endpoint, Vec::new()), Some(raw(http)));
     json_reply(200, vec![("x-request-id".into(), request_id(index))], &model_object(id))
 }

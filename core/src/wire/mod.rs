@@ -421,6 +421,17 @@ fn unknown_path(mock: &MockModel, request: &HttpRequest) -> HttpReply {
     errors::cuecard_reply(dialect, 404, ErrorKind::NotFound, &message, &request_id(index))
 }
 
+/// The journaled request of an endpoint that answers without the script (a model list, embeddings, token counts):
+/// its model, its endpoint, and what it was asked about as user messages.
+pub(crate) fn served_request(model: &str, endpoint: &str, messages: Vec<crate::model::Message>) -> ChatRequest {
+    ChatRequest {
+        model: model.to_string(),
+        messages,
+        metadata: crate::model::RequestMetadata { endpoint: Some(endpoint.into()), ..Default::default() },
+        ..ChatRequest::default()
+    }
+}
+
 pub(crate) fn raw(request: &HttpRequest) -> RawRequest {
     RawRequest { path: request.path.as_str().into(), body: String::from_utf8_lossy(&request.body).into() }
 }

@@ -395,15 +395,6 @@ fn encode_lines(stream: &EventStream, request_id: &str, shape: Shape) -> HttpRep
     }
 }
 
-fn served(model: &str, endpoint: &str, messages: Vec<Message>) -> ChatRequest {
-    ChatRequest {
-        model: model.to_string(),
-        messages,
-        metadata: crate::model::RequestMetadata { endpoint: Some(endpoint.into()), ..Default::default() },
-        ..ChatRequest::default()
-    }
-}
-
 /// `POST /api/embed` (`input`: a text or a list; `embeddings`) and `POST /api/embeddings` (`prompt`; `embedding`).
 pub(crate) fn embed(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> HttpReply {
     let parsed =
@@ -426,7 +417,8 @@ pub(crate) fn embed(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> 
     let (model, inputs, dimensions, legacy) = match inputs {
         Ok(parsed) => parsed,
         Err(message) => {
-            let index = mock.reject(served("", matched.endpoint, Vec::new()), Some(raw(http)), message.clone());
+            let index =
+                mock.reject(super::served_request("", matched.endpoint, Vec::new()), Some(raw(http)), message.clone());
             return super::errors::cuecard_reply(
                 Dialect::Ollama,
                 400,
@@ -437,7 +429,7 @@ pub(crate) fn embed(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> 
         }
     };
     let index = mock.record_served(
-        served(&model, matched.endpoint, inputs.iter().cloned().map(Message::user).collect()),
+        super::served_request(&model, matched.endpoint, inputs.iter().cloned().map(Message::user).collect()),
         Some(raw(http)),
     );
     let seed = mock.seed();
@@ -476,13 +468,13 @@ fn details() -> Value {
 
 /// `GET /api/tags`: the local models (`model` and `name` both, as ollama-python reads `model`).
 pub(crate) fn tags(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> HttpReply {
-    let index = mock.record_served(served("", matched.endpoint, Vec::new()), Some(raw(http)));
+    let index = mock.record_served(super::served_request("", matched.endpoint, Vec::new()), Some(raw(http)));
     json_reply(200, vec![("x-request-id".into(), request_id(index))], &json!({"models": model_entries(mock)}))
 }
 
 /// `GET /api/ps`: the same models, as loaded ones.
 pub(crate) fn running(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> HttpReply {
-    let index = mock.record_served(served("", matched.endpoint, Vec::new()), Some(raw(http)));
+    let index = mock.record_served(super::served_request("", matched.endpoint, Vec::new()), Some(raw(http)));
     let models: Vec<Value> = model_entries(mock)
         .into_iter()
         .map(|mut m| {
@@ -498,7 +490,7 @@ pub(crate) fn running(mock: &MockModel, http: &HttpRequest, matched: &Matched) -
 pub(crate) fn show(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> HttpReply {
     let body: Value = serde_json::from_slice(&http.body).unwrap_or(Value::Null);
     let model = body.get("model").or_else(|| body.get("name")).and_then(Value::as_str).unwrap_or_default().to_string();
-    let index = mock.record_served(served(&model, matched.endpoint, Vec::new()), Some(raw(http)));
+    let index = mock.record_served(super::served_request(&model, matched.endpoint, Vec::new()), Some(raw(http)));
     let shown = json!({
         "modelfile": format!("FROM {model}\n"), "parameters": "", "template": "{{ .Prompt }}", "details": details(),
         "model_info": {}, "capabilities": ["completion", "tools", "thinking", "embedding"],
@@ -509,7 +501,7 @@ pub(crate) fn show(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> H
 
 /// `GET /api/version`.
 pub(crate) fn version(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> HttpReply {
-    let index = mock.record_served(served("", matched.endpoint, Vec::new()), Some(raw(http)));
+    let index = mock.record_served(super::served_request("", matched.endpoint, Vec::new()), Some(raw(http)));
     json_reply(200, vec![("x-request-id".into(), request_id(index))], &json!({"version": OLLAMA_VERSION}))
 }
 
