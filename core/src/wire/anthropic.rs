@@ -65,12 +65,7 @@ impl ChatProtocol for AnthropicMessages {
             stream: json::optional_bool(top, "stream", "request")?,
             metadata: crate::model::RequestMetadata::default(),
         };
-        Ok(DecodedRequest {
-            request,
-            include_usage: false,
-            include_thoughts: false,
-            reasoning_field: crate::ReasoningField::None,
-        })
+        Ok(DecodedRequest::new(request))
     }
 
     fn encode_response(

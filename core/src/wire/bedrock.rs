@@ -97,12 +97,7 @@ impl ChatProtocol for BedrockConverse {
             stream: false, // the path's
             metadata: crate::model::RequestMetadata::default(),
         };
-        Ok(DecodedRequest {
-            request,
-            include_usage: false,
-            include_thoughts: false,
-            reasoning_field: crate::ReasoningField::None,
-        })
+        Ok(DecodedRequest::new(request))
     }
 
     fn encode_response(

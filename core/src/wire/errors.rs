@@ -70,12 +70,12 @@ fn google_status(kind: ProviderErrorKind, status: u16) -> &'static str {
 /// The message a failure carries on the wire: the scripted one, or, where the script left the default of a kind
 /// whose wording clients classify errors by, the provider's own words. litellm and LangChain tell a context-window
 /// error from a plain bad request only by this text.
-fn wire_message(dialect: Dialect, error: &ProviderError) -> std::borrow::Cow<'_, str> {
+fn wire_message(dialect: Dialect, error: &ProviderError) -> &str {
     let is_default = error.message == error.kind.default_message();
     if !(is_default && error.kind == ProviderErrorKind::ContextLengthExceeded) {
-        return std::borrow::Cow::Borrowed(error.message.as_str());
+        return error.message.as_str();
     }
-    std::borrow::Cow::Borrowed(match dialect {
+    match dialect {
         Dialect::OpenAi | Dialect::Azure => {
             "This model's maximum context length is 128000 tokens. However, your messages resulted in 128001 \
              tokens. Please reduce the length of the messages."
@@ -84,7 +84,7 @@ fn wire_message(dialect: Dialect, error: &ProviderError) -> std::borrow::Cow<'_,
         Dialect::Gemini => "The input token count (1048577) exceeds the maximum number of tokens allowed (1048576).",
         Dialect::Ollama => "the input length exceeds the context length",
         Dialect::Bedrock => "Input is too long for requested model.",
-    })
+    }
 }
 
 /// OpenAI's `type` and `code` for a kind.
@@ -137,7 +137,7 @@ pub(crate) fn error_object(dialect: Dialect, error: &ProviderError) -> Value {
                 "code": error.error_code.as_deref().or(kind_code),
             })
         }
-        Dialect::Azure => azure_error_object(error, &message),
+        Dialect::Azure => azure_error_object(error, message),
         Dialect::Anthropic => json!({
             "type": error.error_type.as_deref().unwrap_or(anthropic_type(error.kind)),
             "message": message,
@@ -150,7 +150,7 @@ pub(crate) fn error_object(dialect: Dialect, error: &ProviderError) -> Value {
                 "status": error.error_code.as_deref().unwrap_or(google_status(error.kind, status)),
             })
         }
-        Dialect::Ollama => Value::from(message.into_owned()),
+        Dialect::Ollama => Value::from(message),
         Dialect::Bedrock => json!({"message": message}),
     }
 }

@@ -54,6 +54,10 @@ fn crc32(bytes: &[u8]) -> u32 {
 
 /// One message: its headers (name and string value, in order) and payload.
 pub fn encode(headers: &[(&str, &str)], payload: &[u8]) -> Vec<u8> {
+    let headers: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(name, value)| (clipped(name, usize::from(u8::MAX)), clipped(value, usize::from(u16::MAX))))
+        .collect();
     let headers_length: usize = headers.iter().map(|(name, value)| 1 + name.len() + 1 + 2 + value.len()).sum();
     let total = 12 + headers_length + payload.len() + 4;
     let mut out = Vec::with_capacity(total);
@@ -62,9 +66,7 @@ pub fn encode(headers: &[(&str, &str)], payload: &[u8]) -> Vec<u8> {
     let prelude_crc = crc32(&out);
     out.extend_from_slice(&prelude_crc.to_be_bytes());
     for (name, value) in headers {
-        // Names are cuecard's own short constants and values are well under 64 KiB (a token, a JSON payload's type),
-        // so the casts below never truncate; `debug_assert` holds the encoder to that.
-        debug_assert!(name.len() <= usize::from(u8::MAX) && value.len() <= usize::from(u16::MAX));
+        // Both fit their prefixes (`clipped`), so the casts do not truncate.
         out.push(name.len() as u8);
         out.extend_from_slice(name.as_bytes());
         out.push(STRING);
@@ -75,6 +77,17 @@ pub fn encode(headers: &[(&str, &str)], payload: &[u8]) -> Vec<u8> {
     let message_crc = crc32(&out);
     out.extend_from_slice(&message_crc.to_be_bytes());
     out
+}
+
+/// `text` cut to at most `limit` bytes, at a char boundary: a header's name (u8 length) and value (u16 length) must
+/// fit their prefixes. Names are cuecard's constants; a value can be a scripted `error_type`, so it is cut rather than
+/// written with a wrong length.
+fn clipped(text: &str, limit: usize) -> &str {
+    if text.len() <= limit {
+        return text;
+    }
+    let end = (0..=limit).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+    text.get(..end).unwrap_or_default()
 }
 
 /// A length as the prelude writes it. Messages cuecard writes are far below 4 GiB (payloads are JSON events).
@@ -181,6 +194,14 @@ mod tests {
         );
         assert_eq!(hex(&throttled[..12]), "000000b20000006135 90d5d3".replace(' ', ""));
         assert_eq!(hex(&throttled[throttled.len() - 4..]), "e8ffb26a");
+    }
+
+    #[test]
+    fn a_header_value_too_long_for_its_prefix_is_cut_and_the_frame_stays_valid() {
+        let long = "é".repeat(40_000); // 80,000 bytes, over a u16 length
+        let (message, _) = decode(&encode(&[(":exception-type", &long)], b"{}")).unwrap();
+        assert_eq!(message.headers[0].1.len(), 65_534, "cut at the last char boundary within 65,535 bytes");
+        assert!(long.starts_with(&message.headers[0].1));
     }
 
     proptest! {

@@ -5,13 +5,13 @@ use super::errors::{cuecard_reply, Dialect};
 use super::{json_reply, raw, request_id, HttpReply, HttpRequest};
 use crate::error::ErrorKind;
 use crate::mock::MockModel;
-use crate::model::{ChatRequest, Message};
+use crate::model::Message;
 use base64::Engine;
 use serde_json::{json, Value};
 
 /// The model list: every model a route matches on, plus `cuecard-mock`.
 pub(crate) fn models(mock: &MockModel, request: &HttpRequest) -> HttpReply {
-    let served = ChatRequest { metadata: metadata("models"), ..ChatRequest::default() };
+    let served = super::served_request("", "models", Vec::new());
     let index = mock.record_served(served, Some(raw(request)));
     let mut ids = mock.route_models();
     ids.push(crate::clock::DEFAULT_MODEL.to_string());
@@ -21,10 +21,6 @@ pub(crate) fn models(mock: &MockModel, request: &HttpRequest) -> HttpReply {
         .map(|id| json!({"id": id, "object": "model", "created": crate::clock::CLOCK_EPOCH_SECONDS, "owned_by": "cuecard"}))
         .collect();
     json_reply(200, vec![("x-request-id".into(), request_id(index))], &json!({"object": "list", "data": data}))
-}
-
-fn metadata(endpoint: &str) -> crate::model::RequestMetadata {
-    crate::model::RequestMetadata { endpoint: Some(endpoint.into()), ..crate::model::RequestMetadata::default() }
 }
 
 /// The most inputs one embeddings request may have (OpenAI's own limit).
@@ -79,20 +75,12 @@ pub(crate) fn embeddings(mock: &MockModel, request: &HttpRequest, matched: &supe
     let (model, inputs, dimensions, base64) = match decoded {
         Ok(d) => d,
         Err(message) => {
-            let index = mock.reject(
-                ChatRequest { metadata: metadata("embeddings"), ..ChatRequest::default() },
-                Some(raw(request)),
-                message.clone(),
-            );
+            let index =
+                mock.reject(super::served_request("", "embeddings", Vec::new()), Some(raw(request)), message.clone());
             return cuecard_reply(Dialect::OpenAi, 400, ErrorKind::InvalidRequest, &message, &request_id(index));
         }
     };
-    let served = ChatRequest {
-        model: model.clone(),
-        messages: inputs.iter().map(|i| Message::user(i.clone())).collect(),
-        metadata: metadata("embeddings"),
-        ..ChatRequest::default()
-    };
+    let served = super::served_request(&model, "embeddings", inputs.iter().map(|i| Message::user(i.clone())).collect());
     let index = mock.record_served(served, Some(raw(request)));
     let seed = mock.seed();
     let mut tokens = 0usize;

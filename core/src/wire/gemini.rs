@@ -107,12 +107,7 @@ impl ChatProtocol for GeminiGenerate {
             stream: false, // the path's verb
             metadata: crate::model::RequestMetadata::default(),
         };
-        Ok(DecodedRequest {
-            request,
-            include_usage: false,
-            include_thoughts,
-            reasoning_field: crate::ReasoningField::None,
-        })
+        Ok(DecodedRequest { include_thoughts, ..DecodedRequest::new(request) })
     }
 
     fn encode_response(

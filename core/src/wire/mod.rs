@@ -367,8 +367,20 @@ pub(crate) struct DecodedRequest {
     pub include_usage: bool,
     /// Gemini's `thinkingConfig.includeThoughts`: thinking is sent as thought parts only when asked for.
     pub include_thoughts: bool,
-    /// Where Chat Completions sends scripted thinking (the mock's `reasoning_field` setting).
+    /// Where Chat Completions sends scripted thinking (the mock's `reasoning_field` setting; `chat` sets it).
     pub reasoning_field: crate::ReasoningField,
+}
+
+impl DecodedRequest {
+    /// A request with no protocol option set; a decoder sets those its protocol has.
+    pub(crate) fn new(request: ChatRequest) -> DecodedRequest {
+        DecodedRequest {
+            request,
+            include_usage: false,
+            include_thoughts: false,
+            reasoning_field: crate::ReasoningField::None,
+        }
+    }
 }
 
 /// Whether a path is on the admin surface: `/_cuecard/...`, also under `/v1`.

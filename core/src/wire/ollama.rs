@@ -145,12 +145,7 @@ fn decoded(top: &Object, messages: Vec<Message>, tools: Vec<ToolDefinition>) -> 
         },
         metadata: crate::model::RequestMetadata::default(),
     };
-    Ok(DecodedRequest {
-        request,
-        include_usage: false,
-        include_thoughts: false,
-        reasoning_field: crate::ReasoningField::None,
-    })
+    Ok(DecodedRequest::new(request))
 }
 
 fn images(object: &Object, what: &str) -> Result<Vec<crate::model::ContentPart>, String> {

@@ -99,12 +99,7 @@ impl ChatProtocol for OpenAiChat {
             stream: json::optional_bool(top, "stream", "request")?,
             metadata: crate::model::RequestMetadata::default(),
         };
-        Ok(DecodedRequest {
-            request,
-            include_usage,
-            include_thoughts: false,
-            reasoning_field: crate::ReasoningField::None,
-        })
+        Ok(DecodedRequest { include_usage, ..DecodedRequest::new(request) })
     }
 
     fn encode_response(

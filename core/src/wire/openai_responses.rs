@@ -85,12 +85,7 @@ impl ChatProtocol for OpenAiResponses {
             stream: json::optional_bool(top, "stream", "request")?,
             metadata: crate::model::RequestMetadata::default(),
         };
-        Ok(DecodedRequest {
-            request,
-            include_usage: false,
-            include_thoughts: false,
-            reasoning_field: crate::ReasoningField::None,
-        })
+        Ok(DecodedRequest::new(request))
     }
 
     fn encode_response(

@@ -108,12 +108,7 @@ pub(super) fn decode(body: &str) -> Option<DecodedRequest> {
         metadata: crate::model::RequestMetadata::default(),
     };
     let include_usage = simple.stream_options.and_then(|options| options.include_usage).unwrap_or(false);
-    Some(DecodedRequest {
-        request,
-        include_usage,
-        include_thoughts: false,
-        reasoning_field: crate::ReasoningField::None,
-    })
+    Some(DecodedRequest { include_usage, ..DecodedRequest::new(request) })
 }
 
 #[cfg(test)]
