@@ -23,6 +23,13 @@ from typing import Any
 from .mock import MockModel
 
 _CACHE: dict[tuple[int, bool], type] = {}
+
+
+def _frame_bytes(reply: dict) -> list[tuple[int, bytes]]:
+    """A streamed reply's frames as (delay in ms, bytes): text, or for a binary stream (AWS event-stream messages,
+    `"base64": true`) each frame's base64 decoded."""
+    decode = base64.b64decode if reply.get("base64") else str.encode
+    return [(frame["delay_ms"], decode(frame["data"])) for frame in reply["frames"]]
 BASE_URL = "http://cuecard.invalid"
 
 
@@ -39,9 +46,7 @@ def _classes(http: ModuleType) -> tuple[type, type]:
         """What a streamed reply sends: frames with their delays, an optional stall first, maybe a cut at the end."""
 
         def __init__(self, reply, instant):
-            # A binary stream (AWS event-stream messages) carries each frame's bytes as base64.
-            decode = base64.b64decode if reply.get("base64") else str.encode
-            self._frames = [(frame["delay_ms"], decode(frame["data"])) for frame in reply["frames"]]
+            self._frames = _frame_bytes(reply)
             self._stall_ms, self._cut, self._instant = reply["stall_ms"], reply["end"] == "cut", instant
 
         def _waits(self) -> bool:
@@ -166,13 +171,10 @@ def anthropic_client(mock: MockModel, *, instant: bool = True, async_: bool = Fa
     return _sdk_client(anthropic, "Anthropic", "AsyncAnthropic", BASE_URL, mock, instant, async_, options)
 
 
-def gemini_client(mock: MockModel, *, instant: bool = True, async_: bool = False, **options: Any):
-    """A `google.genai.Client` answered in-process by `mock` (its `.aio` side too: both HTTP clients are wired).
-
-    google-genai is built on `httpx2` (3.x) or `httpx` (older releases); whichever its `HttpOptions` takes is used.
-    `async_` is accepted for symmetry with the other helpers: one `Client` serves both, async through `.aio`.
-    """
-    del async_  # one Client has both sides
+def gemini_client(mock: MockModel, *, instant: bool = True, **options: Any):
+    """A `google.genai.Client` answered in-process by `mock`, its `.aio` side too (one Client serves both, so there is
+    no `async_` here): both HTTP clients are wired. google-genai is built on `httpx2` (3.x) or `httpx` (older
+    releases); whichever its `HttpOptions` takes is used."""
     from google import genai
     from google.genai import types
 
@@ -215,8 +217,7 @@ class _BotocoreBody:
             self._pieces = [(reply["delay_ms"], reply["body"].encode())]
             self._stall_ms, self._cut = 0, False
         else:
-            decode = base64.b64decode if reply.get("base64") else str.encode
-            self._pieces = [(frame["delay_ms"], decode(frame["data"])) for frame in reply["frames"]]
+            self._pieces = _frame_bytes(reply)
             self._stall_ms, self._cut = reply["stall_ms"], reply["end"] == "cut"
         self._instant = instant
         self._started = False
