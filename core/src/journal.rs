@@ -155,12 +155,25 @@ impl JournalCounts {
     }
 }
 
+/// Which journal entry a request in flight will settle: its index, and the journal's generation when it arrived.
+/// A reset or a new script starts a new generation, and indexes start again at 0: a late write (a computed answer
+/// that was still running, a stream abandoned afterwards) carries the old generation and finds nothing, instead
+/// of writing into the new script's request of the same index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EntryTicket {
+    /// The entry's index.
+    pub index: u64,
+    generation: u64,
+}
+
 /// The journal itself. Held inside the mock under its lock.
 #[derive(Clone, Debug, Default)]
 pub struct Journal {
     entries: Segments<JournalEntry>,
     capacity: Option<usize>,
     counts: JournalCounts,
+    /// Bumped by every clear and renewal (see [`EntryTicket`]).
+    generation: u64,
 }
 
 impl Journal {
@@ -177,6 +190,22 @@ impl Journal {
     /// The capacity, if bounded.
     pub fn capacity(&self) -> Option<usize> {
         self.capacity
+    }
+
+    /// An empty journal of `capacity` (`None`: unbounded) that follows this one: a ticket of this one's requests
+    /// finds nothing in it.
+    pub(crate) fn renewed(&self, capacity: Option<usize>) -> Journal {
+        Journal { capacity, generation: self.generation + 1, ..Journal::default() }
+    }
+
+    #[cfg(test)]
+    fn next_ticket_of(&self, index: u64) -> EntryTicket {
+        EntryTicket { index, generation: self.generation }
+    }
+
+    /// The ticket of the entry that the next `push` appends.
+    pub(crate) fn next_ticket(&self) -> EntryTicket {
+        EntryTicket { index: self.counts.total, generation: self.generation }
     }
 
     /// Appends an entry; its index must be `counts().total`. Returns the entry a bounded journal let go of, so
@@ -200,25 +229,34 @@ impl Journal {
         evicted
     }
 
-    /// Sets the outcome (and response) of entry `index` once a computed step finished.
+    /// Sets the outcome (and response) of the ticket's entry once its answer is known; returns whether the ticket
+    /// is of this generation (a request of an earlier script changes nothing, counters included).
     pub(crate) fn settle(
         &mut self,
-        index: u64,
+        ticket: EntryTicket,
         outcome: Outcome,
         response: Option<Box<ChatResponse>>,
         error: Option<Box<ProviderError>>,
-    ) {
+    ) -> bool {
+        if ticket.generation != self.generation {
+            return false;
+        }
         self.counts.add(&outcome, 1);
-        if let Some(entry) = self.entry_mut(index) {
+        if let Some(entry) = self.entry_mut(ticket.index) {
             entry.outcome = outcome;
             entry.response = response;
             entry.error = error;
         }
+        true
     }
 
-    /// Records that the connection of request `index` closed before its stream ended (if the entry is still kept).
-    pub(crate) fn note_left_mid_stream(&mut self, index: u64) {
-        if let Some(entry) = self.entry_mut(index) {
+    /// Records that the connection of the ticket's request closed before its stream ended (if the entry is still
+    /// kept, and of this generation).
+    pub(crate) fn note_left_mid_stream(&mut self, ticket: EntryTicket) {
+        if ticket.generation != self.generation {
+            return;
+        }
+        if let Some(entry) = self.entry_mut(ticket.index) {
             entry.left_mid_stream = true;
         }
     }
@@ -261,10 +299,11 @@ impl Journal {
         self.entries.iter()
     }
 
-    /// Clears everything, counters included.
+    /// Clears everything, counters included, and starts a new generation.
     pub(crate) fn clear(&mut self) {
         self.entries.clear();
         self.counts = JournalCounts::default();
+        self.generation += 1;
     }
 }
 
@@ -322,9 +361,29 @@ mod tests {
         let mut journal = Journal::bounded(1);
         drop(journal.push(entry(0, Outcome::Pending)));
         drop(journal.push(entry(1, Outcome::Answered)));
-        journal.settle(0, Outcome::Answered, None, None);
+        assert!(journal.settle(EntryTicket { index: 0, generation: 0 }, Outcome::Answered, None, None));
         assert_eq!(journal.counts().answered, 2);
-        journal.settle(1, Outcome::Answered, None, None);
+        assert!(journal.settle(EntryTicket { index: 1, generation: 0 }, Outcome::Answered, None, None));
         assert_eq!(journal.entries().count(), 1);
+    }
+
+    #[test]
+    fn a_ticket_of_an_earlier_generation_writes_nothing_after_a_clear_or_a_renewal() {
+        let mut journal = Journal::unbounded();
+        let old = journal.next_ticket();
+        drop(journal.push(entry(0, Outcome::Pending)));
+        journal.clear();
+        drop(journal.push(entry(0, Outcome::Pending)));
+        assert!(!journal.settle(old, Outcome::Answered, None, None));
+        journal.note_left_mid_stream(old);
+        let kept = journal.get(0).map(|e| (e.outcome.clone(), e.left_mid_stream));
+        assert_eq!(kept, Some((Outcome::Pending, false)));
+        assert_eq!(journal.counts().answered, 0);
+        let mut renewed = journal.renewed(Some(4));
+        let current = journal.next_ticket();
+        drop(renewed.push(entry(0, Outcome::Pending)));
+        assert!(!renewed.settle(current, Outcome::Answered, None, None));
+        assert!(renewed.settle(renewed.next_ticket_of(0), Outcome::Answered, None, None));
+        assert_eq!(renewed.counts().answered, 1);
     }
 }

@@ -8,7 +8,7 @@
 use crate::clock::{created_seconds, DEFAULT_PROVIDER_ID};
 use crate::error::{invalid_state, Error, ErrorKind, Result};
 use crate::failure::ProviderError;
-use crate::journal::{Journal, JournalCounts, JournalEntry, Outcome, RawRequest};
+use crate::journal::{EntryTicket, Journal, JournalCounts, JournalEntry, Outcome, RawRequest};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Message, ToolCall};
 use crate::observe::{self, CallRecord};
 use crate::scenario::Scenario;
@@ -147,7 +147,7 @@ impl Default for MockModel {
 
 /// What the first lock hands to the answering code.
 struct Taken {
-    entry_index: u64,
+    entry: EntryTicket,
     step: Arc<Step>,
     number: u64,
     tool_call_ids: Vec<u64>,
@@ -392,7 +392,7 @@ impl MockModel {
     pub fn set_journal_limit(&self, limit: Option<usize>) {
         let mut state = self.lock();
         state.settings.journal_limit = limit;
-        state.journal = limit.map_or_else(Journal::unbounded, Journal::bounded);
+        state.journal = state.journal.renewed(limit);
     }
 
     /// The seed for anything random (chaos, jitter, generated data); outputs depend on nothing else.
@@ -445,7 +445,7 @@ impl MockModel {
         let mut state = self.lock();
         let limit = state.settings.journal_limit;
         fresh_state.settings.journal_limit = limit;
-        fresh_state.journal = limit.map_or_else(Journal::unbounded, Journal::bounded);
+        fresh_state.journal = state.journal.renewed(limit);
         *state = fresh_state;
         Ok(())
     }
@@ -494,7 +494,8 @@ impl MockModel {
 
     /// The whole answer of a taken step (`computed`: the answer of a computed step, when the host gave it).
     fn exchange(&self, request: &ChatRequest, taken: Taken, computed: Option<Result<Step, CallError>>) -> Exchange {
-        let index = taken.entry_index;
+        let ticket = taken.entry;
+        let index = ticket.index;
         let at_ms = taken.at_ms;
         match self.resolve(request, taken, computed).map_err(|failure| *failure) {
             Ok(resolved) => {
@@ -502,11 +503,11 @@ impl MockModel {
                 let result = match resolved.step.fail_after.as_ref() {
                     Some(error) => {
                         let outcome = Outcome::FailedAfterTokens { kind: error.kind, status: error.status };
-                        self.finish_with(index, outcome, None, Some(error.clone()), at_ms, delay_ms);
+                        self.finish_with(ticket, outcome, None, Some(error.clone()), at_ms, delay_ms);
                         Err(CallError::Provider(error.clone()))
                     }
                     None => {
-                        self.finish(index, Outcome::Answered, Some(resolved.response.clone()), at_ms, delay_ms);
+                        self.finish(ticket, Outcome::Answered, Some(resolved.response.clone()), at_ms, delay_ms);
                         Ok(resolved.response)
                     }
                 };
@@ -555,7 +556,7 @@ impl MockModel {
         taken: Taken,
         computed: Option<Result<Step, CallError>>,
     ) -> StreamResult {
-        let entry_index = taken.entry_index;
+        let ticket = taken.entry;
         let at_ms = taken.at_ms;
         match self.resolve(request, taken, computed).map_err(|failure| *failure) {
             Ok(resolved) => {
@@ -565,21 +566,21 @@ impl MockModel {
                     Some(e) => (Outcome::FailedAfterTokens { kind: e.kind, status: e.status }, None, Some(e.clone())),
                     None => (Outcome::Answered, Some(resolved.response), None),
                 };
-                self.finish_with(entry_index, outcome, response, error, at_ms, delay_ms);
+                self.finish_with(ticket, outcome, response, error, at_ms, delay_ms);
                 let step = &resolved.step;
                 Ok(EventStream::new(
                     events,
                     step.stream_break(),
                     resolved.timing.stall_ms,
-                    entry_index,
+                    ticket,
                     resolved.envelope,
                 ))
             }
             Err(Failure { error: CallError::Provider(error), timing, envelope: Some(envelope) }) => {
                 let events = stream::failure_before_stream(&error, timing, at_ms);
-                Ok(EventStream::new(events, StreamBreak::ErrorEvent, timing.stall_ms, entry_index, envelope))
+                Ok(EventStream::new(events, StreamBreak::ErrorEvent, timing.stall_ms, ticket, envelope))
             }
-            Err(Failure { error, .. }) => Err((entry_index, error)),
+            Err(Failure { error, .. }) => Err((ticket.index, error)),
         }
     }
 
@@ -631,7 +632,8 @@ impl MockModel {
         let mut _evicted = None;
         let mut guard = self.lock();
         let state = &mut *guard;
-        let index = state.journal.len();
+        let ticket = state.journal.next_ticket();
+        let index = ticket.index;
         let at_ms = state.clock_ms;
         let mut entry = JournalEntry {
             index,
@@ -690,7 +692,7 @@ impl MockModel {
         state.next_tool_call_id += missing_ids;
         _evicted = state.journal.push(entry);
         Ok(Taken {
-            entry_index: index,
+            entry: ticket,
             step,
             number,
             tool_call_ids,
@@ -708,7 +710,7 @@ impl MockModel {
         taken: Taken,
         computed: Option<Result<Step, CallError>>,
     ) -> Result<Resolved, Box<Failure>> {
-        let Taken { entry_index, step, number, tool_call_ids, at_ms, usage, step_defaults } = taken;
+        let Taken { entry, step, number, tool_call_ids, at_ms, usage, step_defaults } = taken;
         let (step, timing, ids): (Arc<Step>, Timing, Vec<u64>) = match &step.body {
             StepBody::Compute(responder) => {
                 let answer = computed.unwrap_or_else(|| responder.respond(request));
@@ -728,7 +730,7 @@ impl MockModel {
                     }
                     Err(error) => {
                         let message = error.to_string();
-                        self.finish(entry_index, Outcome::CallbackFailed { message }, None, at_ms, 0);
+                        self.finish(entry, Outcome::CallbackFailed { message }, None, at_ms, 0);
                         return Err(Box::new(Failure { error, timing: Timing::default(), envelope: None }));
                     }
                 }
@@ -745,7 +747,7 @@ impl MockModel {
         let resolved = match &step.body {
             StepBody::Fail(error) => {
                 let outcome = Outcome::Failed { kind: error.kind, status: error.status };
-                self.finish_with(entry_index, outcome, None, Some(error.clone()), at_ms, timing.delay_ms);
+                self.finish_with(entry, outcome, None, Some(error.clone()), at_ms, timing.delay_ms);
                 return Err(Box::new(Failure {
                     error: CallError::Provider(error.clone()),
                     timing,
@@ -755,7 +757,7 @@ impl MockModel {
             StepBody::Compute(_) => {
                 // Refused above; kept as an error rather than a panic.
                 let error = CallError::Cuecard(Error::new(ErrorKind::Internal, "a computed step was left unresolved"));
-                self.finish(entry_index, Outcome::CallbackFailed { message: error.to_string() }, None, at_ms, 0);
+                self.finish(entry, Outcome::CallbackFailed { message: error.to_string() }, None, at_ms, 0);
                 return Err(Box::new(Failure { error, timing: Timing::default(), envelope: None }));
             }
             StepBody::Answer(answer) => {
@@ -802,15 +804,15 @@ impl MockModel {
     }
 
     /// Settles the journal entry and advances the virtual clock past the answer.
-    fn finish(&self, entry_index: u64, outcome: Outcome, response: Option<ChatResponse>, at_ms: u64, delay_ms: u64) {
+    fn finish(&self, entry: EntryTicket, outcome: Outcome, response: Option<ChatResponse>, at_ms: u64, delay_ms: u64) {
         let error = None;
-        self.finish_with(entry_index, outcome, response, error, at_ms, delay_ms);
+        self.finish_with(entry, outcome, response, error, at_ms, delay_ms);
     }
 
     /// Like `finish`, keeping the scripted failure in the journal.
     fn finish_with(
         &self,
-        entry_index: u64,
+        entry: EntryTicket,
         outcome: Outcome,
         response: Option<ChatResponse>,
         error: Option<ProviderError>,
@@ -819,8 +821,11 @@ impl MockModel {
     ) {
         let (response, error) = (response.map(Box::new), error.map(Box::new));
         let mut state = self.lock();
-        state.journal.settle(entry_index, outcome, response, error);
-        state.clock_ms = state.clock_ms.max(at_ms.saturating_add(delay_ms));
+        // A request of an earlier script (a reset or a new script came while it was answered) leaves the new
+        // journal and the rewound clock alone.
+        if state.journal.settle(entry, outcome, response, error) {
+            state.clock_ms = state.clock_ms.max(at_ms.saturating_add(delay_ms));
+        }
     }
 
     // ---- the journal -----------------------------------------------------------------------------------------
@@ -842,8 +847,8 @@ impl MockModel {
 
     /// Records that request `index`'s connection closed before its stream ended (the server calls it when a client
     /// goes away mid-stream); the journal shows `left_mid_stream: true` on the entry.
-    pub fn note_left_mid_stream(&self, index: u64) {
-        self.lock().journal.note_left_mid_stream(index);
+    pub fn note_left_mid_stream(&self, entry: EntryTicket) {
+        self.lock().journal.note_left_mid_stream(entry);
     }
 
     /// At most `limit` journal entries with an index above `after` (all kept ones when both are `None`), copied

@@ -392,9 +392,9 @@ async fn answer(
             wait(delay_ms).await;
             Ok(response(status, &headers, ReplyBody::full(body.into_bytes())))
         }
-        HttpReply::Stream { stall_ms, status, headers, frames, end, base64, request_index } => {
+        HttpReply::Stream { stall_ms, status, headers, frames, end, base64, entry } => {
             let mut body = ReplyBody::stream(frames, base64, end, stall_ms, instant);
-            body.watch = request_index.map(|index| (Arc::clone(&mock), index));
+            body.watch = entry.map(|entry| (Arc::clone(&mock), entry));
             Ok(response(status, &headers, body))
         }
         HttpReply::Abort { delay_ms } => {
@@ -434,14 +434,14 @@ struct ReplyBody {
     flushed_before_cut: bool,
     /// The mock and journal index of the request a stream answers: dropped before its end, the body records that
     /// the client left mid-stream.
-    watch: Option<(Arc<MockModel>, u64)>,
+    watch: Option<(Arc<MockModel>, crate::journal::EntryTicket)>,
     ended: bool,
 }
 
 impl Drop for ReplyBody {
     fn drop(&mut self) {
-        if let (Some((mock, index)), false) = (&self.watch, self.ended) {
-            mock.note_left_mid_stream(*index);
+        if let (Some((mock, entry)), false) = (&self.watch, self.ended) {
+            mock.note_left_mid_stream(*entry);
         }
     }
 }

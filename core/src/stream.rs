@@ -5,6 +5,7 @@
 //! then the error: no tool calls, no complete response. A step that fails before anything streams only the error.
 
 use crate::failure::ProviderError;
+use crate::journal::EntryTicket;
 use crate::model::{ChatResponse, ToolCall, Usage};
 use crate::script::{Chunks, StreamBreak, Timing};
 use serde::Serialize;
@@ -254,7 +255,7 @@ pub struct EventStream {
     #[serde(skip)]
     stall_ms: u64,
     #[serde(skip)]
-    request_index: u64,
+    entry: EntryTicket,
     #[serde(skip)]
     envelope: Envelope,
 }
@@ -264,10 +265,10 @@ impl EventStream {
         events: Vec<TimedEvent>,
         stream_break: StreamBreak,
         stall_ms: u64,
-        request_index: u64,
+        entry: EntryTicket,
         envelope: Envelope,
     ) -> EventStream {
-        EventStream { events, stream_break, stall_ms, request_index, envelope }
+        EventStream { events, stream_break, stall_ms, entry, envelope }
     }
 
     /// The stream with `usage` given to its completed response when the script gave none (the wire always sends
@@ -300,7 +301,12 @@ impl EventStream {
 
     /// The journal index of the request this stream answers.
     pub fn request_index(&self) -> u64 {
-        self.request_index
+        self.entry.index
+    }
+
+    /// The journal entry this stream answers, for a server to note a client that left mid-stream.
+    pub fn entry(&self) -> EntryTicket {
+        self.entry
     }
 
     /// The events with their timing.

@@ -322,3 +322,37 @@ fn validation_gaps_of_the_hardening_issue_are_closed() {
     assert_eq!(Scenario::from_text(with_bom).unwrap().step_count(), 1);
     assert_eq!(Scenario::from_yaml("\u{feff}cuecard: 1\nroutes:\n  - steps: [hi]\n").unwrap().step_count(), 1);
 }
+
+/// A request still in flight when the journal is reset or the script replaced belongs to the old journal: its late
+/// answer and an abandoned stream write nothing into the new request of the same index, and the counters stay true.
+#[test]
+fn a_request_of_an_earlier_script_writes_nothing_into_the_new_journal() {
+    use cuecard::api::JsonResponder;
+    use cuecard::wire::{handle_turn, HttpRequest};
+    use cuecard::{Outcome, Scenario, Turn};
+    let mock = MockModel::new();
+    let unreachable = |_: &ChatRequest| -> Result<serde_json::Value, CallError> { panic!("deferred") };
+    mock.then_computes(Arc::new(JsonResponder::new(unreachable).with_host_key(1))).unwrap();
+    let body = br#"{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}"#.to_vec();
+    let http = HttpRequest::new("POST", "/v1/chat/completions", vec![], body);
+    let Turn::Pending(late) = handle_turn(&mock, &http) else { panic!("computed") };
+    mock.reset();
+    let Turn::Pending(current) = handle_turn(&mock, &http) else { panic!("computed again after the reset") };
+    let _ = late.resume(&mock, cuecard::api::step_from_answer(json!("from the old script")));
+    assert_eq!(mock.entries()[0].outcome, Outcome::Pending, "the late answer left the new entry alone");
+    assert_eq!(mock.counts().answered, 0);
+    let _ = current.resume(&mock, cuecard::api::step_from_answer(json!("current")));
+    assert_eq!(mock.counts().answered, 1);
+    assert_eq!(mock.counts().total, 1);
+
+    let streamed = mock.chat_stream(&request("a stream of the first script")).unwrap_err();
+    assert_eq!(streamed.cuecard().map(cuecard::Error::kind), Some(ErrorKind::ScriptExhausted), "one step only");
+    let scenario = Scenario::from_json(r#"{"cuecard": 1, "routes": [{"steps": ["one", "two"]}]}"#).unwrap();
+    mock.load_scenario(&scenario).unwrap();
+    let old_stream = mock.chat_stream(&request("old")).unwrap();
+    mock.load_scenario(&scenario).unwrap();
+    let _ = mock.chat_stream(&request("new")).unwrap();
+    mock.note_left_mid_stream(old_stream.entry());
+    assert!(!mock.entries()[0].left_mid_stream, "an abandoned stream of the old script marks nothing");
+    assert_eq!(mock.entries()[0].request.messages[0].text(), "new");
+}

@@ -258,7 +258,7 @@ fn binary_stream(stream: &EventStream, request_id: &str, frames: Vec<Frame>) -> 
         frames,
         end: if cut { StreamEnd::Cut } else { StreamEnd::Close },
         base64: true,
-        request_index: Some(stream.request_index()),
+        entry: Some(stream.entry()),
     }
 }
 

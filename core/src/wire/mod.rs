@@ -210,10 +210,10 @@ pub enum HttpReply {
         /// sending; otherwise it is the text sent. Absent in the data form when false.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         base64: bool,
-        /// The journal index of the request it answers, so a server can record a client that left before the
+        /// The journal entry of the request it answers, so a server can record a client that left before the
         /// end. Not part of the reply's data.
         #[serde(skip)]
-        request_index: Option<u64>,
+        entry: Option<crate::journal::EntryTicket>,
     },
     /// Close the connection without any response (a connection reset before headers).
     Abort {
@@ -335,7 +335,7 @@ pub(crate) fn stream_reply(stream: &EventStream, id_header: &str, request_id: &s
         frames,
         end: if cut { StreamEnd::Cut } else { StreamEnd::Close },
         base64: false,
-        request_index: Some(stream.request_index()),
+        entry: Some(stream.entry()),
     }
 }
 

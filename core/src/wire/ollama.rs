@@ -386,7 +386,7 @@ fn encode_lines(stream: &EventStream, request_id: &str, shape: Shape) -> HttpRep
         frames,
         end: if cut { StreamEnd::Cut } else { StreamEnd::Close },
         base64: false,
-        request_index: Some(stream.request_index()),
+        entry: Some(stream.entry()),
     }
 }
 
