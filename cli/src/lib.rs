@@ -46,8 +46,8 @@ enum Command {
         /// stays flat; raise it to keep more.
         #[arg(long, default_value_t = DEFAULT_JOURNAL_LIMIT)]
         journal_limit: usize,
-        /// Close a connection that takes longer than this to send a request's headers, or stays idle this long
-        /// between requests (milliseconds; 0 never closes them).
+        /// Close a connection that takes longer than this to send a request's headers, or its body (answered 408),
+        /// or stays idle this long between requests (milliseconds; 0 never closes them).
         #[arg(long, default_value_t = cuecard::DEFAULT_IDLE_TIMEOUT_MS)]
         idle_timeout_ms: u64,
         /// Require this token on the admin paths (/_cuecard/...): `Authorization: Bearer <token>` or
@@ -111,17 +111,22 @@ fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, S
     };
     let scenario = match scenario {
         Ok(s) => s,
-        Err(error) if !error.issues().is_empty() => {
-            // Each problem once, then what it means; not the summary message, which repeats the first.
+        Err(error) if error.kind() == cuecard::ErrorKind::InvalidScenario => {
+            // Each problem once, then what it means; not the summary message, which repeats the first. Exit 1, as
+            // `validate` does for the same file.
             let mut err = std::io::stderr().lock();
-            for issue in error.issues() {
+            let issues: Vec<String> = if error.issues().is_empty() {
+                vec![error.to_string()]
+            } else {
+                error.issues().iter().map(ToString::to_string).collect()
+            };
+            for issue in &issues {
                 let _ = writeln!(err, "cuecard: {issue}");
             }
-            let count = error.issues().len();
-            return Err(format!(
-                "the scenario has {count} problem{}; nothing is served",
-                if count == 1 { "" } else { "s" }
-            ));
+            let count = issues.len();
+            let plural = if count == 1 { "" } else { "s" };
+            let _ = writeln!(err, "cuecard: the scenario has {count} problem{plural}; nothing is served");
+            return Ok(1);
         }
         Err(error) => return Err(error.to_string()),
     };

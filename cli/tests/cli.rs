@@ -125,7 +125,8 @@ fn serve_refuses_an_invalid_scenario_with_its_paths() {
     let bad = dir.join("bad.json");
     std::fs::write(&bad, r#"{"cuecard": 1, "routes": [{"steps": [{"fail": {"kind": "nope"}}]}]}"#).unwrap();
     let out = cuecard(&["serve", "--port", "0", "--scenario", bad.to_str().unwrap()], b"");
-    assert_eq!(out.status.code(), Some(2));
+    let validated = cuecard(&["validate", bad.to_str().unwrap()], b"");
+    assert_eq!((out.status.code(), validated.status.code()), (Some(1), Some(1)), "one exit code for a bad scenario");
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.starts_with("cuecard: routes[0].steps[0].fail.kind: unknown variant `nope`"), "{stderr}");
     // Each problem is printed once (the summary line does not repeat the first one).
@@ -249,4 +250,20 @@ fn serve_beyond_loopback_warns_about_the_admin_surface() {
         assert!(warning.starts_with("cuecard: warning: serving on 0.0.0.0 (not loopback)"), "{warning}");
         assert!(warning.contains(expected), "{warning}");
     }
+}
+
+#[test]
+fn serve_refuses_an_empty_admin_token_from_the_flag_or_the_environment() {
+    let out = cuecard(&["serve", "--port", "0", "--admin-token", ""], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("the admin token is empty"), "{stderr}");
+    let out = Command::new(env!("CARGO_BIN_EXE_cuecard"))
+        .args(["serve", "--port", "0"])
+        .env("CUECARD_ADMIN_TOKEN", "")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("the admin token is empty"));
 }

@@ -54,6 +54,7 @@ fn wire_requests(c: &mut Criterion) {
             r#"{{"model":"gpt-4o","stream":{stream},"messages":[{{"role":"user","content":"What is the weather in Paris?"}}]}}"#
         )
         .into_bytes(),
+        admin_token_checked: false,
     }
     };
     let (whole, streamed) = (request(false), request(true));

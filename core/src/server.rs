@@ -35,9 +35,9 @@ pub struct ServerOptions {
     /// Skip scripted delays (virtual time is still recorded). A mock whose settings say `instant` is served
     /// instantly too.
     pub instant: bool,
-    /// How long a connection may take to send a request's headers, and stay idle between keep-alive requests,
-    /// before it is closed (milliseconds; 0 never closes them). Slow or idle clients would otherwise hold file
-    /// descriptors forever.
+    /// How long a connection may take to send a request's headers, then its body (answered 408 past it), and stay
+    /// idle between keep-alive requests, before it is closed (milliseconds; 0 never closes them). Slow or idle
+    /// clients would otherwise hold file descriptors forever.
     pub idle_timeout_ms: u64,
     /// When set, admin requests (`/_cuecard/...`) must carry it (`Authorization: Bearer <token>` or
     /// `x-cuecard-admin-token: <token>`), or get a 401: for a server reachable beyond loopback.
@@ -92,6 +92,14 @@ impl Server {
 
     /// Serves `mock` with `options`.
     pub fn start_with(mock: Arc<MockModel>, options: ServerOptions) -> Result<Server> {
+        if options.admin_token.as_deref().is_some_and(|token| token.trim().is_empty()) {
+            // A header value is trimmed by every HTTP parser, so such a token could only ever match an empty one.
+            return Err(Error::new(
+                ErrorKind::InvalidArgument,
+                "the admin token is empty: give a token (--admin-token, CUECARD_ADMIN_TOKEN, `admin_token`), or none",
+            )
+            .with_context("field", "admin_token"));
+        }
         let (host, port) = (options.host, options.port);
         let io = move |e: std::io::Error| {
             Error::new(ErrorKind::Io, format!("cannot serve on {host}:{port}: {e}"))
@@ -211,7 +219,9 @@ async fn serve(
         let _ = stream.set_nodelay(true);
         let served = Arc::clone(&mock);
         let admin_token = admin_token.clone();
-        let service = service_fn(move |request| answer(Arc::clone(&served), request, instant, admin_token.clone()));
+        let service = service_fn(move |request| {
+            answer(Arc::clone(&served), request, instant, admin_token.clone(), idle_timeout)
+        });
         let builder = Arc::clone(&builder);
         let watcher = graceful.watcher();
         let journal = Arc::clone(&mock);
@@ -270,14 +280,25 @@ fn connection_builder(idle_timeout: Option<Duration>) -> hyper_util::server::con
 const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(5);
 const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
 
-/// Whether an admin request carries the server's admin token.
+/// Whether an admin request carries the server's admin token: `Authorization: Bearer <token>` (the scheme in any
+/// case, as RFC 9110 has it) or `x-cuecard-admin-token: <token>`, compared in constant time.
 fn carries_admin_token(headers: &hyper::HeaderMap, token: &str) -> bool {
     let bearer = headers
         .get(hyper::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .is_some_and(|given| given == token);
-    bearer || headers.get("x-cuecard-admin-token").and_then(|v| v.to_str().ok()) == Some(token)
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .is_some_and(|(_, given)| same_secret(given.trim_start().as_bytes(), token.as_bytes()));
+    let named = headers.get("x-cuecard-admin-token").is_some_and(|given| same_secret(given.as_bytes(), token.as_bytes()));
+    bearer || named
+}
+
+/// `given == expected`, in a time that depends on their lengths only, not on where they first differ: a client
+/// timing the 401s learns nothing about the token's characters.
+fn same_secret(given: &[u8], expected: &[u8]) -> bool {
+    let differences = given.iter().zip(expected).fold(0u8, |acc, (a, b)| acc | (a ^ b));
+    // `black_box` keeps the optimizer from turning the fold into an early exit.
+    std::hint::black_box(differences) == 0 && given.len() == expected.len()
 }
 
 /// One piece of a streamed body: its bytes and the virtual delay before it.
@@ -321,13 +342,12 @@ async fn answer(
     request: hyper::Request<Incoming>,
     instant: bool,
     admin_token: Option<Arc<str>>,
+    body_timeout: Option<Duration>,
 ) -> std::result::Result<hyper::Response<ReplyBody>, Cut> {
     let (parts, body) = request.into_parts();
-    if let Some(token) = admin_token {
-        if wire::is_admin_path(parts.uri.path()) && !carries_admin_token(&parts.headers, &token) {
-            if let HttpReply::Full { status, headers, body, .. } = wire::admin_token_refusal() {
-                return Ok(response(status, &headers, ReplyBody::full(body.into_bytes())));
-            }
+    if let Some(token) = &admin_token {
+        if wire::is_admin_path(parts.uri.path()) && !carries_admin_token(&parts.headers, token) {
+            return Ok(reply_now(wire::admin_token_refusal()));
         }
     }
     // Only the headers the wire layer reads are copied: fewer allocations per request under load.
@@ -337,27 +357,38 @@ async fn answer(
         .filter(|(name, _)| wire::READ_HEADERS.contains(&name.as_str()))
         .map(|(name, value)| (name.as_str().to_string(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
         .collect();
-    // Read one byte past the limit, so an oversized body is seen as such and answered with 413. A body that
-    // cannot be read at all (the client broke off) is journaled as rejected; there is nobody to answer.
-    let body = match Limited::new(body, MAX_BODY_BYTES + 1).collect().await {
-        Ok(collected) => collected.to_bytes().to_vec(),
-        Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => vec![0; MAX_BODY_BYTES + 1],
-        Err(e) => {
-            let raw = cuecard_raw(&parts.uri);
-            mock.reject(
-                crate::model::ChatRequest::default(),
-                Some(raw),
-                format!("the request body could not be read: {e}"),
-            );
-            return Err(Cut("the request body could not be read"));
-        }
-    };
-    let http = HttpRequest {
+    let mut http = HttpRequest {
         method: parts.method.as_str().to_string(),
         path: parts.uri.path().to_string(),
         query: parts.uri.query().unwrap_or_default().to_string(),
         headers,
-        body,
+        body: Vec::new(),
+        // Any admin request without the token was refused above.
+        admin_token_checked: admin_token.is_some() && wire::is_admin_path(parts.uri.path()),
+    };
+    // Read one byte past the limit, so an oversized body is seen as such and answered with 413. The idle timeout
+    // bounds the body too: hyper's header timeout ends at the blank line, and stalled bodies would otherwise hold
+    // their connections (and file descriptors) forever. A body that cannot be read (malformed chunked encoding, a
+    // client that broke off) is answered 400, a stalled one 408, and either is journaled as rejected.
+    let read = Limited::new(body, MAX_BODY_BYTES + 1).collect();
+    let read = match body_timeout {
+        Some(limit) => tokio::time::timeout(limit, read).await,
+        None => Ok(read.await),
+    };
+    http.body = match read {
+        Ok(Ok(collected)) => collected.to_bytes().to_vec(),
+        Ok(Err(e)) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => vec![0; MAX_BODY_BYTES + 1],
+        Ok(Err(e)) => {
+            let reason = format!("the request body could not be read: {e}");
+            return Ok(reply_now(wire::unreadable_body_reply(&mock, &http, 400, &reason)));
+        }
+        Err(_) => {
+            let waited = body_timeout.map_or(0, |limit| limit.as_millis());
+            let reason = format!(
+                "the request body did not arrive within {waited} ms (the server's idle timeout, `idle_timeout_ms`)"
+            );
+            return Ok(reply_now(wire::unreadable_body_reply(&mock, &http, 408, &reason)));
+        }
     };
     if wire::is_whole_journal_read(&http) {
         // Sent as it is written, a page at a time: a long journal is never one body in memory.
@@ -404,8 +435,12 @@ async fn answer(
     }
 }
 
-fn cuecard_raw(uri: &hyper::Uri) -> crate::journal::RawRequest {
-    crate::journal::RawRequest { path: uri.path().into(), body: Box::default() }
+/// A whole reply sent at once (its delay, if any, ignored).
+fn reply_now(reply: HttpReply) -> hyper::Response<ReplyBody> {
+    match reply {
+        HttpReply::Full { status, headers, body, .. } => response(status, &headers, ReplyBody::full(body.into_bytes())),
+        other => response(other.status(), &[], ReplyBody::full(other.body_text().into_bytes())),
+    }
 }
 
 fn response(status: u16, headers: &[(String, String)], body: ReplyBody) -> hyper::Response<ReplyBody> {

@@ -299,6 +299,40 @@ fn an_admin_token_guards_the_admin_surface_only() {
     assert_eq!(status(&String::from_utf8(under_v1).unwrap()), 401, "also under /v1");
     assert_eq!(status(&chat(server.addr(), false)), 200, "the model endpoints need no token");
     assert_eq!(mock.request_count(), 1, "refused admin requests are not journaled, as admin requests never are");
+    assert_eq!(status(&journal(&[("authorization", "bearer s3cret")])), 200, "the scheme in any case");
+    assert_eq!(status(&journal(&[("authorization", "BEARER s3cret")])), 200);
+    assert_eq!(status(&journal(&[("authorization", "Basic s3cret")])), 401, "another scheme");
+    assert_eq!(status(&journal(&[("authorization", "Bearer s3cre")])), 401, "a prefix of the token");
+    assert_eq!(status(&journal(&[("authorization", "Bearer s3cret2")])), 401, "the token and more");
+    assert_eq!(status(&journal(&[("x-cuecard-admin-token", "")])), 401);
+
+    // The token is how a server beyond loopback is administered: with it, a non-loopback Host is answered.
+    let remote = |headers: &[(&str, &str)], addr| {
+        let mut stream = TcpStream::connect(addr).unwrap();
+        let mut head = "GET /_cuecard/health HTTP/1.1\r\nhost: cuecard.internal:8080\r\nconnection: close\r\n".to_string();
+        for (name, value) in headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        stream.write_all(format!("{head}\r\n").as_bytes()).unwrap();
+        let mut reply = String::new();
+        let _ = stream.read_to_string(&mut reply);
+        reply
+    };
+    assert_eq!(status(&remote(&[("authorization", "Bearer s3cret")], server.addr())), 200);
+    let refused = remote(&[], server.addr());
+    assert_eq!(status(&refused), 401, "{refused}");
+    let open = Server::start(Arc::clone(&mock)).unwrap();
+    let foreign = remote(&[("authorization", "Bearer s3cret")], open.addr());
+    assert_eq!(status(&foreign), 403, "without a token of its own, a server answers loopback names only: {foreign}");
+    let with_origin = remote(&[("authorization", "Bearer s3cret"), ("origin", "http://evil.example")], server.addr());
+    assert_eq!(status(&with_origin), 403, "a web page is refused even with the token");
+
+    for empty in ["", "  "] {
+        let options = ServerOptions { admin_token: Some(empty.into()), ..ServerOptions::default() };
+        let error = Server::start_with(Arc::clone(&mock), options).unwrap_err();
+        assert_eq!(error.kind(), cuecard::ErrorKind::InvalidArgument);
+        assert!(error.to_string().contains("the admin token is empty"), "{error}");
+    }
 }
 
 /// Requests hyper refuses before they reach cuecard (unparsable, too many headers) are journaled too, as
@@ -553,4 +587,48 @@ fn http2_with_prior_knowledge_is_spoken_on_the_same_port() {
     assert_eq!(&header[5..9], &[0, 0, 0, 0], "on stream 0");
     // HTTP/1.1 still answers on the same port.
     assert_eq!(status(&chat(server.addr(), false)), 200);
+}
+
+/// The idle timeout bounds a request's body as well as its headers: a body that stalls is answered 408 and its
+/// connection closed, and a malformed chunked body is answered 400; both are journaled once, as rejected.
+#[test]
+fn a_stalled_body_gets_408_and_a_malformed_chunked_body_400_both_journaled() {
+    let mock = Arc::new(MockModel::builder().responds("ok").repeats().build().unwrap());
+    let options = ServerOptions { idle_timeout_ms: 300, ..ServerOptions::default() };
+    let server = Server::start_with(Arc::clone(&mock), options).unwrap();
+    let exchange = |text: &[u8]| {
+        let mut stream = TcpStream::connect(server.addr()).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        stream.write_all(text).unwrap();
+        let started = Instant::now();
+        let mut reply = Vec::new();
+        let _ = stream.read_to_end(&mut reply);
+        (String::from_utf8_lossy(&reply).into_owned(), started.elapsed())
+    };
+    let stalled = b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{\"model\":";
+    let (reply, after) = exchange(stalled);
+    assert_eq!(status(&reply), 408, "{reply}");
+    assert!(after < Duration::from_secs(5), "answered and closed after the timeout, not held ({after:?})");
+    assert!(reply.contains("did not arrive within 300 ms"), "{reply}");
+    assert!(reply.contains(r#""type":"invalid_request_error""#), "in the OpenAI shape of its path: {reply}");
+
+    let malformed = b"POST /v1/messages HTTP/1.1\r\nhost: x\r\nanthropic-version: 2023-06-01\r\n\
+        transfer-encoding: chunked\r\nconnection: close\r\n\r\nZZ-not-a-size\r\n{}\r\n0\r\n\r\n";
+    let (reply, _) = exchange(malformed);
+    assert_eq!(status(&reply), 400, "{reply}");
+    assert!(reply.contains("the request body could not be read"), "{reply}");
+    assert!(reply.contains(r#""type":"error""#), "in the Anthropic shape: {reply}");
+
+    let entries = mock.entries();
+    assert_eq!(entries.len(), 2, "each journaled once");
+    let reasons: Vec<String> = entries
+        .iter()
+        .map(|entry| match &entry.outcome {
+            cuecard::Outcome::Rejected { reason } => reason.clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert!(reasons[0].contains("did not arrive") && reasons[1].contains("could not be read"), "{reasons:?}");
+    assert_eq!(entries[1].raw.as_ref().map(|raw| &*raw.path), Some("/v1/messages"));
+    assert_eq!(status(&chat(server.addr(), false)), 200, "the server answers on");
 }

@@ -57,7 +57,8 @@ pub(crate) fn admin(mock: &MockModel, request: &HttpRequest) -> HttpReply {
 /// Why an admin request is refused as coming from a web page, if it is: a browser adds `Origin` to requests a
 /// page makes (tests and SDKs do not), and a page reaching the server through DNS rebinding sends its own name
 /// as `Host`, never a loopback one. The admin surface replaces the script and reads every request, so it answers
-/// only requests without an `Origin` whose `Host`, when given, is `localhost`, `127.x.x.x` or `[::1]`.
+/// only requests without an `Origin` whose `Host`, when given, is `localhost`, `127.x.x.x` or `[::1]`, or, on a
+/// server with an admin token, that carried the token (whatever their `Host`: a page cannot know the token).
 fn foreign_admin_request(request: &HttpRequest) -> Option<String> {
     if let Some(origin) = request.header("origin") {
         return Some(format!(
@@ -65,11 +66,12 @@ fn foreign_admin_request(request: &HttpRequest) -> Option<String> {
         ));
     }
     let host = request.header("host")?;
-    if is_loopback_host(host) {
+    if request.admin_token_checked || is_loopback_host(host) {
         None
     } else {
         Some(format!(
-            "admin requests are answered on a loopback name only (localhost, 127.0.0.1, [::1]), not Host {host}"
+            "admin requests are answered on a loopback name only (localhost, 127.0.0.1, [::1]), not Host {host}, \
+             unless the server has an admin token and the request carries it"
         ))
     }
 }

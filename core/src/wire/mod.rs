@@ -69,6 +69,10 @@ pub struct HttpRequest {
     pub headers: Vec<(String, String)>,
     /// The body.
     pub body: Vec<u8>,
+    /// Set by a server that checked its admin token on this request: the admin surface then answers it whatever
+    /// its `Host` (a token is how a server beyond loopback is administered). Never part of the data form, so a
+    /// request that crosses as data cannot claim it.
+    pub admin_token_checked: bool,
 }
 
 #[derive(Clone, Serialize, Deserialize)]
@@ -139,6 +143,7 @@ impl HttpRequest {
             query: query.to_string(),
             headers: headers.into_iter().map(|(n, v)| (n.to_ascii_lowercase(), v)).collect(),
             body,
+            admin_token_checked: false,
         }
     }
 
@@ -431,6 +436,21 @@ fn unknown_path(mock: &MockModel, request: &HttpRequest) -> HttpReply {
         format!("unknown path: {} {} (cuecard serves {}{hint})", request.method, request.path, routes::SERVED);
     let index = mock.reject(ChatRequest::default(), Some(raw(request)), message.clone());
     errors::cuecard_reply(dialect, 404, ErrorKind::NotFound, &message, &request_id(index))
+}
+
+/// The reply to a request whose body could not be read whole (malformed chunked encoding, a client that broke off,
+/// a body that stalled past the server's timeout), journaled as rejected with `reason`: `status` (400 or 408) in
+/// the dialect of the client that asked. `request` carries the method, path and headers; its body is ignored.
+pub fn unreadable_body_reply(mock: &MockModel, request: &HttpRequest, status: u16, reason: &str) -> HttpReply {
+    let dialect = Dialect::of_client(request);
+    let raw = RawRequest { path: request.path.as_str().into(), body: Box::default() };
+    let index = mock.reject(ChatRequest::default(), Some(raw), reason);
+    let mut reply = errors::cuecard_reply(dialect, status, ErrorKind::InvalidRequest, reason, &request_id(index));
+    if let HttpReply::Full { headers, .. } = &mut reply {
+        // The rest of the body cannot be told apart from a next request: the connection ends with this answer.
+        headers.push(("connection".into(), "close".into()));
+    }
+    reply
 }
 
 /// The journaled request of an endpoint that answers without the script (a model list, embeddings, token counts):
