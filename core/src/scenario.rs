@@ -85,6 +85,38 @@ fn without_bom(text: &str) -> &str {
     text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
+/// The largest scenario file read (32 MiB, the limit of a scenario sent to `PUT /_cuecard/scenario`).
+pub const MAX_SCENARIO_FILE_BYTES: u64 = crate::wire::MAX_BODY_BYTES as u64;
+
+/// The bytes of a scenario file, refusing what is not a regular file (checked before opening: opening a FIFO for
+/// reading blocks until a writer comes) and reading at most one byte past the limit (the file may grow between the
+/// check and the read).
+fn read_scenario_file(path: &Path, shown: &str) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let metadata = std::fs::metadata(path).map_err(|e| Scenario::file_error(shown, &e))?;
+    if !metadata.is_file() {
+        let what = if metadata.is_dir() { "a directory" } else { "not a regular file (a FIFO, a socket or a device)" };
+        let reason = format!("it is {what}; a scenario is read from a regular file");
+        let io_error = if metadata.is_dir() { "is_a_directory" } else { "not_a_regular_file" };
+        return Err(Scenario::read_error(shown, false, &reason).with_context("io_error", io_error));
+    }
+    let too_large = || {
+        let reason = format!("it is larger than the limit of {MAX_SCENARIO_FILE_BYTES} bytes (32 MiB) for a scenario");
+        Scenario::read_error(shown, false, &reason).with_context("io_error", "too_large")
+    };
+    if metadata.len() > MAX_SCENARIO_FILE_BYTES {
+        return Err(too_large());
+    }
+    let file = std::fs::File::open(path).map_err(|e| Scenario::file_error(shown, &e))?;
+    // Sized from the metadata, so a file that is not growing is read in one allocation.
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
+    file.take(MAX_SCENARIO_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(|e| Scenario::file_error(shown, &e))?;
+    if bytes.len() as u64 > MAX_SCENARIO_FILE_BYTES {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
 impl Scenario {
     /// Parses and validates a JSON scenario.
     pub fn from_json(text: &str) -> Result<Scenario> {
@@ -121,10 +153,14 @@ impl Scenario {
     }
 
     /// Reads a scenario file: YAML for `.yaml`/`.yml`, JSON otherwise. Invalid UTF-8 is an error.
+    ///
+    /// Only a regular file of at most [`MAX_SCENARIO_FILE_BYTES`] is read: a FIFO would hang the reader, a device
+    /// such as `/dev/zero` never ends, and a huge file would be read whole before anything could refuse it. Those
+    /// are `io` errors with `io_error` `not_a_regular_file` or `too_large`.
     pub fn from_path(path: impl AsRef<Path>) -> Result<Scenario> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| Scenario::file_error(&path.display().to_string(), &e))?;
-        Scenario::from_file_bytes(&path.display().to_string(), bytes)
+        let shown = path.display().to_string();
+        Scenario::from_file_bytes(&shown, read_scenario_file(path, &shown)?)
     }
 
     /// A scenario file a host read itself (a wasm instance has no file system): UTF-8, then YAML when the path
@@ -377,5 +413,42 @@ mod tests {
         assert!(err.message().contains("nested deeper than 128"), "{err}");
         let err = Scenario::from_yaml(&format!("cuecard: 1\nroutes: {deep}\n")).unwrap_err();
         assert!(err.message().contains("nested deeper than 128"), "{err}");
+    }
+}
+
+#[cfg(all(test, unix))]
+mod file_tests {
+    use super::*;
+
+    fn io_error_of(path: &Path) -> (ErrorKind, String, Option<String>) {
+        let error = Scenario::from_path(path).expect_err("refused");
+        let io_error = error.context().get("io_error").and_then(|v| v.as_str()).map(str::to_string);
+        (error.kind(), error.to_string(), io_error)
+    }
+
+    #[test]
+    fn only_regular_files_within_the_limit_are_read() {
+        let dir = std::env::temp_dir().join(format!("cuecard-scenario-files-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let fifo = dir.join("scenario.json");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+        assert!(made.success());
+        let (kind, message, io_error) = io_error_of(&fifo);
+        assert_eq!((kind, io_error.as_deref()), (ErrorKind::Io, Some("not_a_regular_file")), "{message}");
+        assert!(message.contains("not a regular file (a FIFO, a socket or a device)"), "{message}");
+        let (_, message, io_error) = io_error_of(Path::new("/dev/zero"));
+        assert_eq!(io_error.as_deref(), Some("not_a_regular_file"), "{message}");
+        assert_eq!(io_error_of(&dir).2.as_deref(), Some("is_a_directory"));
+
+        let huge = dir.join("huge.json");
+        let file = std::fs::File::create(&huge).expect("create");
+        file.set_len(MAX_SCENARIO_FILE_BYTES + 1).expect("a sparse file");
+        let (kind, message, io_error) = io_error_of(&huge);
+        assert_eq!((kind, io_error.as_deref()), (ErrorKind::Io, Some("too_large")), "{message}");
+        assert!(message.contains("larger than the limit of 33554432 bytes (32 MiB)"), "{message}");
+        let fits = dir.join("fits.json");
+        std::fs::write(&fits, r#"{"cuecard": 1, "routes": [{"steps": ["ok"]}]}"#).expect("write");
+        assert_eq!(Scenario::from_path(&fits).expect("a regular file is read").step_count(), 1);
+        std::fs::remove_dir_all(&dir).expect("cleanup");
     }
 }
