@@ -147,8 +147,9 @@ impl Scenario {
 
     /// Parses and validates a scenario given as a JSON value (a Python dict, a JS object).
     pub fn from_value(value: Value) -> Result<Scenario> {
-        let spec: ScenarioSpec = serde_path_to_error::deserialize(value)
-            .map_err(|e| serde_issue(e.path().to_string(), e.inner().to_string()))?;
+        // Read strictly: an array where an object belongs (`"routes": [["hi"]]`) is refused, not read by position.
+        let spec: ScenarioSpec =
+            crate::api::deserialize_data(&value).map_err(|e| serde_issue(e.path, e.message))?;
         Scenario::from_spec(spec)
     }
 

@@ -82,6 +82,7 @@ fn a_small_chat_request_keeps_at_most_a_kilobyte_in_the_journal() {
         query: String::new(),
         headers: vec![("content-type".into(), "application/json".into())],
         body: BODY.as_bytes().to_vec(),
+        admin_token_checked: false,
     };
     let wire = per_call(n, || drop(handle(&over_wire, &http)));
     assert_eq!(over_wire.request_count(), n as u64);

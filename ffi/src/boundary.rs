@@ -177,10 +177,9 @@ pub(crate) fn json_of_text(text: &str, argument: &str) -> Outcome<serde_json::Va
 
 /// A JSON argument already read as text, as serde data of type `T`, naming the path of a wrong field.
 pub(crate) fn data_of_text<T: serde::de::DeserializeOwned>(text: &str, argument: &str) -> Outcome<T> {
-    serde_path_to_error::deserialize(json_of_text(text, argument)?).map_err(|e| {
-        let path = e.path().to_string();
-        let at = if path == "." { String::new() } else { format!(" at {path}") };
-        invalid(argument, format!("is not valid{at}: {}", e.inner()))
+    cuecard::api::deserialize_data(&json_of_text(text, argument)?).map_err(|e| {
+        let at = if e.path == "." { String::new() } else { format!(" at {}", e.path) };
+        invalid(argument, format!("is not valid{at}: {}", e.message))
     })
 }
 

@@ -27,7 +27,10 @@ pub unsafe extern "C" fn cuecard_memory_new(
     err: *mut *mut cuecard_error,
 ) -> cuecard_status {
     guard(err, || {
-        *out(out_memory, "out_memory")? = into_handle(MockMemory::new());
+        // The out-parameter is checked before the handle exists: an assignment evaluates its right side first,
+        // so `*out(..)? = into_handle(..)` made the handle and leaked it when the out-parameter was NULL.
+        let slot = out(out_memory, "out_memory")?;
+        *slot = into_handle(MockMemory::new());
         Ok(())
     })
 }

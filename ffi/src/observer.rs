@@ -34,7 +34,10 @@ pub unsafe extern "C" fn cuecard_observer_new(
     err: *mut *mut cuecard_error,
 ) -> cuecard_status {
     guard(err, || {
-        *out(out_observer, "out_observer")? = into_handle(RecordingObserver::new());
+        // The out-parameter is checked before the handle exists: an assignment evaluates its right side first,
+        // so `*out(..)? = into_handle(..)` made the handle and leaked it when the out-parameter was NULL.
+        let slot = out(out_observer, "out_observer")?;
+        *slot = into_handle(RecordingObserver::new());
         Ok(())
     })
 }

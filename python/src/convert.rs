@@ -85,16 +85,7 @@ pub fn json_of(value: &Bound<'_, PyAny>, argument: &str) -> PyResult<serde_json:
 
 /// Serde data from the Python argument `argument` (JSON-like data checked first, then the type's own rules).
 pub fn data_of<T: serde::de::DeserializeOwned>(value: &Bound<'_, PyAny>, argument: &str) -> PyResult<T> {
-    let json = json_of(value, argument)?;
-    serde_path_to_error::deserialize(json).map_err(|e| {
-        let path = e.path().to_string();
-        let at = if path == "." { String::new() } else { format!(" at {path}") };
-        let error =
-            cuecard::Error::new(cuecard::ErrorKind::InvalidArgument, format!("invalid {argument}{at}: {}", e.inner()))
-                .with_context("argument", argument)
-                .with_context("path", path);
-        cuecard_error(value.py(), &error)
-    })
+    cuecard::api::data_from_json(json_of(value, argument)?, argument).map_err(|e| cuecard_error(value.py(), &e))
 }
 
 /// A Python object from serde data.

@@ -49,6 +49,10 @@ def test_wrong_types_are_typed_errors_naming_the_problem():
         cuecard.MockModel.that_responds("")
     with pytest.raises(TypeError):
         cuecard.tokenize(5)
+    # A list where an object belongs is refused, not read field by field in declaration order.
+    with pytest.raises(cuecard.InvalidArgumentError, match="at fail_after: invalid type: sequence") as raised:
+        cuecard.MockModel.that_responds({"text": "a", "fail_after": ["rate_limited", 429]})
+    assert raised.value.code == "invalid_argument"
 
 
 def test_tool_call_arguments_of_the_wrong_type_are_type_errors_naming_the_argument():

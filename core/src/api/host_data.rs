@@ -129,12 +129,11 @@ struct Ancestor<'a, H> {
 /// A core type (settings, a failure, a route...) from host data already made JSON: a field that does not fit is
 /// `invalid_argument` naming the argument and the path of the field, the same message in every binding.
 pub fn data_from_json<T: serde::de::DeserializeOwned>(json: Value, argument: &str) -> Result<T> {
-    serde_path_to_error::deserialize(json).map_err(|e| {
-        let path = e.path().to_string();
-        let at = if path == "." { String::new() } else { format!(" at {path}") };
-        crate::error::Error::new(ErrorKind::InvalidArgument, format!("invalid {argument}{at}: {}", e.inner()))
+    super::strict::deserialize_data(&json).map_err(|e| {
+        let at = if e.path == "." { String::new() } else { format!(" at {}", e.path) };
+        crate::error::Error::new(ErrorKind::InvalidArgument, format!("invalid {argument}{at}: {}", e.message))
             .with_context("argument", argument)
-            .with_context("path", path)
+            .with_context("path", e.path)
     })
 }
 

@@ -7,6 +7,7 @@
 //! - [`verbs`]: the seed verbs on [`crate::MockModel`] (`then_responds`, `then_fails`, `and_fails`, `route`, ...);
 //! - [`responder`]: computed answers from hosts that return JSON;
 //! - [`host_data`]: host data into JSON with the depth, cycle and NaN limits;
+//! - [`strict`]: JSON into core types, a struct from an object only (never an array read by position);
 //! - [`request`]: what a binding's `chat("Hi")` means, and the fast path for a request the host serialized;
 //! - [`outcome`]: a call's outcome as JSON text, for hosts that wait and raise themselves (the JS packages);
 //! - checks as data are [`crate::verify::Check`]; the wire as data is [`crate::wire::HttpRequest`] and
@@ -17,9 +18,11 @@ pub mod outcome;
 pub mod request;
 pub mod responder;
 pub mod spec;
+pub mod strict;
 mod verbs;
 
 pub use host_data::{data_from_json, to_json, HostNode, HostReadError, HostValue, MAX_DEPTH};
 pub use request::RequestInput;
 pub use responder::{step_from_answer, step_from_answer_json, tool_result_from_json, JsonResponder};
+pub use strict::{deserialize_data, DataError};
 pub use spec::{FailSpec, MatchSpec, RouteOptions, RouteSpec, SpecProblem, StepInput, StepSpec, ToolCallSpec};

@@ -357,10 +357,9 @@ impl StepInput {
 
     /// Reads a step input from JSON data (a host value already converted), for a parameter named `argument`.
     pub fn from_value(value: Value, argument: &str) -> Result<StepInput> {
-        serde_path_to_error::deserialize(value).map_err(|e| {
-            let path = e.path().to_string();
-            let path = if path == "." { String::new() } else { format!(".{path}") };
-            SpecProblem::new(&path, e.inner().to_string()).into_argument_error(argument)
+        super::strict::deserialize_data(&value).map_err(|e| {
+            let path = if e.path == "." { String::new() } else { format!(".{}", e.path) };
+            SpecProblem::new(&path, e.message).into_argument_error(argument)
         })
     }
 }

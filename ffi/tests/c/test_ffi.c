@@ -568,6 +568,14 @@ static void misuse(void) {
     expect_invalid(cuecard_tool_invoke(NULL, "{}", 2, &out, NULL, &err), &err, CUECARD_STATUS_INVALID_ARGUMENT, "`tool` is NULL", "tool NULL");
     expect_invalid(cuecard_memory_call(NULL, "connect", 7, NULL, 0, &out, &err), &err, CUECARD_STATUS_INVALID_ARGUMENT, "`memory` is NULL", "memory NULL");
     expect_invalid(cuecard_answer_set_json(NULL, "1", 1, &err), &err, CUECARD_STATUS_INVALID_ARGUMENT, "`answer` is NULL", "answer NULL");
+    /* A NULL out-parameter of a constructor makes no handle (valgrind and ASan see a leak if one were made). */
+    /* An array where an object belongs is refused, not read field by field (this one would bind every interface). */
+    cuecard_server *server = NULL;
+    expect_invalid(cuecard_server_start(mock, "[\"0.0.0.0\", 0]", 14, &server, &err), &err, CUECARD_STATUS_INVALID_ARGUMENT,
+                   "invalid type: sequence, expected struct ServerOptions", "options as an array");
+    CHECK(server == NULL, "no server was started");
+    expect_invalid(cuecard_observer_new(NULL, &err), &err, CUECARD_STATUS_INVALID_ARGUMENT, "`out_observer` is NULL", "observer out NULL");
+    expect_invalid(cuecard_memory_new(NULL, &err), &err, CUECARD_STATUS_INVALID_ARGUMENT, "`out_memory` is NULL", "memory out NULL");
     CHECK(cuecard_count_tokens(NULL, 0, &count, NULL) == CUECARD_STATUS_OK && count == 0, "NULL with length 0 is the empty text");
     CHECK(cuecard_mock_then_repeats(mock, NULL) == CUECARD_STATUS_INVALID_STATE, "a NULL err is allowed");
     cuecard_mock_free(NULL);
