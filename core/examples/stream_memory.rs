@@ -27,8 +27,8 @@ unsafe impl GlobalAlloc for Counting {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let now = LIVE.fetch_add(new_size as isize - layout.size() as isize, Ordering::Relaxed)
-            + new_size as isize - layout.size() as isize;
+        let now = LIVE.fetch_add(new_size as isize - layout.size() as isize, Ordering::Relaxed) + new_size as isize
+            - layout.size() as isize;
         PEAK.fetch_max(now, Ordering::Relaxed);
         // SAFETY: the caller's contract is passed on.
         unsafe { System.realloc(ptr, layout, new_size) }

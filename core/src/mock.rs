@@ -568,13 +568,7 @@ impl MockModel {
                 };
                 self.finish_with(ticket, outcome, response, error, at_ms, delay_ms);
                 let step = &resolved.step;
-                Ok(EventStream::new(
-                    events,
-                    step.stream_break(),
-                    resolved.timing.stall_ms,
-                    ticket,
-                    resolved.envelope,
-                ))
+                Ok(EventStream::new(events, step.stream_break(), resolved.timing.stall_ms, ticket, resolved.envelope))
             }
             Err(Failure { error: CallError::Provider(error), timing, envelope: Some(envelope) }) => {
                 let events = stream::failure_before_stream(&error, timing, at_ms);

@@ -148,8 +148,7 @@ impl Scenario {
     /// Parses and validates a scenario given as a JSON value (a Python dict, a JS object).
     pub fn from_value(value: Value) -> Result<Scenario> {
         // Read strictly: an array where an object belongs (`"routes": [["hi"]]`) is refused, not read by position.
-        let spec: ScenarioSpec =
-            crate::api::deserialize_data(&value).map_err(|e| serde_issue(e.path, e.message))?;
+        let spec: ScenarioSpec = crate::api::deserialize_data(&value).map_err(|e| serde_issue(e.path, e.message))?;
         Scenario::from_spec(spec)
     }
 

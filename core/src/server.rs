@@ -219,9 +219,8 @@ async fn serve(
         let _ = stream.set_nodelay(true);
         let served = Arc::clone(&mock);
         let admin_token = admin_token.clone();
-        let service = service_fn(move |request| {
-            answer(Arc::clone(&served), request, instant, admin_token.clone(), idle_timeout)
-        });
+        let service =
+            service_fn(move |request| answer(Arc::clone(&served), request, instant, admin_token.clone(), idle_timeout));
         let builder = Arc::clone(&builder);
         let watcher = graceful.watcher();
         let journal = Arc::clone(&mock);
@@ -289,7 +288,8 @@ fn carries_admin_token(headers: &hyper::HeaderMap, token: &str) -> bool {
         .and_then(|v| v.split_once(' '))
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
         .is_some_and(|(_, given)| same_secret(given.trim_start().as_bytes(), token.as_bytes()));
-    let named = headers.get("x-cuecard-admin-token").is_some_and(|given| same_secret(given.as_bytes(), token.as_bytes()));
+    let named =
+        headers.get("x-cuecard-admin-token").is_some_and(|given| same_secret(given.as_bytes(), token.as_bytes()));
     bearer || named
 }
 

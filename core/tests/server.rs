@@ -309,7 +309,8 @@ fn an_admin_token_guards_the_admin_surface_only() {
     // The token is how a server beyond loopback is administered: with it, a non-loopback Host is answered.
     let remote = |headers: &[(&str, &str)], addr| {
         let mut stream = TcpStream::connect(addr).unwrap();
-        let mut head = "GET /_cuecard/health HTTP/1.1\r\nhost: cuecard.internal:8080\r\nconnection: close\r\n".to_string();
+        let mut head =
+            "GET /_cuecard/health HTTP/1.1\r\nhost: cuecard.internal:8080\r\nconnection: close\r\n".to_string();
         for (name, value) in headers {
             head.push_str(&format!("{name}: {value}\r\n"));
         }

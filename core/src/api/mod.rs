@@ -24,5 +24,5 @@ mod verbs;
 pub use host_data::{data_from_json, to_json, HostNode, HostReadError, HostValue, MAX_DEPTH};
 pub use request::RequestInput;
 pub use responder::{step_from_answer, step_from_answer_json, tool_result_from_json, JsonResponder};
-pub use strict::{deserialize_data, DataError};
 pub use spec::{FailSpec, MatchSpec, RouteOptions, RouteSpec, SpecProblem, StepInput, StepSpec, ToolCallSpec};
+pub use strict::{deserialize_data, DataError};

@@ -196,7 +196,10 @@ mod tests {
     fn a_struct_is_read_from_an_object_only_at_any_depth() {
         let by_position = deserialize_data::<crate::ServerOptions>(&json!(["0.0.0.0", 0])).unwrap_err();
         assert_eq!(by_position.path, ".");
-        assert!(by_position.message.starts_with("invalid type: sequence, expected struct ServerOptions"), "{by_position:?}");
+        assert!(
+            by_position.message.starts_with("invalid type: sequence, expected struct ServerOptions"),
+            "{by_position:?}"
+        );
         let options: crate::ServerOptions = deserialize_data(&json!({"port": 0, "instant": true})).unwrap();
         assert!(options.instant && options.host.is_loopback());
 
@@ -224,7 +227,8 @@ mod tests {
         let typo = deserialize_data::<crate::api::FailSpec>(&json!({"kind": "rate_limit"})).unwrap_err();
         assert_eq!(typo.path, "kind");
         assert!(typo.message.starts_with("unknown variant `rate_limit`"), "{typo:?}");
-        let settings: crate::MockSettings = deserialize_data(&json!({"usage": "estimate", "journal_limit": null})).unwrap();
+        let settings: crate::MockSettings =
+            deserialize_data(&json!({"usage": "estimate", "journal_limit": null})).unwrap();
         assert_eq!(settings, serde_json::from_value(json!({"usage": "estimate", "journal_limit": null})).unwrap());
     }
 }
