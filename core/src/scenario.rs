@@ -94,11 +94,11 @@ pub const MAX_SCENARIO_FILE_BYTES: u64 = crate::wire::MAX_BODY_BYTES as u64;
 fn read_scenario_file(path: &Path, shown: &str) -> Result<Vec<u8>> {
     use std::io::Read;
     let metadata = std::fs::metadata(path).map_err(|e| Scenario::file_error(shown, &e))?;
-    if !metadata.is_file() {
-        let what = if metadata.is_dir() { "a directory" } else { "not a regular file (a FIFO, a socket or a device)" };
-        let reason = format!("it is {what}; a scenario is read from a regular file");
-        let io_error = if metadata.is_dir() { "is_a_directory" } else { "not_a_regular_file" };
-        return Err(Scenario::read_error(shown, false, &reason).with_context("io_error", io_error));
+    // A directory opens and then fails to read with the system's own EISDIR (`is_a_directory`, with its errno,
+    // which a host turns into its own IsADirectoryError); what else is not a regular file is refused here.
+    if !metadata.is_file() && !metadata.is_dir() {
+        let reason = "it is not a regular file (a FIFO, a socket or a device); a scenario is read from a regular file";
+        return Err(Scenario::read_error(shown, false, reason).with_context("io_error", "not_a_regular_file"));
     }
     let too_large = || {
         let reason = format!("it is larger than the limit of {MAX_SCENARIO_FILE_BYTES} bytes (32 MiB) for a scenario");

@@ -173,7 +173,7 @@ test('wrong types are TypeErrors naming the argument and what was expected', () 
   assert.throws(() => new MockTool({ name: 't', responder: 'no' }), typeError(/invalid responder/));
   // An array where an object belongs is refused, not read field by field in declaration order.
   assert.throws(() => MockModel.thatResponds({ text: 'a', fail_after: ['rate_limited', 429] }),
-    typeError(/at fail_after: invalid type: sequence/));
+    typeError(/fail_after: invalid type: sequence/));
 });
 
 test('every error code has its class, with code and number, and all are CuecardErrors', () => {

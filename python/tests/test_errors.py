@@ -50,7 +50,7 @@ def test_wrong_types_are_typed_errors_naming_the_problem():
     with pytest.raises(TypeError):
         cuecard.tokenize(5)
     # A list where an object belongs is refused, not read field by field in declaration order.
-    with pytest.raises(cuecard.InvalidArgumentError, match="at fail_after: invalid type: sequence") as raised:
+    with pytest.raises(cuecard.InvalidArgumentError, match="fail_after: invalid type: sequence") as raised:
         cuecard.MockModel.that_responds({"text": "a", "fail_after": ["rate_limited", 429]})
     assert raised.value.code == "invalid_argument"
 
