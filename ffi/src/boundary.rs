@@ -177,10 +177,8 @@ pub(crate) fn json_of_text(text: &str, argument: &str) -> Outcome<serde_json::Va
 
 /// A JSON argument already read as text, as serde data of type `T`, naming the path of a wrong field.
 pub(crate) fn data_of_text<T: serde::de::DeserializeOwned>(text: &str, argument: &str) -> Outcome<T> {
-    cuecard::api::deserialize_data(&json_of_text(text, argument)?).map_err(|e| {
-        let at = if e.path == "." { String::new() } else { format!(" at {}", e.path) };
-        invalid(argument, format!("is not valid{at}: {}", e.message))
-    })
+    cuecard::api::deserialize_data(&json_of_text(text, argument)?)
+        .map_err(|e| invalid(argument, format!("is not valid{}: {}", e.location(), e.message)))
 }
 
 pub(crate) fn out<'a, T>(pointer: *mut T, argument: &str) -> Outcome<&'a mut T> {

@@ -12,7 +12,8 @@ mod server;
 mod tools;
 mod verify;
 
-use crate::convert::json_of;
+use crate::convert::data_of;
+#[cfg(feature = "testing")]
 use crate::errors::OrRaise;
 use pyo3::prelude::*;
 
@@ -31,8 +32,7 @@ fn count_tokens(text: &str) -> usize {
 /// The text of a message dict (its text parts joined), as journaled requests hold content as a parts list.
 #[pyfunction]
 fn message_text(message: &Bound<'_, PyAny>) -> PyResult<String> {
-    let message: cuecard::Message = cuecard::api::data_from_json(json_of(message, "message")?, "message")
-        .map_err(|e| errors::cuecard_error(message.py(), &e))?;
+    let message: cuecard::Message = data_of(message, "message")?;
     Ok(message.text())
 }
 

@@ -130,7 +130,7 @@ struct Ancestor<'a, H> {
 /// `invalid_argument` naming the argument and the path of the field, the same message in every binding.
 pub fn data_from_json<T: serde::de::DeserializeOwned>(json: Value, argument: &str) -> Result<T> {
     super::strict::deserialize_data(&json).map_err(|e| {
-        let at = if e.path == "." { String::new() } else { format!(" at {}", e.path) };
+        let at = e.location();
         crate::error::Error::new(ErrorKind::InvalidArgument, format!("invalid {argument}{at}: {}", e.message))
             .with_context("argument", argument)
             .with_context("path", e.path)

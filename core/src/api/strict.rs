@@ -17,6 +17,17 @@ pub struct DataError {
     pub message: String,
 }
 
+impl DataError {
+    /// ` at <path>` for a field, nothing for the whole value: the tail of "invalid <argument>" in every binding.
+    pub fn location(&self) -> String {
+        if self.path == "." {
+            String::new()
+        } else {
+            format!(" at {}", self.path)
+        }
+    }
+}
+
 /// `json` as a `T`, refusing an array where `T` (or any struct inside it) expects an object.
 pub fn deserialize_data<T: DeserializeOwned>(json: &Value) -> Result<T, DataError> {
     serde_path_to_error::deserialize(ObjectsOnly(json))
