@@ -66,7 +66,7 @@ pub use script::{
 };
 #[cfg(feature = "server")]
 pub use server::{Server, ServerOptions, DEFAULT_IDLE_TIMEOUT_MS};
-pub use stream::{Envelope, EventStream, StreamEvent, TimedEvent};
+pub use stream::{Envelope, EventStream, Events, StreamEvent, TimedEvent};
 pub use tokenize::{count_tokens, tokenize};
 pub use tools::{MockTool, MockToolOptions};
 pub use turn::{Pending, Turn};

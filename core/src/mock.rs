@@ -16,7 +16,7 @@ use crate::script::{
     callback_failed, preview, Answer, CallError, Chunks, Exhaustion, MockSettings, ReasoningField, Responder, Route,
     RouteMatch, Script, Step, StepBody, StepTiming, StreamBreak, Timing,
 };
-use crate::stream::{self, Envelope, EventStream, StreamPlan, TimedEvent};
+use crate::stream::{self, Envelope, EventStream, StreamPlan};
 use crate::turn::{Pending, Turn};
 use crate::usage::{self, UsagePolicy};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -499,7 +499,9 @@ impl MockModel {
         let at_ms = taken.at_ms;
         match self.resolve(request, taken, computed).map_err(|failure| *failure) {
             Ok(resolved) => {
-                let delay_ms = stream::planned_delay(&plan(&resolved, at_ms));
+                let (thinking, text) = streamed_chunks(&resolved);
+                let (fail_after, timing) = (resolved.step.fail_after.as_ref(), resolved.timing);
+                let delay_ms = stream::planned_delay(thinking, text, &resolved.response, fail_after, timing);
                 let result = match resolved.step.fail_after.as_ref() {
                     Some(error) => {
                         let outcome = Outcome::FailedAfterTokens { kind: error.kind, status: error.status };
@@ -560,19 +562,19 @@ impl MockModel {
         let at_ms = taken.at_ms;
         match self.resolve(request, taken, computed).map_err(|failure| *failure) {
             Ok(resolved) => {
-                let events = plan_events(&resolved, at_ms);
-                let delay_ms = stream::total_delay(&events);
+                let plan = stream_plan(&resolved, at_ms);
+                let delay_ms = plan.total_delay_ms();
                 let (outcome, response, error) = match resolved.step.fail_after.as_ref() {
                     Some(e) => (Outcome::FailedAfterTokens { kind: e.kind, status: e.status }, None, Some(e.clone())),
                     None => (Outcome::Answered, Some(resolved.response), None),
                 };
                 self.finish_with(ticket, outcome, response, error, at_ms, delay_ms);
                 let step = &resolved.step;
-                Ok(EventStream::new(events, step.stream_break(), resolved.timing.stall_ms, ticket, resolved.envelope))
+                Ok(EventStream::new(plan, step.stream_break(), resolved.timing.stall_ms, ticket, resolved.envelope))
             }
             Err(Failure { error: CallError::Provider(error), timing, envelope: Some(envelope) }) => {
-                let events = stream::failure_before_stream(&error, timing, at_ms);
-                Ok(EventStream::new(events, StreamBreak::ErrorEvent, timing.stall_ms, ticket, envelope))
+                let plan = StreamPlan::failure_before_stream(&error, timing, at_ms);
+                Ok(EventStream::new(plan, StreamBreak::ErrorEvent, timing.stall_ms, ticket, envelope))
             }
             Err(Failure { error, .. }) => Err((ticket.index, error)),
         }
@@ -962,24 +964,19 @@ struct Failure {
     envelope: Option<Envelope>,
 }
 
-fn plan(resolved: &Resolved, at_ms: u64) -> StreamPlan<'_> {
-    // A scripted answer's chunks are read from its step, which all its calls share, rather than copied per call.
-    let (thinking, text) = match &resolved.step.body {
+/// The thinking and text a resolved step streams. A scripted answer's chunks are read from its step, which all
+/// its calls share, rather than from copies made per call.
+fn streamed_chunks(resolved: &Resolved) -> (Option<&Chunks>, Option<&Chunks>) {
+    match &resolved.step.body {
         StepBody::Answer(answer) => (answer.thinking.as_ref(), answer.text.as_ref()),
         _ => (resolved.thinking.as_ref(), resolved.text.as_ref()),
-    };
-    StreamPlan {
-        thinking,
-        text,
-        response: &resolved.response,
-        fail_after: resolved.step.fail_after.as_ref(),
-        timing: resolved.timing,
-        start_ms: at_ms,
     }
 }
 
-fn plan_events(resolved: &Resolved, at_ms: u64) -> Vec<TimedEvent> {
-    stream::expand(&plan(resolved, at_ms))
+fn stream_plan(resolved: &Resolved, at_ms: u64) -> StreamPlan {
+    let (thinking, text) = streamed_chunks(resolved);
+    let fail_after = resolved.step.fail_after.as_ref();
+    StreamPlan::answer(thinking, text, &resolved.response, fail_after, resolved.timing, at_ms)
 }
 
 fn missing_tool_call_ids(step: &Step) -> u64 {

@@ -8,13 +8,12 @@
 use crate::error::{Error, ErrorKind, Result};
 use crate::mock::MockModel;
 use crate::turn::Turn;
-use crate::wire::{self, Frame, HttpReply, HttpRequest, StreamEnd, MAX_BODY_BYTES};
+use crate::wire::{self, FrameIter, Frames, HttpReply, HttpRequest, StreamEnd, MAX_BODY_BYTES};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Body, Frame as BodyFrame, Incoming};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use std::collections::VecDeque;
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::pin::Pin;
@@ -424,7 +423,7 @@ async fn answer(
             Ok(response(status, &headers, ReplyBody::full(body.into_bytes())))
         }
         HttpReply::Stream { stall_ms, status, headers, frames, end, base64, entry } => {
-            let mut body = ReplyBody::stream(frames, base64, end, stall_ms, instant);
+            let mut body = ReplyBody::stream(&frames, base64, end, stall_ms, instant);
             body.watch = entry.map(|entry| (Arc::clone(&mock), entry));
             Ok(response(status, &headers, body))
         }
@@ -457,11 +456,16 @@ fn response(status: u16, headers: &[(String, String)], body: ReplyBody) -> hyper
 }
 
 /// A reply body: whole, pieces as another task writes them (the journal), or SSE frames released one by one after
-/// their delays, ending normally or cut.
+/// their delays, ending normally or cut. A stream's frames are made as they are sent (`Frames`), so an open
+/// stream holds the frame being sent and the next, never the whole answer.
 struct ReplyBody {
     whole: Option<Full<Bytes>>,
     pieces: Option<mpsc::Receiver<Bytes>>,
-    frames: VecDeque<BodyPiece>,
+    frames: Option<FrameIter>,
+    /// Each frame's `data` is base64 of binary bytes (AWS event-stream messages), decoded here.
+    base64: bool,
+    /// The next frame, made ahead to know its delay.
+    next: Option<BodyPiece>,
     end: StreamEnd,
     instant: bool,
     sleep: Option<Pin<Box<tokio::time::Sleep>>>,
@@ -473,6 +477,9 @@ struct ReplyBody {
     ended: bool,
 }
 
+/// At most this many bytes of frames that are due at once are joined into one piece of the body.
+const JOINED_FRAMES_BYTES: usize = 64 * 1024;
+
 impl Drop for ReplyBody {
     fn drop(&mut self) {
         if let (Some((mock, entry)), false) = (&self.watch, self.ended) {
@@ -483,69 +490,74 @@ impl Drop for ReplyBody {
 
 impl ReplyBody {
     fn full(body: Vec<u8>) -> ReplyBody {
+        let mut reply = ReplyBody::empty();
+        reply.whole = Some(Full::new(Bytes::from(body)));
+        reply.ended = true;
+        reply
+    }
+
+    fn empty() -> ReplyBody {
         ReplyBody {
-            whole: Some(Full::new(Bytes::from(body))),
+            whole: None,
             pieces: None,
-            frames: VecDeque::new(),
+            frames: None,
+            base64: false,
+            next: None,
             end: StreamEnd::Close,
             instant: true,
             sleep: None,
             stall_ms: 0,
             flushed_before_cut: false,
             watch: None,
-            ended: true,
-        }
-    }
-
-    fn pieces(pieces: mpsc::Receiver<Bytes>) -> ReplyBody {
-        let mut body = ReplyBody::stream(Vec::new(), false, StreamEnd::Close, 0, true);
-        body.pieces = Some(pieces);
-        body
-    }
-
-    /// A streamed body of these frames; `base64` frames (AWS event-stream messages) are decoded to their bytes.
-    fn stream(frames: Vec<Frame>, base64: bool, end: StreamEnd, stall_ms: u64, instant: bool) -> ReplyBody {
-        let frames = frames
-            .into_iter()
-            .map(|frame| {
-                let data = if base64 {
-                    use base64::Engine;
-                    // The wire layer wrote this base64 itself, so it decodes; an empty piece is the impossible rest.
-                    Bytes::from(base64::engine::general_purpose::STANDARD.decode(frame.data).unwrap_or_default())
-                } else {
-                    Bytes::from(frame.data)
-                };
-                BodyPiece { delay_ms: frame.delay_ms, data }
-            })
-            .collect();
-        ReplyBody {
-            whole: None,
-            pieces: None,
-            frames,
-            end,
-            instant,
-            sleep: None,
-            stall_ms,
-            flushed_before_cut: false,
-            watch: None,
             ended: false,
         }
     }
 
-    /// `first` and the frames after it that are due at once (no delay, or delays skipped), as one piece: hyper
-    /// then frames one chunk rather than one per SSE event (short streams: about 9% more per second).
+    fn pieces(pieces: mpsc::Receiver<Bytes>) -> ReplyBody {
+        let mut reply = ReplyBody::empty();
+        reply.pieces = Some(pieces);
+        reply
+    }
+
+    /// A streamed body of these frames; `base64` frames (AWS event-stream messages) are decoded to their bytes.
+    fn stream(frames: &Frames, base64: bool, end: StreamEnd, stall_ms: u64, instant: bool) -> ReplyBody {
+        let mut reply = ReplyBody::empty();
+        (reply.frames, reply.base64, reply.end, reply.stall_ms, reply.instant) =
+            (Some(frames.iter()), base64, end, stall_ms, instant);
+        reply
+    }
+
+    /// The next frame, made now if it was not yet.
+    fn peek(&mut self) -> Option<&mut BodyPiece> {
+        if self.next.is_none() {
+            let frame = self.frames.as_mut()?.next()?;
+            let data = if self.base64 {
+                use base64::Engine;
+                // The wire layer wrote this base64 itself, so it decodes; an empty piece is the impossible rest.
+                Bytes::from(base64::engine::general_purpose::STANDARD.decode(frame.data).unwrap_or_default())
+            } else {
+                Bytes::from(frame.data)
+            };
+            self.next = Some(BodyPiece { delay_ms: frame.delay_ms, data });
+        }
+        self.next.as_mut()
+    }
+
+    /// `first` and the frames after it that are due at once (no delay, or delays skipped), as one piece of at most
+    /// about `JOINED_FRAMES_BYTES`: hyper then frames one chunk rather than one per SSE event (short streams: about
+    /// 9% more per second).
     fn due_now(&mut self, first: Bytes) -> Bytes {
-        let due = self.frames.iter().take_while(|frame| frame.delay_ms == 0 || self.instant).count();
-        if due == 0 {
-            return first;
+        let instant = self.instant;
+        let mut joined: Option<Vec<u8>> = None;
+        while joined.as_ref().map_or(first.len(), Vec::len) < JOINED_FRAMES_BYTES {
+            match self.peek() {
+                Some(frame) if frame.delay_ms == 0 || instant => {}
+                _ => break,
+            }
+            let Some(frame) = self.next.take() else { break };
+            joined.get_or_insert_with(|| first.to_vec()).extend_from_slice(&frame.data);
         }
-        let mut data =
-            Vec::with_capacity(first.len() + self.frames.iter().take(due).map(|f| f.data.len()).sum::<usize>());
-        data.extend_from_slice(&first);
-        for frame in self.frames.drain(..due) {
-            data.extend_from_slice(&frame.data);
-        }
-        Bytes::from(data)
+        joined.map_or(first, Bytes::from)
     }
 }
 
@@ -576,14 +588,14 @@ impl Body for ReplyBody {
             }
             // A stall comes first, then each frame's own delay; each is waited once.
             let mut delay = std::mem::take(&mut this.stall_ms);
-            if let Some(front) = this.frames.front_mut() {
+            if let Some(front) = this.peek() {
                 delay += std::mem::take(&mut front.delay_ms);
             }
             if delay > 0 && !this.instant {
                 this.sleep = Some(Box::pin(tokio::time::sleep(Duration::from_millis(delay))));
                 continue;
             }
-            return match this.frames.pop_front() {
+            return match this.next.take() {
                 Some(frame) => Poll::Ready(Some(Ok(BodyFrame::data(this.due_now(frame.data))))),
                 None => match this.end {
                     StreamEnd::Close => {

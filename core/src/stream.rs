@@ -9,6 +9,7 @@ use crate::journal::EntryTicket;
 use crate::model::{ChatResponse, ToolCall, Usage};
 use crate::script::{Chunks, StreamBreak, Timing};
 use serde::Serialize;
+use std::sync::{Arc, OnceLock};
 
 /// One streamed event.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -67,108 +68,221 @@ pub struct TimedEvent {
     pub event: StreamEvent,
 }
 
-/// What a resolved step streams; built by the mock, expanded here.
-pub(crate) struct StreamPlan<'a> {
-    pub thinking: Option<&'a Chunks>,
-    pub text: Option<&'a Chunks>,
-    pub response: &'a ChatResponse,
-    pub fail_after: Option<&'a ProviderError>,
-    pub timing: Timing,
+/// What a resolved step streams, owned: the events are made from it one at a time ([`Events`]), so a long answer
+/// is never held as one `String` per token (a 1 MB text made about 600k events, 84 MB, before the first byte).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct StreamPlan {
+    pub thinking: Option<Chunks>,
+    pub text: Option<Chunks>,
+    pub response: ChatResponse,
+    pub fail_after: Option<ProviderError>,
+    /// The wait before the first event: the step's delay and time to first token (the delay alone for a failure
+    /// before anything streams).
+    pub first_delay_ms: u64,
+    pub token_delay_ms: u64,
     pub start_ms: u64,
 }
 
-/// Accumulates events and their delays: the first streamed event waits `delay + ttft`, every later delta waits
-/// the per-token delay, and the closing events (complete tool call, complete response, error) follow at once.
-struct Timeline {
-    events: Vec<TimedEvent>,
-    clock_ms: u64,
-    first_delay_ms: Option<u64>,
-    token_delay_ms: u64,
-}
-
-impl Timeline {
-    fn push_delta(&mut self, event: StreamEvent) {
-        let delay = self.first_delay_ms.take().unwrap_or(self.token_delay_ms);
-        self.push(delay, event);
-    }
-
-    fn push_closing(&mut self, event: StreamEvent) {
-        let delay = self.first_delay_ms.take().unwrap_or(0);
-        self.push(delay, event);
-    }
-
-    fn push(&mut self, delay_ms: u64, event: StreamEvent) {
-        self.clock_ms = self.clock_ms.saturating_add(delay_ms);
-        self.events.push(TimedEvent { delay_ms, at_ms: self.clock_ms, event });
-    }
-}
-
-/// The events of an answer.
-pub(crate) fn expand(plan: &StreamPlan<'_>) -> Vec<TimedEvent> {
-    let expected = event_count(plan);
-    let mut line = Timeline {
-        // Sized once: an event holds a whole response, and a 75-token answer's vector grew seven times.
-        events: Vec::with_capacity(expected),
-        clock_ms: plan.start_ms,
-        first_delay_ms: Some(plan.timing.delay_ms.saturating_add(plan.timing.ttft_ms)),
-        token_delay_ms: plan.timing.token_delay_ms,
-    };
-    each_token(plan.thinking, |token| line.push_delta(StreamEvent::ThinkingDelta { text: token.to_string() }));
-    each_token(plan.text, |token| line.push_delta(StreamEvent::TextDelta { text: token.to_string() }));
-    if let Some(error) = plan.fail_after {
-        line.push_closing(StreamEvent::Error { error: error.clone() });
-        debug_assert_eq!(line.events.len(), expected, "event_count disagrees with expand");
-        return line.events;
-    }
-    for (index, call) in plan.response.message.tool_calls.iter().enumerate() {
-        let fragments: Vec<&str> = crate::tokenize(&call.arguments).collect();
-        // A call with empty arguments still announces itself with one (empty) fragment.
-        let fragments = if fragments.is_empty() { vec![""] } else { fragments };
-        for fragment in fragments {
-            line.push_delta(StreamEvent::ToolCallDelta {
-                index,
-                id: call.id.clone(),
-                name: call.name.clone(),
-                arguments: fragment.to_string(),
-            });
+impl StreamPlan {
+    /// The plan of a step's answer with its timing.
+    pub(crate) fn answer(
+        thinking: Option<&Chunks>,
+        text: Option<&Chunks>,
+        response: &ChatResponse,
+        fail_after: Option<&ProviderError>,
+        timing: Timing,
+        start_ms: u64,
+    ) -> StreamPlan {
+        StreamPlan {
+            thinking: thinking.cloned(),
+            text: text.cloned(),
+            response: response.clone(),
+            fail_after: fail_after.cloned(),
+            first_delay_ms: timing.delay_ms.saturating_add(timing.ttft_ms),
+            token_delay_ms: timing.token_delay_ms,
+            start_ms,
         }
-        line.push_closing(StreamEvent::ToolCall { index, call: call.clone() });
     }
-    line.push_closing(StreamEvent::Complete { response: plan.response.clone() });
-    debug_assert_eq!(line.events.len(), expected, "event_count disagrees with expand");
-    line.events
+
+    /// The single event of a step that fails before streaming anything, after the step's delay.
+    pub(crate) fn failure_before_stream(error: &ProviderError, timing: Timing, start_ms: u64) -> StreamPlan {
+        StreamPlan {
+            thinking: None,
+            text: None,
+            response: ChatResponse::default(),
+            fail_after: Some(error.clone()),
+            first_delay_ms: timing.delay_ms,
+            token_delay_ms: timing.token_delay_ms,
+            start_ms,
+        }
+    }
+
+    /// The total virtual duration of the events, computed without making them.
+    pub(crate) fn total_delay_ms(&self) -> u64 {
+        span_ms(self.first_delay_ms, self.token_delay_ms, || {
+            delta_count(self.thinking.as_ref(), self.text.as_ref(), &self.response, self.fail_after.as_ref())
+        })
+    }
+
+    /// Whether any text delta is streamed.
+    pub(crate) fn streams_text(&self) -> bool {
+        token_count(self.text.as_ref()) > 0
+    }
+
+    /// Whether the only event is the failure: nothing streamed before it.
+    pub(crate) fn fails_before_streaming(&self) -> bool {
+        self.fail_after.is_some() && token_count(self.thinking.as_ref()) + token_count(self.text.as_ref()) == 0
+    }
 }
 
-/// The total virtual duration of [`expand`]'s events, computed without building them (the whole-answer path).
-pub(crate) fn planned_delay(plan: &StreamPlan<'_>) -> u64 {
-    let first = plan.timing.delay_ms.saturating_add(plan.timing.ttft_ms);
-    if plan.timing.token_delay_ms == 0 {
-        return first; // no time between tokens: nothing to count (a whole answer's usual case)
-    }
-    let mut deltas = token_count(plan.thinking) + token_count(plan.text);
-    if plan.fail_after.is_none() {
-        deltas += plan.response.message.tool_calls.iter().map(argument_fragments).sum::<usize>();
-    }
-    first.saturating_add(plan.timing.token_delay_ms.saturating_mul((deltas as u64).saturating_sub(1)))
+/// The events of a plan, made one at a time. Order (the module's): thinking deltas, text deltas, then per tool
+/// call its argument deltas and the complete call, then the complete response; or, failing, the thinking and text
+/// deltas and the error. The first event waits the plan's first delay, every later delta the per-token delay, and
+/// the closing events (complete call, response, error) follow at once.
+#[derive(Clone, Debug)]
+pub struct Events {
+    plan: Arc<StreamPlan>,
+    at: Position,
+    clock_ms: u64,
+    first_waited: bool,
 }
 
-/// How many events [`expand`] makes of `plan`.
-fn event_count(plan: &StreamPlan<'_>) -> usize {
-    let deltas = token_count(plan.thinking) + token_count(plan.text);
-    match plan.fail_after {
-        Some(_) => deltas + 1,
-        // Each call's fragments and its closing event, then the completed response.
-        None => deltas + plan.response.message.tool_calls.iter().map(|c| argument_fragments(c) + 1).sum::<usize>() + 1,
+/// Where [`Events`] is: a token start of the thinking or the text (a byte offset of words, an index of exact
+/// tokens), a fragment start of a call's arguments, a call to close, or the closing event.
+#[derive(Clone, Copy, Debug)]
+enum Position {
+    Thinking(usize),
+    Text(usize),
+    Arguments { call: usize, start: usize },
+    CallDone(usize),
+    Closing,
+    Done,
+}
+
+impl Events {
+    fn new(plan: Arc<StreamPlan>) -> Events {
+        let clock_ms = plan.start_ms;
+        Events { plan, at: Position::Thinking(0), clock_ms, first_waited: false }
+    }
+
+    fn timed(&mut self, event: StreamEvent, delta: bool) -> TimedEvent {
+        let delay_ms = match (self.first_waited, delta) {
+            (false, _) => self.plan.first_delay_ms,
+            (true, true) => self.plan.token_delay_ms,
+            (true, false) => 0,
+        };
+        self.first_waited = true;
+        self.clock_ms = self.clock_ms.saturating_add(delay_ms);
+        TimedEvent { delay_ms, at_ms: self.clock_ms, event }
     }
 }
 
-/// The tokens of `chunks`, one by one, without collecting them first.
-fn each_token(chunks: Option<&Chunks>, push: impl FnMut(&str)) {
-    match chunks {
-        Some(Chunks::Words(text)) => crate::tokenize(text).for_each(push),
-        Some(Chunks::Exact(tokens)) => tokens.iter().map(String::as_str).for_each(push),
-        None => {}
+/// The token of `chunks` at `start` and where the next starts.
+fn token_at(chunks: Option<&Chunks>, start: usize) -> Option<(&str, usize)> {
+    match chunks? {
+        Chunks::Words(text) => {
+            let end = crate::tokenize::token_end_at(text, start)?;
+            Some((text.get(start..end)?, end))
+        }
+        Chunks::Exact(tokens) => Some((tokens.get(start)?.as_str(), start + 1)),
     }
+}
+
+impl Iterator for Events {
+    type Item = TimedEvent;
+
+    fn next(&mut self) -> Option<TimedEvent> {
+        let plan = Arc::clone(&self.plan);
+        loop {
+            match self.at {
+                Position::Thinking(start) => match token_at(plan.thinking.as_ref(), start) {
+                    Some((token, next)) => {
+                        self.at = Position::Thinking(next);
+                        return Some(self.timed(StreamEvent::ThinkingDelta { text: token.to_string() }, true));
+                    }
+                    None => self.at = Position::Text(0),
+                },
+                Position::Text(start) => match token_at(plan.text.as_ref(), start) {
+                    Some((token, next)) => {
+                        self.at = Position::Text(next);
+                        return Some(self.timed(StreamEvent::TextDelta { text: token.to_string() }, true));
+                    }
+                    None if plan.fail_after.is_some() => self.at = Position::Closing,
+                    None => self.at = Position::Arguments { call: 0, start: 0 },
+                },
+                Position::Arguments { call: index, start } => {
+                    let Some(call) = plan.response.message.tool_calls.get(index) else {
+                        self.at = Position::Closing;
+                        continue;
+                    };
+                    // A call with empty arguments still announces itself with one (empty) fragment.
+                    let (fragment, next) = crate::tokenize::token_end_at(&call.arguments, start)
+                        .map_or(("", None), |end| (call.arguments.get(start..end).unwrap_or_default(), Some(end)));
+                    self.at = match next {
+                        Some(end) if end < call.arguments.len() => Position::Arguments { call: index, start: end },
+                        _ => Position::CallDone(index),
+                    };
+                    let delta = StreamEvent::ToolCallDelta {
+                        index,
+                        id: call.id.clone(),
+                        name: call.name.clone(),
+                        arguments: fragment.to_string(),
+                    };
+                    return Some(self.timed(delta, true));
+                }
+                Position::CallDone(index) => {
+                    self.at = Position::Arguments { call: index + 1, start: 0 };
+                    let call = plan.response.message.tool_calls.get(index)?.clone();
+                    return Some(self.timed(StreamEvent::ToolCall { index, call }, false));
+                }
+                Position::Closing => {
+                    self.at = Position::Done;
+                    let event = match &plan.fail_after {
+                        Some(error) => StreamEvent::Error { error: error.clone() },
+                        None => StreamEvent::Complete { response: plan.response.clone() },
+                    };
+                    return Some(self.timed(event, false));
+                }
+                Position::Done => return None,
+            }
+        }
+    }
+}
+
+impl std::iter::FusedIterator for Events {}
+
+/// The total virtual duration of a resolved step's events, computed without making them (the whole-answer path).
+pub(crate) fn planned_delay(
+    thinking: Option<&Chunks>,
+    text: Option<&Chunks>,
+    response: &ChatResponse,
+    fail_after: Option<&ProviderError>,
+    timing: Timing,
+) -> u64 {
+    let first = timing.delay_ms.saturating_add(timing.ttft_ms);
+    span_ms(first, timing.token_delay_ms, || delta_count(thinking, text, response, fail_after))
+}
+
+/// The first wait, then `token_delay_ms` before every later delta; the closing events wait nothing.
+fn span_ms(first_delay_ms: u64, token_delay_ms: u64, deltas: impl FnOnce() -> usize) -> u64 {
+    if token_delay_ms == 0 {
+        return first_delay_ms; // no time between tokens: nothing to count (a whole answer's usual case)
+    }
+    first_delay_ms.saturating_add(token_delay_ms.saturating_mul((deltas() as u64).saturating_sub(1)))
+}
+
+/// How many deltas (thinking, text and argument fragments) an answer streams.
+fn delta_count(
+    thinking: Option<&Chunks>,
+    text: Option<&Chunks>,
+    response: &ChatResponse,
+    fail_after: Option<&ProviderError>,
+) -> usize {
+    let mut deltas = token_count(thinking) + token_count(text);
+    if fail_after.is_none() {
+        deltas += response.message.tool_calls.iter().map(argument_fragments).sum::<usize>();
+    }
+    deltas
 }
 
 fn token_count(chunks: Option<&Chunks>) -> usize {
@@ -182,21 +296,6 @@ fn token_count(chunks: Option<&Chunks>) -> usize {
 /// The argument deltas of a streamed tool call: one per token, and one (empty) for empty arguments.
 fn argument_fragments(call: &crate::model::ToolCall) -> usize {
     crate::count_tokens(&call.arguments).max(1)
-}
-
-/// The single event of a step that fails before streaming anything.
-pub(crate) fn failure_before_stream(error: &ProviderError, timing: Timing, start_ms: u64) -> Vec<TimedEvent> {
-    let delay_ms = timing.delay_ms;
-    vec![TimedEvent {
-        delay_ms,
-        at_ms: start_ms.saturating_add(delay_ms),
-        event: StreamEvent::Error { error: error.clone() },
-    }]
-}
-
-/// Total virtual duration of a list of events.
-pub(crate) fn total_delay(events: &[TimedEvent]) -> u64 {
-    events.iter().fold(0u64, |sum, e| sum.saturating_add(e.delay_ms))
 }
 
 /// What every frame of one answer repeats on the wire: the response's number (from the mock's counter), the id a
@@ -246,40 +345,72 @@ pub(crate) fn numbered_id(prefix: &str, number: u64) -> String {
     id
 }
 
-/// The events of one streamed answer, in order. Iterate it, or read [`EventStream::events`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// The events of one streamed answer, in order. Iterate it, read [`EventStream::events`], or take them one at a
+/// time with [`EventStream::lazy_events`] (what the wire server sends from, so a long answer is never held whole).
+#[derive(Debug)]
 pub struct EventStream {
-    events: Vec<TimedEvent>,
-    #[serde(skip)]
+    plan: Arc<StreamPlan>,
+    /// The events, made on first need by the readers that want them all at once.
+    made: OnceLock<Vec<TimedEvent>>,
     stream_break: StreamBreak,
-    #[serde(skip)]
     stall_ms: u64,
-    #[serde(skip)]
     entry: EntryTicket,
-    #[serde(skip)]
     envelope: Envelope,
+}
+
+/// A clone shares the plan and makes its own events when asked for them (a clone is cheap: the wire server
+/// clones a stream to send it).
+impl Clone for EventStream {
+    fn clone(&self) -> EventStream {
+        EventStream {
+            plan: Arc::clone(&self.plan),
+            made: OnceLock::new(),
+            stream_break: self.stream_break,
+            stall_ms: self.stall_ms,
+            entry: self.entry,
+            envelope: self.envelope.clone(),
+        }
+    }
+}
+
+impl PartialEq for EventStream {
+    fn eq(&self, other: &EventStream) -> bool {
+        self.events() == other.events()
+            && (self.stream_break, self.stall_ms, self.entry) == (other.stream_break, other.stall_ms, other.entry)
+            && self.envelope == other.envelope
+    }
+}
+
+impl Eq for EventStream {}
+
+/// As data: `{"events": [...]}`.
+impl Serialize for EventStream {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut out = serializer.serialize_struct("EventStream", 1)?;
+        out.serialize_field("events", self.events())?;
+        out.end()
+    }
 }
 
 impl EventStream {
     pub(crate) fn new(
-        events: Vec<TimedEvent>,
+        plan: StreamPlan,
         stream_break: StreamBreak,
         stall_ms: u64,
         entry: EntryTicket,
         envelope: Envelope,
     ) -> EventStream {
-        EventStream { events, stream_break, stall_ms, entry, envelope }
+        EventStream { plan: Arc::new(plan), made: OnceLock::new(), stream_break, stall_ms, entry, envelope }
     }
 
     /// The stream with `usage` given to its completed response when the script gave none (the wire always sends
     /// usage, as real providers do).
     pub(crate) fn with_usage_if_missing(mut self, usage: impl Fn(&ChatResponse) -> Usage) -> EventStream {
-        for timed in &mut self.events {
-            if let StreamEvent::Complete { response } = &mut timed.event {
-                if response.usage.is_none() {
-                    response.usage = Some(usage(response));
-                }
-            }
+        if self.plan.fail_after.is_none() && self.plan.response.usage.is_none() {
+            let plan = Arc::make_mut(&mut self.plan);
+            plan.response.usage = Some(usage(&plan.response));
+            self.made = OnceLock::new();
         }
         self
     }
@@ -309,24 +440,24 @@ impl EventStream {
         self.entry
     }
 
-    /// The events with their timing.
+    /// The events with their timing, all made at once (on the first call).
     pub fn events(&self) -> &[TimedEvent] {
-        &self.events
+        self.made.get_or_init(|| self.lazy_events().collect())
+    }
+
+    /// The events made one at a time as they are taken, from the start; each call starts anew.
+    pub fn lazy_events(&self) -> Events {
+        Events::new(Arc::clone(&self.plan))
     }
 
     /// The events without timing.
     pub fn iter(&self) -> impl Iterator<Item = &StreamEvent> {
-        self.events.iter().map(|e| &e.event)
+        self.events().iter().map(|e| &e.event)
     }
 
     /// The concatenated text deltas.
     pub fn text(&self) -> String {
-        self.iter()
-            .filter_map(|e| match e {
-                StreamEvent::TextDelta { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect()
+        self.text_tokens().concat()
     }
 
     /// The text deltas, one per token.
@@ -339,39 +470,51 @@ impl EventStream {
             .collect()
     }
 
-    /// The complete response, if the stream completed.
-    pub fn response(&self) -> Option<&ChatResponse> {
-        self.iter().find_map(|e| match e {
-            StreamEvent::Complete { response } => Some(response),
-            _ => None,
-        })
+    /// Whether any text delta is streamed (known without making the events).
+    pub fn streams_text(&self) -> bool {
+        self.plan.streams_text()
     }
 
-    /// The failure, if the stream failed.
+    /// Whether the failure is the only event: the stream failed before anything was streamed.
+    pub fn fails_before_streaming(&self) -> bool {
+        self.plan.fails_before_streaming()
+    }
+
+    /// The wait before the first event.
+    pub fn first_delay_ms(&self) -> u64 {
+        self.plan.first_delay_ms
+    }
+
+    /// The complete response, if the stream completes.
+    pub fn response(&self) -> Option<&ChatResponse> {
+        self.plan.fail_after.is_none().then_some(&self.plan.response)
+    }
+
+    /// The failure, if the stream fails.
     pub fn error(&self) -> Option<&ProviderError> {
-        self.iter().find_map(|e| match e {
-            StreamEvent::Error { error } => Some(error),
-            _ => None,
-        })
+        self.plan.fail_after.as_ref()
     }
 
     /// Total virtual duration in milliseconds.
     pub fn total_delay_ms(&self) -> u64 {
-        total_delay(&self.events)
+        self.plan.total_delay_ms()
     }
 
     /// Consumes the stream into its events.
     pub fn into_events(self) -> Vec<TimedEvent> {
-        self.events
+        match self.made.into_inner() {
+            Some(events) => events,
+            None => Events::new(self.plan).collect(),
+        }
     }
 }
 
 impl IntoIterator for EventStream {
     type Item = TimedEvent;
-    type IntoIter = std::vec::IntoIter<TimedEvent>;
+    type IntoIter = Events;
 
-    fn into_iter(self) -> Self::IntoIter {
-        self.events.into_iter()
+    fn into_iter(self) -> Events {
+        Events::new(self.plan)
     }
 }
 

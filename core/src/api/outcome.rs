@@ -109,6 +109,7 @@ pub fn http_reply_text(reply: HttpReply, collapse: Collapse) -> String {
             format!("{meta}\n{body}")
         }
         HttpReply::Stream { stall_ms, status, headers, frames, end, base64, .. } => {
+            let frames = frames.to_vec(); // an in-process reply crosses whole
             let waits = stall_ms > 0 || frames.iter().any(|f| f.delay_ms > 0);
             // Binary frames (base64 text) cannot be joined into one text body: they always cross as frames.
             let whole = !base64

@@ -54,6 +54,18 @@ pub fn count_tokens(text: &str) -> usize {
     count
 }
 
+/// The end of the token that starts at byte `start` of `text` (a token start: 0 or the end of an earlier token),
+/// or `None` at the end of the text. What a lazy reader of a long text uses to go one token at a time without
+/// holding an iterator that borrows the text: the rule looks ahead only, so a token start is all it needs.
+pub(crate) fn token_end_at(text: &str, start: usize) -> Option<usize> {
+    if start >= text.len() || !text.is_char_boundary(start) {
+        return None;
+    }
+    let end = scalar::token_end(text.as_bytes(), start);
+    // The scanner ends tokens between characters; a position that is not one ends the text rather than cut one.
+    text.is_char_boundary(end).then_some(end)
+}
+
 /// From the token start `at`, block after block while they go on: how many tokens start after `at`, and where
 /// the last of them starts (`at` if none), from which the scalar scanner goes on.
 #[inline(never)]
@@ -305,6 +317,13 @@ mod tests {
         let rest: Vec<&str> = partly_taken.clone().collect();
         assert_eq!([first.as_slice(), rest.as_slice()].concat(), expected, "{text:?}");
         assert_eq!(first.len() + partly_taken.count(), expected.len(), "{text:?}");
+        let mut from_starts = Vec::new();
+        let mut start = 0;
+        while let Some(end) = token_end_at(text, start) {
+            from_starts.push(&text[start..end]);
+            start = end;
+        }
+        assert_eq!(from_starts, expected, "token_end_at: {text:?}");
     }
 
     #[test]

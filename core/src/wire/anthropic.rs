@@ -9,13 +9,13 @@ use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::{
     json_reply, json_text, push_json_number, push_json_str, sse_json, stream_reply, ChatProtocol, DecodedRequest,
-    Frame, HttpReply,
+    Encoding, Frame, Frames, HttpReply,
 };
 use crate::model::{
     ChatRequest, ChatResponse, ContentPart, FinishReason, ImagePart, Message, Role, ToolCall, ToolDefinition,
 };
 use crate::script::StreamBreak;
-use crate::stream::{Envelope, EventStream, StreamEvent};
+use crate::stream::{Envelope, EventStream, StreamEvent, TimedEvent};
 use serde_json::{json, Value};
 
 pub(crate) struct AnthropicMessages;
@@ -93,120 +93,123 @@ impl ChatProtocol for AnthropicMessages {
     }
 
     fn encode_stream(stream: &EventStream, _request: &DecodedRequest, request_id: &str) -> HttpReply {
-        let event = |name: &str, data: Value| sse_json(Some(name), &data);
-        let usage = stream.response().and_then(|r| r.usage).unwrap_or_default();
-        // Calls whose whole input is an empty object: Anthropic streams no argument text for them (clients add
-        // `{}` themselves at the block's end, and would see it twice), whatever fragments the arguments made.
-        let empty_input: Vec<bool> = stream.response().map_or_else(Vec::new, |r| {
-            r.message
-                .tool_calls
-                .iter()
-                .map(|c| tool_input(&c.arguments).as_object().is_some_and(|o| o.is_empty()))
-                .collect()
-        });
-        let mut start = message_envelope(stream.envelope(), usage);
-        start["content"] = json!([]);
-        start["stop_reason"] = Value::Null;
-        start["usage"]["output_tokens"] = json!(0);
-        let mut frames = vec![Frame {
-            delay_ms: 0,
-            data: event("message_start", json!({"type": "message_start", "message": start})),
-        }];
-        let mut pending_delay = 0u64;
-        // The open content block: its index, kind, and for tool_use the tool call's position in the answer.
-        let mut block: Option<(usize, &'static str, Option<usize>)> = None;
-        let mut next_index = 0usize;
-        let push = |frames: &mut Vec<Frame>, delay: &mut u64, data: String| {
-            frames.push(Frame { delay_ms: std::mem::take(delay), data });
-        };
-        let close = |block: &mut Option<(usize, &'static str, Option<usize>)>| -> String {
-            let mut out = String::new();
-            if let Some((index, kind, _)) = block.take() {
-                if kind == "thinking" {
-                    let delta = json!({"type": "content_block_delta", "index": index,
-                        "delta": {"type": "signature_delta", "signature": THINKING_SIGNATURE}});
-                    out.push_str(&event("content_block_delta", delta));
-                }
-                out.push_str(&event("content_block_stop", json!({"type": "content_block_stop", "index": index})));
-            }
-            out
-        };
-        for timed in stream.events() {
-            pending_delay += timed.delay_ms;
-            let mut bytes = String::new();
-            let mut tool_index = None;
-            let (kind, delta) = match &timed.event {
-                StreamEvent::ThinkingDelta { text } => ("thinking", Delta::Thinking(text)),
-                StreamEvent::TextDelta { text } => ("text", Delta::Text(text)),
-                StreamEvent::ToolCallDelta { index, arguments, .. } => {
-                    tool_index = Some(*index);
-                    let empty = empty_input.get(*index).copied().unwrap_or(false);
-                    ("tool_use", Delta::InputJson(if empty { "" } else { arguments }))
-                }
-                StreamEvent::ToolCall { .. } => {
-                    bytes.push_str(&close(&mut block));
-                    if !bytes.is_empty() {
-                        push(&mut frames, &mut pending_delay, bytes);
-                    }
-                    continue;
-                }
-                StreamEvent::Complete { response } => {
-                    bytes.push_str(&close(&mut block));
-                    // The wire gives every completed stream its usage (`with_usage_if_missing`); without it, the
-                    // same estimate.
-                    let usage = response.usage.map_or_else(
-                        || {
-                            let message = &response.message;
-                            let (text, thinking) = (message.text.as_deref(), message.thinking.as_deref());
-                            crate::usage::estimate_output_tokens(text, thinking, &message.tool_calls)
-                        },
-                        |u| u.output_tokens,
-                    );
-                    let delta = json!({"type": "message_delta",
-                        "delta": {"stop_reason": stop_reason(response.finish_reason), "stop_sequence": null},
-                        "usage": {"output_tokens": usage}});
-                    bytes.push_str(&event("message_delta", delta));
-                    bytes.push_str(&event("message_stop", json!({"type": "message_stop"})));
-                    push(&mut frames, &mut pending_delay, bytes);
-                    continue;
-                }
-                StreamEvent::Error { error } => {
-                    if stream.stream_break() == StreamBreak::ErrorEvent {
-                        let data = json!({"type": "error", "error": error_object(Dialect::Anthropic, error)});
-                        push(&mut frames, &mut pending_delay, event("error", data));
-                    }
-                    continue;
-                }
-            };
-            let same_block = matches!(block, Some((_, open, open_tool)) if open == kind && open_tool == tool_index);
-            if !same_block {
-                bytes.push_str(&close(&mut block));
-                let index = next_index;
-                next_index += 1;
-                block = Some((index, kind, tool_index));
-                let start_block = match &timed.event {
-                    StreamEvent::ToolCallDelta { id, name, .. } => {
-                        json!({"type": "tool_use", "id": tool_use_id(id), "name": name, "input": {}})
-                    }
-                    StreamEvent::ThinkingDelta { .. } => json!({"type": "thinking", "thinking": "", "signature": ""}),
-                    _ => json!({"type": "text", "text": ""}),
-                };
-                bytes.push_str(&event(
-                    "content_block_start",
-                    json!({"type": "content_block_start", "index": index, "content_block": start_block}),
-                ));
-            }
-            let index = block.map_or(0, |(i, _, _)| i);
-            let delta = block_delta_event(index, delta);
-            if bytes.is_empty() {
-                bytes = delta; // the usual case: another token of the open block
-            } else {
-                bytes.push_str(&delta);
-            }
-            push(&mut frames, &mut pending_delay, bytes);
-        }
-        stream_reply(stream, "request-id", request_id, frames)
+        stream_reply(stream, "request-id", request_id, Frames::encoded(stream, stream_encoding))
     }
+}
+
+/// A stream's events: `message_start`, the content blocks as they open, grow and close, then `message_delta`
+/// and `message_stop` (or the error).
+pub(crate) fn stream_encoding(stream: &EventStream) -> Encoding {
+    let stream_break = stream.stream_break();
+    fn event(name: &str, data: Value) -> String {
+        sse_json(Some(name), &data)
+    }
+    let usage = stream.response().and_then(|r| r.usage).unwrap_or_default();
+    // Calls whose whole input is an empty object: Anthropic streams no argument text for them (clients add
+    // `{}` themselves at the block's end, and would see it twice), whatever fragments the arguments made.
+    let empty_input: Vec<bool> = stream.response().map_or_else(Vec::new, |r| {
+        r.message
+            .tool_calls
+            .iter()
+            .map(|c| tool_input(&c.arguments).as_object().is_some_and(|o| o.is_empty()))
+            .collect()
+    });
+    let mut start = message_envelope(stream.envelope(), usage);
+    start["content"] = json!([]);
+    start["stop_reason"] = Value::Null;
+    start["usage"]["output_tokens"] = json!(0);
+    let opening =
+        vec![Frame { delay_ms: 0, data: event("message_start", json!({"type": "message_start", "message": start})) }];
+    let mut pending_delay = 0u64;
+    // The open content block: its index, kind, and for tool_use the tool call's position in the answer.
+    let mut block: Option<(usize, &'static str, Option<usize>)> = None;
+    let mut next_index = 0usize;
+    // A frame of `data` after the delays waited since the last one; nothing for no data.
+    let frame =
+        |delay: &mut u64, data: String| (!data.is_empty()).then(|| Frame { delay_ms: std::mem::take(delay), data });
+    let close = |block: &mut Option<(usize, &'static str, Option<usize>)>| -> String {
+        let mut out = String::new();
+        if let Some((index, kind, _)) = block.take() {
+            if kind == "thinking" {
+                let delta = json!({"type": "content_block_delta", "index": index,
+                    "delta": {"type": "signature_delta", "signature": THINKING_SIGNATURE}});
+                out.push_str(&event("content_block_delta", delta));
+            }
+            out.push_str(&event("content_block_stop", json!({"type": "content_block_stop", "index": index})));
+        }
+        out
+    };
+    let each = move |timed: &TimedEvent| -> Option<Frame> {
+        pending_delay += timed.delay_ms;
+        let mut bytes = String::new();
+        let mut tool_index = None;
+        let (kind, delta) = match &timed.event {
+            StreamEvent::ThinkingDelta { text } => ("thinking", Delta::Thinking(text)),
+            StreamEvent::TextDelta { text } => ("text", Delta::Text(text)),
+            StreamEvent::ToolCallDelta { index, arguments, .. } => {
+                tool_index = Some(*index);
+                let empty = empty_input.get(*index).copied().unwrap_or(false);
+                ("tool_use", Delta::InputJson(if empty { "" } else { arguments }))
+            }
+            StreamEvent::ToolCall { .. } => {
+                bytes.push_str(&close(&mut block));
+                return frame(&mut pending_delay, bytes);
+            }
+            StreamEvent::Complete { response } => {
+                bytes.push_str(&close(&mut block));
+                // The wire gives every completed stream its usage (`with_usage_if_missing`); without it, the
+                // same estimate.
+                let usage = response.usage.map_or_else(
+                    || {
+                        let message = &response.message;
+                        let (text, thinking) = (message.text.as_deref(), message.thinking.as_deref());
+                        crate::usage::estimate_output_tokens(text, thinking, &message.tool_calls)
+                    },
+                    |u| u.output_tokens,
+                );
+                let delta = json!({"type": "message_delta",
+                    "delta": {"stop_reason": stop_reason(response.finish_reason), "stop_sequence": null},
+                    "usage": {"output_tokens": usage}});
+                bytes.push_str(&event("message_delta", delta));
+                bytes.push_str(&event("message_stop", json!({"type": "message_stop"})));
+                return frame(&mut pending_delay, bytes);
+            }
+            StreamEvent::Error { error } => {
+                if stream_break != StreamBreak::ErrorEvent {
+                    return None;
+                }
+                let data = json!({"type": "error", "error": error_object(Dialect::Anthropic, error)});
+                return frame(&mut pending_delay, event("error", data));
+            }
+        };
+        let same_block = matches!(block, Some((_, open, open_tool)) if open == kind && open_tool == tool_index);
+        if !same_block {
+            bytes.push_str(&close(&mut block));
+            let index = next_index;
+            next_index += 1;
+            block = Some((index, kind, tool_index));
+            let start_block = match &timed.event {
+                StreamEvent::ToolCallDelta { id, name, .. } => {
+                    json!({"type": "tool_use", "id": tool_use_id(id), "name": name, "input": {}})
+                }
+                StreamEvent::ThinkingDelta { .. } => json!({"type": "thinking", "thinking": "", "signature": ""}),
+                _ => json!({"type": "text", "text": ""}),
+            };
+            bytes.push_str(&event(
+                "content_block_start",
+                json!({"type": "content_block_start", "index": index, "content_block": start_block}),
+            ));
+        }
+        let index = block.map_or(0, |(i, _, _)| i);
+        let delta = block_delta_event(index, delta);
+        if bytes.is_empty() {
+            bytes = delta; // the usual case: another token of the open block
+        } else {
+            bytes.push_str(&delta);
+        }
+        frame(&mut pending_delay, bytes)
+    };
+    Encoding { opening, each: Box::new(each) }
 }
 
 /// What a `content_block_delta` carries: its field, the streamed piece, and the delta's `type`.

@@ -14,13 +14,16 @@
 use super::anthropic::{tool_input, AnthropicMessages};
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
-use super::{json_reply, push_json_number, push_json_str, ChatProtocol, DecodedRequest, Frame, HttpReply, StreamEnd};
+use super::{
+    json_reply, push_json_number, push_json_str, ChatProtocol, DecodedRequest, Encoding, Frame, Frames, HttpReply,
+    StreamEnd,
+};
 use crate::model::{
     ChatRequest, ChatResponse, ContentPart, FinishReason, ImagePart, Message, Role, ToolCall, ToolChoice,
     ToolDefinition,
 };
 use crate::script::StreamBreak;
-use crate::stream::{Envelope, EventStream, StreamEvent};
+use crate::stream::{Envelope, EventStream, StreamEvent, TimedEvent};
 use base64::Engine;
 use serde_json::{json, Value};
 
@@ -131,72 +134,72 @@ impl ChatProtocol for BedrockConverse {
     }
 
     fn encode_stream(stream: &EventStream, _: &DecodedRequest, request_id: &str) -> HttpReply {
-        let mut frames = Vec::with_capacity(stream.events().len() + 4);
-        frames.push(Frame { delay_ms: 0, data: base64(&event("messageStart", &json!({"role": "assistant"}))) });
-        let mut pending_delay = 0u64;
-        // The open block: its index and what it holds (thinking, text, or tool call N).
-        let mut open: Option<(usize, Block)> = None;
-        let mut next_index = 0usize;
-        for timed in stream.events() {
-            pending_delay += timed.delay_ms;
-            let mut data = Vec::new();
-            // The delta's kind: its block, and the keys around the token (`{"text":T}`, ...).
-            let (block, text, open_keys, close_keys): (Block, &str, &[u8], &[u8]) = match &timed.event {
-                StreamEvent::ThinkingDelta { text } => {
-                    (Block::Thinking, text, b"{\"reasoningContent\":{\"text\":", b"}}")
-                }
-                StreamEvent::TextDelta { text } => (Block::Text, text, b"{\"text\":", b"}"),
-                StreamEvent::ToolCallDelta { index, arguments, .. } => {
-                    (Block::Tool(*index), arguments, b"{\"toolUse\":{\"input\":", b"}}")
-                }
-                StreamEvent::ToolCall { .. } => continue,
-                StreamEvent::Complete { response } => {
-                    close(&mut open, &mut data);
-                    data.extend(event("messageStop", &json!({"stopReason": stop_reason(response.finish_reason)})));
-                    let latency = stream.total_delay_ms();
-                    let metadata =
-                        json!({"usage": usage(response.usage.unwrap_or_default()), "metrics": {"latencyMs": latency}});
-                    data.extend(event("metadata", &metadata));
-                    frames.push(Frame { delay_ms: std::mem::take(&mut pending_delay), data: base64(&data) });
-                    continue;
-                }
-                StreamEvent::Error { error } => {
-                    if stream.stream_break() == StreamBreak::ErrorEvent {
-                        frames.push(Frame {
-                            delay_ms: std::mem::take(&mut pending_delay),
-                            data: base64(&exception(error)),
-                        });
-                    }
-                    continue;
-                }
-            };
-            if open.map(|(_, b)| b) != Some(block) {
-                close(&mut open, &mut data);
-                let index = next_index;
-                next_index += 1;
-                if let (Block::Tool(_), StreamEvent::ToolCallDelta { id, name, .. }) = (block, &timed.event) {
-                    let start =
-                        json!({"contentBlockIndex": index, "start": {"toolUse": {"toolUseId": id, "name": name}}});
-                    data.extend(event("contentBlockStart", &start));
-                }
-                open = Some((index, block));
-            }
-            let index = open.map_or(0, |(i, _)| i);
-            // `{"contentBlockIndex":N,"delta":...}` written by hand around the token: one per token, and a `Value`
-            // tree per token was most of a stream's work.
-            let mut payload = Vec::with_capacity(text.len() + 64);
-            payload.extend_from_slice(b"{\"contentBlockIndex\":");
-            push_json_number(&mut payload, index as u64);
-            payload.extend_from_slice(b",\"delta\":");
-            payload.extend_from_slice(open_keys);
-            push_json_str(&mut payload, text);
-            payload.extend_from_slice(close_keys);
-            payload.push(b'}');
-            data.extend(event_bytes("contentBlockDelta", &payload));
-            frames.push(Frame { delay_ms: std::mem::take(&mut pending_delay), data: base64(&data) });
-        }
-        binary_stream(stream, request_id, frames)
+        binary_stream(stream, request_id, Frames::encoded(stream, converse_encoding))
     }
+}
+
+/// A ConverseStream's messages: `messageStart`, the content blocks (a reasoning block ends with its signature),
+/// `messageStop` and `metadata` (or the exception).
+fn converse_encoding(stream: &EventStream) -> Encoding {
+    let stream_break = stream.stream_break();
+    let total_delay_ms = stream.total_delay_ms();
+    let opening = vec![Frame { delay_ms: 0, data: base64(&event("messageStart", &json!({"role": "assistant"}))) }];
+    let mut pending_delay = 0u64;
+    // The open block: its index and what it holds (thinking, text, or tool call N).
+    let mut open: Option<(usize, Block)> = None;
+    let mut next_index = 0usize;
+    let each = move |timed: &TimedEvent| -> Option<Frame> {
+        pending_delay += timed.delay_ms;
+        let mut data = Vec::new();
+        // The delta's kind: its block, and the keys around the token (`{"text":T}`, ...).
+        let (block, text, open_keys, close_keys): (Block, &str, &[u8], &[u8]) = match &timed.event {
+            StreamEvent::ThinkingDelta { text } => (Block::Thinking, text, b"{\"reasoningContent\":{\"text\":", b"}}"),
+            StreamEvent::TextDelta { text } => (Block::Text, text, b"{\"text\":", b"}"),
+            StreamEvent::ToolCallDelta { index, arguments, .. } => {
+                (Block::Tool(*index), arguments, b"{\"toolUse\":{\"input\":", b"}}")
+            }
+            StreamEvent::ToolCall { .. } => return None,
+            StreamEvent::Complete { response } => {
+                close(&mut open, &mut data);
+                data.extend(event("messageStop", &json!({"stopReason": stop_reason(response.finish_reason)})));
+                let latency = total_delay_ms;
+                let metadata =
+                    json!({"usage": usage(response.usage.unwrap_or_default()), "metrics": {"latencyMs": latency}});
+                data.extend(event("metadata", &metadata));
+                return Some(Frame { delay_ms: std::mem::take(&mut pending_delay), data: base64(&data) });
+            }
+            StreamEvent::Error { error } => {
+                if stream_break != StreamBreak::ErrorEvent {
+                    return None;
+                }
+                return Some(Frame { delay_ms: std::mem::take(&mut pending_delay), data: base64(&exception(error)) });
+            }
+        };
+        if open.map(|(_, b)| b) != Some(block) {
+            close(&mut open, &mut data);
+            let index = next_index;
+            next_index += 1;
+            if let (Block::Tool(_), StreamEvent::ToolCallDelta { id, name, .. }) = (block, &timed.event) {
+                let start = json!({"contentBlockIndex": index, "start": {"toolUse": {"toolUseId": id, "name": name}}});
+                data.extend(event("contentBlockStart", &start));
+            }
+            open = Some((index, block));
+        }
+        let index = open.map_or(0, |(i, _)| i);
+        // `{"contentBlockIndex":N,"delta":...}` written by hand around the token: one per token, and a `Value`
+        // tree per token was most of a stream's work.
+        let mut payload = Vec::with_capacity(text.len() + 64);
+        payload.extend_from_slice(b"{\"contentBlockIndex\":");
+        push_json_number(&mut payload, index as u64);
+        payload.extend_from_slice(b",\"delta\":");
+        payload.extend_from_slice(open_keys);
+        push_json_str(&mut payload, text);
+        payload.extend_from_slice(close_keys);
+        payload.push(b'}');
+        data.extend(event_bytes("contentBlockDelta", &payload));
+        Some(Frame { delay_ms: std::mem::take(&mut pending_delay), data: base64(&data) })
+    };
+    Encoding { opening, each: Box::new(each) }
 }
 
 /// What a content block of a stream holds.
@@ -246,7 +249,7 @@ fn base64(bytes: &[u8]) -> String {
 
 /// A streamed reply of event-stream frames. Each frame's `data` is the base64 of its bytes, one or more whole
 /// messages back to back (`HttpReply::Stream::base64`): hosts decode it before sending.
-fn binary_stream(stream: &EventStream, request_id: &str, frames: Vec<Frame>) -> HttpReply {
+fn binary_stream(stream: &EventStream, request_id: &str, frames: Frames) -> HttpReply {
     let cut = stream.error().is_some() && stream.stream_break() == StreamBreak::ConnectionCut;
     HttpReply::Stream {
         stall_ms: stream.stall_ms(),
@@ -419,29 +422,28 @@ impl ChatProtocol for BedrockInvoke {
         }
     }
 
-    fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
+    fn encode_stream(stream: &EventStream, _: &DecodedRequest, request_id: &str) -> HttpReply {
         // Anthropic's events, each data object as the base64 `bytes` of a `chunk` event (an error event becomes an
         // exception frame, as Bedrock sends one).
-        let HttpReply::Stream { frames: sse, .. } = AnthropicMessages::encode_stream(stream, request, request_id)
-        else {
-            return binary_stream(stream, request_id, Vec::new());
-        };
-        let mut frames = Vec::with_capacity(sse.len());
-        let mut pending_delay = 0u64;
-        for frame in sse {
-            pending_delay += frame.delay_ms;
-            let mut data = Vec::new();
-            for sse_event in frame.data.split("\n\n").filter(|e| !e.is_empty()) {
-                let Some(payload) = sse_event.lines().find_map(|line| line.strip_prefix("data: ")) else { continue };
-                match stream.error().filter(|_| sse_event.starts_with("event: error")) {
-                    Some(error) => data.extend(exception(error)),
-                    None => data.extend(event("chunk", &json!({"bytes": base64(payload.as_bytes())}))),
+        let error = stream.error().cloned();
+        let frames = Frames::encoded(stream, super::anthropic::stream_encoding).wrapped(move || {
+            let error = error.clone();
+            let mut pending_delay = 0u64;
+            move |frame: Frame| {
+                pending_delay += frame.delay_ms;
+                let mut data = Vec::new();
+                for sse_event in frame.data.split("\n\n").filter(|e| !e.is_empty()) {
+                    let Some(payload) = sse_event.lines().find_map(|line| line.strip_prefix("data: ")) else {
+                        continue;
+                    };
+                    match error.as_ref().filter(|_| sse_event.starts_with("event: error")) {
+                        Some(error) => data.extend(exception(error)),
+                        None => data.extend(event("chunk", &json!({"bytes": base64(payload.as_bytes())}))),
+                    }
                 }
+                (!data.is_empty()).then(|| Frame { delay_ms: std::mem::take(&mut pending_delay), data: base64(&data) })
             }
-            if !data.is_empty() {
-                frames.push(Frame { delay_ms: std::mem::take(&mut pending_delay), data: base64(&data) });
-            }
-        }
+        });
         binary_stream(stream, request_id, frames)
     }
 }
@@ -468,7 +470,7 @@ mod wire_tests {
     fn messages(reply: &HttpReply) -> Vec<(String, String, Value)> {
         let HttpReply::Stream { frames, base64: true, .. } = reply else { panic!("not a binary stream: {reply:?}") };
         let mut out = Vec::new();
-        for frame in frames {
+        for frame in frames.iter() {
             let bytes = base64::engine::general_purpose::STANDARD.decode(&frame.data).unwrap();
             let mut rest = &bytes[..];
             while !rest.is_empty() {

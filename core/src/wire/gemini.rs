@@ -14,7 +14,7 @@ use super::json::{self, Object};
 use super::routes::Matched;
 use super::{
     json_reply, json_text, json_text_reply, push_json_number, push_json_str, raw, request_id, stream_reply,
-    ChatProtocol, DecodedRequest, Frame, HttpReply, HttpRequest,
+    ChatProtocol, DecodedRequest, Encoding, Frame, Frames, HttpReply, HttpRequest,
 };
 use crate::mock::MockModel;
 use crate::model::{
@@ -22,7 +22,7 @@ use crate::model::{
     ToolChoice, ToolDefinition, Usage,
 };
 use crate::script::StreamBreak;
-use crate::stream::{Envelope, EventStream, StreamEvent};
+use crate::stream::{Envelope, EventStream, StreamEvent, TimedEvent};
 use serde_json::{json, Value};
 
 pub(crate) struct GeminiGenerate;
@@ -148,49 +148,56 @@ impl ChatProtocol for GeminiGenerate {
     }
 
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
-        let pieces = Pieces::new(stream.envelope());
-        let thinking = stream.response().and_then(|r| r.message.thinking.clone());
-        let mut frames = Vec::with_capacity(stream.events().len());
-        let mut pending_delay = 0u64;
-        for timed in stream.events() {
-            pending_delay += timed.delay_ms;
-            let mut out = Vec::with_capacity(pieces.len() + 96);
-            out.extend_from_slice(b"data: ");
-            match &timed.event {
-                StreamEvent::ThinkingDelta { text } if request.include_thoughts => {
-                    pieces.write(&mut out, None, |out| text_part(out, text, true, false));
-                }
-                StreamEvent::TextDelta { text } => {
-                    pieces.write(&mut out, None, |out| text_part(out, text, false, false))
-                }
-                // Gemini sends each call whole, in one part: the fragments are not sent (their time still passes).
-                StreamEvent::ThinkingDelta { .. } | StreamEvent::ToolCallDelta { .. } => continue,
-                StreamEvent::ToolCall { index, call } => pieces.write(&mut out, None, |out| {
-                    let _ = serde_json::to_writer(&mut *out, &function_call_part(call, *index == 0));
-                    // into a Vec
-                }),
-                StreamEvent::Complete { response } => {
-                    // The last chunk: an empty text part (every chunk has parts, or Python's `chats` drops the turn),
-                    // signed when the answer thought and called no tool, with the finish reason and the usage.
-                    let signed = response.message.tool_calls.is_empty() && thinking.is_some();
-                    let usage = usage_metadata(response.usage.unwrap_or_default(), thinking.as_deref());
-                    let finish = Some((finish_reason(response.finish_reason), &usage));
-                    pieces.write(&mut out, finish, |out| text_part(out, "", false, signed));
-                }
-                StreamEvent::Error { error } => {
-                    if stream.stream_break() != StreamBreak::ErrorEvent {
-                        continue;
-                    }
-                    // `error` is the only key, so the first: Python checks that the chunk starts with it.
-                    let data = json!({"error": error_object(Dialect::Gemini, error)});
-                    let _ = serde_json::to_writer(&mut out, &data); // into a Vec, this cannot fail
-                }
-            }
-            out.extend_from_slice(b"\n\n");
-            frames.push(Frame { delay_ms: std::mem::take(&mut pending_delay), data: json_text(out) });
-        }
+        let include_thoughts = request.include_thoughts;
+        let frames = Frames::encoded(stream, move |stream| stream_encoding(stream, include_thoughts));
         stream_reply(stream, "x-request-id", request_id, frames)
     }
+}
+
+/// A stream's `GenerateContentResponse`s: one per text (or thought) token and per whole call, then the last with
+/// the finish reason and usage.
+fn stream_encoding(stream: &EventStream, include_thoughts: bool) -> Encoding {
+    let stream_break = stream.stream_break();
+    let pieces = Pieces::new(stream.envelope());
+    let thinking = stream.response().and_then(|r| r.message.thinking.clone());
+    let mut pending_delay = 0u64;
+    let each = move |timed: &TimedEvent| -> Option<Frame> {
+        let thinking = &thinking;
+        pending_delay += timed.delay_ms;
+        let mut out = Vec::with_capacity(pieces.len() + 96);
+        out.extend_from_slice(b"data: ");
+        match &timed.event {
+            StreamEvent::ThinkingDelta { text } if include_thoughts => {
+                pieces.write(&mut out, None, |out| text_part(out, text, true, false));
+            }
+            StreamEvent::TextDelta { text } => pieces.write(&mut out, None, |out| text_part(out, text, false, false)),
+            // Gemini sends each call whole, in one part: the fragments are not sent (their time still passes).
+            StreamEvent::ThinkingDelta { .. } | StreamEvent::ToolCallDelta { .. } => return None,
+            StreamEvent::ToolCall { index, call } => pieces.write(&mut out, None, |out| {
+                let _ = serde_json::to_writer(&mut *out, &function_call_part(call, *index == 0));
+                // into a Vec
+            }),
+            StreamEvent::Complete { response } => {
+                // The last chunk: an empty text part (every chunk has parts, or Python's `chats` drops the turn),
+                // signed when the answer thought and called no tool, with the finish reason and the usage.
+                let signed = response.message.tool_calls.is_empty() && thinking.is_some();
+                let usage = usage_metadata(response.usage.unwrap_or_default(), thinking.as_deref());
+                let finish = Some((finish_reason(response.finish_reason), &usage));
+                pieces.write(&mut out, finish, |out| text_part(out, "", false, signed));
+            }
+            StreamEvent::Error { error } => {
+                if stream_break != StreamBreak::ErrorEvent {
+                    return None;
+                }
+                // `error` is the only key, so the first: Python checks that the chunk starts with it.
+                let data = json!({"error": error_object(Dialect::Gemini, error)});
+                let _ = serde_json::to_writer(&mut out, &data); // into a Vec, this cannot fail
+            }
+        }
+        out.extend_from_slice(b"\n\n");
+        Some(Frame { delay_ms: std::mem::take(&mut pending_delay), data: json_text(out) })
+    };
+    Encoding { opening: Vec::new(), each: Box::new(each) }
 }
 
 /// What every `GenerateContentResponse` of one answer repeats, written once: each chunk is

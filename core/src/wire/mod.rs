@@ -21,6 +21,7 @@ mod errors;
 mod escape;
 pub mod eventstream;
 mod extras;
+mod frames;
 mod gemini;
 mod json;
 mod ollama;
@@ -37,6 +38,9 @@ use crate::stream::{Envelope, EventStream};
 use crate::turn::Turn;
 use routes::Matched;
 use serde::{Deserialize, Serialize};
+
+pub(crate) use frames::Encoding;
+pub use frames::{FrameIter, Frames};
 
 pub use admin::{is_whole_journal_read, journal_document, write_journal_document};
 pub use errors::{error_reply, Dialect};
@@ -207,8 +211,8 @@ pub enum HttpReply {
         status: u16,
         /// Headers.
         headers: Vec<(String, String)>,
-        /// The frames.
-        frames: Vec<Frame>,
+        /// The frames, made as they are read (`Frames`); as data, the list.
+        frames: Frames,
         /// How the body ends.
         end: StreamEnd,
         /// Each frame's `data` is the base64 of binary bytes (AWS event-stream messages), which hosts decode before
@@ -240,7 +244,7 @@ impl HttpReply {
     pub fn body_text(&self) -> String {
         match self {
             HttpReply::Full { body, .. } => body.clone(),
-            HttpReply::Stream { frames, .. } => frames.iter().map(|f| f.data.as_str()).collect(),
+            HttpReply::Stream { frames, .. } => frames.iter().map(|f| f.data).collect(),
             HttpReply::Abort { .. } => String::new(),
         }
     }
@@ -331,7 +335,7 @@ pub(crate) fn sse_event(name: Option<&str>, data: &str) -> String {
 
 /// The streamed reply around `frames`: SSE headers with the request id, and the end the stream asks for (a cut
 /// connection only when it fails with the `connection_cut` form).
-pub(crate) fn stream_reply(stream: &EventStream, id_header: &str, request_id: &str, frames: Vec<Frame>) -> HttpReply {
+pub(crate) fn stream_reply(stream: &EventStream, id_header: &str, request_id: &str, frames: Frames) -> HttpReply {
     let cut = stream.error().is_some() && stream.stream_break() == crate::script::StreamBreak::ConnectionCut;
     HttpReply::Stream {
         stall_ms: stream.stall_ms(),
@@ -602,9 +606,9 @@ fn streamed_reply<P: ChatProtocol>(result: StreamResult, decoded: &DecodedReques
     match result {
         Ok(stream) => {
             let request_id = request_id(stream.request_index());
-            if let Some(error) = stream.error().filter(|_| stream.response().is_none() && stream.events().len() == 1) {
+            if let Some(error) = stream.error().filter(|_| stream.fails_before_streaming()) {
                 // A failure before anything is streamed is an HTTP error, also when a stream was asked for.
-                let delay_ms = stream.events().first().map_or(0, |e| e.delay_ms) + stream.stall_ms();
+                let delay_ms = stream.first_delay_ms() + stream.stall_ms();
                 return error_reply(dialect, error, &request_id, delay_ms);
             }
             let stream = stream.with_usage_if_missing(|response| estimated_usage(&decoded.request, response));

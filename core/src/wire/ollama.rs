@@ -12,15 +12,15 @@ use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::routes::Matched;
 use super::{
-    json_reply, json_text, push_json_str, raw, request_id, ChatProtocol, DecodedRequest, Frame, HttpReply, HttpRequest,
-    StreamEnd,
+    json_reply, json_text, push_json_str, raw, request_id, ChatProtocol, DecodedRequest, Encoding, Frame, Frames,
+    HttpReply, HttpRequest, StreamEnd,
 };
 use crate::mock::MockModel;
 use crate::model::{
     ChatRequest, ChatResponse, FinishReason, ImagePart, Message, ResponseFormat, Role, ToolCall, ToolDefinition, Usage,
 };
 use crate::script::StreamBreak;
-use crate::stream::{Envelope, EventStream, StreamEvent};
+use crate::stream::{Envelope, EventStream, StreamEvent, TimedEvent};
 use serde_json::{json, Value};
 
 /// `POST /api/chat`.
@@ -333,48 +333,7 @@ impl TokenLines {
 /// A stream as NDJSON lines: thinking and text deltas, the tool calls whole in one line, then the `done` line; a
 /// failure mid-stream is an `{"error": ...}` line (or a cut, or a clean end without the `done` line).
 fn encode_lines(stream: &EventStream, request_id: &str, shape: Shape) -> HttpReply {
-    let envelope = stream.envelope();
-    let lines = TokenLines::new(envelope, shape);
-    let mut frames = Vec::with_capacity(stream.events().len());
-    let mut pending_delay = 0u64;
-    let mut calls = Vec::new();
-    for timed in stream.events() {
-        pending_delay += timed.delay_ms;
-        let data = match &timed.event {
-            StreamEvent::ThinkingDelta { text } => lines.token(text, true),
-            StreamEvent::TextDelta { text } => lines.token(text, false),
-            StreamEvent::ToolCallDelta { .. } => continue,
-            StreamEvent::ToolCall { call, .. } => {
-                calls.push(call.clone());
-                continue;
-            }
-            StreamEvent::Complete { response } => {
-                let mut out = String::new();
-                if !calls.is_empty() {
-                    let mut called = json!({"message": chat_message("", None, &calls), "model": envelope.model,
-                        "created_at": rfc3339(envelope.created), "done": false});
-                    if shape == Shape::Generate {
-                        called["response"] = json!("");
-                    }
-                    out.push_str(&line(&called));
-                }
-                let mut done = final_line(envelope, response, stream.total_delay_ms());
-                match shape {
-                    Shape::Chat => done["message"] = chat_message("", None, &[]),
-                    Shape::Generate => done["response"] = json!(""),
-                }
-                out.push_str(&line(&done));
-                out
-            }
-            StreamEvent::Error { error } => {
-                if stream.stream_break() != StreamBreak::ErrorEvent {
-                    continue;
-                }
-                line(&json!({"error": error_object(Dialect::Ollama, error)}))
-            }
-        };
-        frames.push(Frame { delay_ms: std::mem::take(&mut pending_delay), data });
-    }
+    let frames = Frames::encoded(stream, move |stream| lines_encoding(stream, shape));
     let cut = stream.error().is_some() && stream.stream_break() == StreamBreak::ConnectionCut;
     HttpReply::Stream {
         stall_ms: stream.stall_ms(),
@@ -388,6 +347,55 @@ fn encode_lines(stream: &EventStream, request_id: &str, shape: Shape) -> HttpRep
         base64: false,
         entry: Some(stream.entry()),
     }
+}
+
+/// The lines of one stream (`encode_lines`).
+fn lines_encoding(stream: &EventStream, shape: Shape) -> Encoding {
+    let envelope = stream.envelope().clone();
+    let stream_break = stream.stream_break();
+    let total_delay_ms = stream.total_delay_ms();
+    let lines = TokenLines::new(&envelope, shape);
+    let mut pending_delay = 0u64;
+    let mut calls = Vec::new();
+    let each = move |timed: &TimedEvent| -> Option<Frame> {
+        let envelope = &envelope;
+        pending_delay += timed.delay_ms;
+        let data = match &timed.event {
+            StreamEvent::ThinkingDelta { text } => lines.token(text, true),
+            StreamEvent::TextDelta { text } => lines.token(text, false),
+            StreamEvent::ToolCallDelta { .. } => return None,
+            StreamEvent::ToolCall { call, .. } => {
+                calls.push(call.clone());
+                return None;
+            }
+            StreamEvent::Complete { response } => {
+                let mut out = String::new();
+                if !calls.is_empty() {
+                    let mut called = json!({"message": chat_message("", None, &calls), "model": envelope.model,
+                        "created_at": rfc3339(envelope.created), "done": false});
+                    if shape == Shape::Generate {
+                        called["response"] = json!("");
+                    }
+                    out.push_str(&line(&called));
+                }
+                let mut done = final_line(envelope, response, total_delay_ms);
+                match shape {
+                    Shape::Chat => done["message"] = chat_message("", None, &[]),
+                    Shape::Generate => done["response"] = json!(""),
+                }
+                out.push_str(&line(&done));
+                out
+            }
+            StreamEvent::Error { error } => {
+                if stream_break != StreamBreak::ErrorEvent {
+                    return None;
+                }
+                line(&json!({"error": error_object(Dialect::Ollama, error)}))
+            }
+        };
+        Some(Frame { delay_ms: std::mem::take(&mut pending_delay), data })
+    };
+    Encoding { opening: Vec::new(), each: Box::new(each) }
 }
 
 /// `POST /api/embed` (`input`: a text or a list; `embeddings`) and `POST /api/embeddings` (`prompt`; `embedding`).

@@ -9,14 +9,14 @@ use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::{
     json_text, json_text_reply, push_json_number, push_json_str, sse_event, sse_json, stream_reply, ChatProtocol,
-    DecodedRequest, Frame, HttpReply,
+    DecodedRequest, Encoding, Frame, Frames, HttpReply,
 };
 use crate::model::{
     AudioPart, ChatRequest, ChatResponse, ContentPart, FilePart, FinishReason, ImagePart, Message, ResponseFormat,
     Role, ToolCall, ToolChoice, ToolDefinition, Usage,
 };
 use crate::script::{ReasoningField, StreamBreak};
-use crate::stream::{Envelope, EventStream, StreamEvent};
+use crate::stream::{Envelope, EventStream, StreamEvent, TimedEvent};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -140,78 +140,85 @@ impl ChatProtocol for OpenAiChat {
     }
 
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
-        // The role chunk, then about one frame per event (the last event's frame also holds `[DONE]`).
-        let mut frames = Vec::with_capacity(stream.events().len() + 1);
-        let mut pending_delay = 0u64;
-        let base = stream.envelope();
-        // Every chunk is `{"choices":[...],` + the same envelope (keys in serde_json's sorted order: `choices`
-        // sorts first), so the envelope is written once and each chunk writes only its choice. A 200-token
-        // stream spent most of its time rebuilding and re-serializing the envelope per token.
-        let mut envelope_tail = Vec::with_capacity(160);
-        push_envelope_tail(&mut envelope_tail, base, "chat.completion.chunk", request.include_usage.then_some(None));
-        let envelope_tail = json_text(envelope_tail);
-        let envelope_tail = envelope_tail.as_str();
-        let has_text = stream.iter().any(|e| matches!(e, StreamEvent::TextDelta { .. }));
-        let role_delta = RoleDelta { content: has_text.then_some(""), refusal: (), role: "assistant" };
-        frames.push(Frame { delay_ms: 0, data: chunk(envelope_tail, &role_delta, None) });
-        let mut announced = std::collections::HashSet::new();
-        for timed in stream.events() {
-            pending_delay += timed.delay_ms;
-            let data = match &timed.event {
-                // OpenAI's Chat Completions has no reasoning stream: thinking is not sent (its time still passes),
-                // unless the mock speaks for a provider that sends it (`reasoning_field`).
-                StreamEvent::ThinkingDelta { text } => match request.reasoning_field {
-                    ReasoningField::None => continue,
-                    ReasoningField::ReasoningContent => {
-                        chunk(envelope_tail, &json!({"content": "", "reasoning_content": text}), None)
-                    }
-                    ReasoningField::Reasoning => chunk(envelope_tail, &json!({"reasoning": text}), None),
-                },
-                StreamEvent::ToolCall { .. } => continue,
-                // DeepSeek's deltas carry both keys, so its sample code (content when reasoning_content is empty)
-                // reads them.
-                StreamEvent::TextDelta { text } if request.reasoning_field == ReasoningField::ReasoningContent => {
-                    chunk(envelope_tail, &json!({"content": text, "reasoning_content": null}), None)
-                }
-                StreamEvent::TextDelta { text } => content_chunk(envelope_tail, text),
-                StreamEvent::ToolCallDelta { index, id, name, arguments } => {
-                    let mut out = String::new();
-                    if announced.insert(*index) {
-                        let head = json!({"tool_calls": [{"index": index, "id": id, "type": "function",
-                            "function": {"name": name, "arguments": ""}}]});
-                        out.push_str(&chunk(envelope_tail, &head, None));
-                    }
-                    if !arguments.is_empty() {
-                        let delta = json!({"tool_calls": [{"index": index, "function": {"arguments": arguments}}]});
-                        out.push_str(&chunk(envelope_tail, &delta, None));
-                    }
-                    out
-                }
-                StreamEvent::Complete { response } => {
-                    let mut out = chunk(envelope_tail, &NoDelta {}, Some(finish_reason(response.finish_reason)));
-                    if request.include_usage {
-                        if let Some(usage) = &response.usage {
-                            let mut usage_chunk = Vec::with_capacity(512);
-                            usage_chunk.extend_from_slice(b"data: {\"choices\":[],");
-                            push_envelope_tail(&mut usage_chunk, base, "chat.completion.chunk", Some(Some(usage)));
-                            usage_chunk.extend_from_slice(b"\n\n");
-                            out.push_str(&json_text(usage_chunk));
-                        }
-                    }
-                    out.push_str(&sse_event(None, "[DONE]"));
-                    out
-                }
-                StreamEvent::Error { error } => match stream.stream_break() {
-                    StreamBreak::ErrorEvent => sse_json(None, &json!({"error": error_object(Dialect::OpenAi, error)})),
-                    StreamBreak::ConnectionCut | StreamBreak::CleanEnd => String::new(),
-                },
-            };
-            if !data.is_empty() {
-                frames.push(Frame { delay_ms: std::mem::take(&mut pending_delay), data });
-            }
-        }
+        let (include_usage, reasoning_field) = (request.include_usage, request.reasoning_field);
+        let frames = Frames::encoded(stream, move |stream| stream_encoding(stream, include_usage, reasoning_field));
         stream_reply(stream, "x-request-id", request_id, frames)
     }
+}
+
+/// A stream's chunks: the role chunk, then about one frame per event (the last event's frame also holds `[DONE]`).
+fn stream_encoding(stream: &EventStream, include_usage: bool, reasoning_field: ReasoningField) -> Encoding {
+    let base = stream.envelope().clone();
+    let stream_break = stream.stream_break();
+    // Every chunk is `{"choices":[...],` + the same envelope (keys in serde_json's sorted order: `choices`
+    // sorts first), so the envelope is written once and each chunk writes only its choice. A 200-token
+    // stream spent most of its time rebuilding and re-serializing the envelope per token.
+    let mut envelope_tail = Vec::with_capacity(160);
+    push_envelope_tail(&mut envelope_tail, &base, "chat.completion.chunk", include_usage.then_some(None));
+    let envelope_tail = json_text(envelope_tail);
+    let role_delta = RoleDelta { content: stream.streams_text().then_some(""), refusal: (), role: "assistant" };
+    let opening = vec![Frame { delay_ms: 0, data: chunk(&envelope_tail, &role_delta, None) }];
+    let mut announced = std::collections::HashSet::new();
+    let mut pending_delay = 0u64;
+    let each = move |timed: &TimedEvent| -> Option<Frame> {
+        let envelope_tail = envelope_tail.as_str();
+        let base = &base;
+        pending_delay += timed.delay_ms;
+        let data = match &timed.event {
+            // OpenAI's Chat Completions has no reasoning stream: thinking is not sent (its time still passes),
+            // unless the mock speaks for a provider that sends it (`reasoning_field`).
+            StreamEvent::ThinkingDelta { text } => match reasoning_field {
+                ReasoningField::None => return None,
+                ReasoningField::ReasoningContent => {
+                    chunk(envelope_tail, &json!({"content": "", "reasoning_content": text}), None)
+                }
+                ReasoningField::Reasoning => chunk(envelope_tail, &json!({"reasoning": text}), None),
+            },
+            StreamEvent::ToolCall { .. } => return None,
+            // DeepSeek's deltas carry both keys, so its sample code (content when reasoning_content is empty)
+            // reads them.
+            StreamEvent::TextDelta { text } if reasoning_field == ReasoningField::ReasoningContent => {
+                chunk(envelope_tail, &json!({"content": text, "reasoning_content": null}), None)
+            }
+            StreamEvent::TextDelta { text } => content_chunk(envelope_tail, text),
+            StreamEvent::ToolCallDelta { index, id, name, arguments } => {
+                let mut out = String::new();
+                if announced.insert(*index) {
+                    let head = json!({"tool_calls": [{"index": index, "id": id, "type": "function",
+                        "function": {"name": name, "arguments": ""}}]});
+                    out.push_str(&chunk(envelope_tail, &head, None));
+                }
+                if !arguments.is_empty() {
+                    let delta = json!({"tool_calls": [{"index": index, "function": {"arguments": arguments}}]});
+                    out.push_str(&chunk(envelope_tail, &delta, None));
+                }
+                out
+            }
+            StreamEvent::Complete { response } => {
+                let mut out = chunk(envelope_tail, &NoDelta {}, Some(finish_reason(response.finish_reason)));
+                if include_usage {
+                    if let Some(usage) = &response.usage {
+                        let mut usage_chunk = Vec::with_capacity(512);
+                        usage_chunk.extend_from_slice(b"data: {\"choices\":[],");
+                        push_envelope_tail(&mut usage_chunk, base, "chat.completion.chunk", Some(Some(usage)));
+                        usage_chunk.extend_from_slice(b"\n\n");
+                        out.push_str(&json_text(usage_chunk));
+                    }
+                }
+                out.push_str(&sse_event(None, "[DONE]"));
+                out
+            }
+            StreamEvent::Error { error } => match stream_break {
+                StreamBreak::ErrorEvent => sse_json(None, &json!({"error": error_object(Dialect::OpenAi, error)})),
+                StreamBreak::ConnectionCut | StreamBreak::CleanEnd => String::new(),
+            },
+        };
+        if data.is_empty() {
+            return None;
+        }
+        Some(Frame { delay_ms: std::mem::take(&mut pending_delay), data })
+    };
+    Encoding { opening, each: Box::new(each) }
 }
 
 /// One chunk's SSE event: `{"choices":[{"delta":…,"finish_reason":…,"index":0,"logprobs":null}],` and then the

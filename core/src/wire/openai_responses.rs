@@ -12,14 +12,14 @@ use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::{
     json_reply, json_text, push_json_number, push_json_str, sse_json, stream_reply, ChatProtocol, DecodedRequest,
-    Frame, HttpReply, ITEM_REFERENCE,
+    Encoding, Frame, Frames, HttpReply, ITEM_REFERENCE,
 };
 use crate::model::{
     ChatRequest, ChatResponse, ContentPart, FilePart, FinishReason, ImagePart, Message, ResponseFormat, Role, ToolCall,
     ToolDefinition,
 };
 use crate::script::StreamBreak;
-use crate::stream::{Envelope, EventStream, StreamEvent};
+use crate::stream::{Envelope, EventStream, StreamEvent, TimedEvent};
 use crate::tokenize::count_tokens;
 use serde_json::{json, Value};
 
@@ -95,151 +95,165 @@ impl ChatProtocol for OpenAiResponses {
         request_id: &str,
     ) -> HttpReply {
         let output = output_items(response, envelope, "completed");
-        let body = response_object(Some(response), envelope, request, output, status_of(response));
+        let body = response_object(Some(response), envelope, &Echo::of(&request.request), output, status_of(response));
         json_reply(200, vec![("x-request-id".into(), request_id.into())], &body)
     }
 
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
-        let envelope = stream.envelope();
-        let message_id = format!("msg_{}", envelope.number);
-        let sequence = std::cell::Cell::new(0u64);
+        let echo = Echo::of(&request.request);
+        let frames = Frames::encoded(stream, move |stream| stream_encoding(stream, echo.clone()));
+        stream_reply(stream, "x-request-id", request_id, frames)
+    }
+}
+
+/// `event: <type>` with `type` and the next `sequence_number` in the data.
+fn numbered_event(sequence: &std::cell::Cell<u64>, kind: &str, mut data: Value) -> String {
+    data["type"] = json!(kind);
+    data["sequence_number"] = json!(sequence.replace(sequence.get() + 1));
+    sse_json(Some(kind), &data)
+}
+
+/// A stream's events: `response.created` and `response.in_progress`, then each output item as it opens, grows
+/// and closes.
+fn stream_encoding(stream: &EventStream, echo: Echo) -> Encoding {
+    let envelope = stream.envelope().clone();
+    let stream_break = stream.stream_break();
+    let message_id = format!("msg_{}", envelope.number);
+    let sequence = std::cell::Cell::new(0u64);
+    let in_progress = response_object(None, &envelope, &echo, Vec::new(), "in_progress");
+    let opening = vec![Frame {
+        delay_ms: 0,
+        data: [
+            numbered_event(&sequence, "response.created", json!({"response": in_progress.clone()})),
+            numbered_event(&sequence, "response.in_progress", json!({"response": in_progress})),
+        ]
+        .concat(),
+    }];
+    let mut pending_delay = 0u64;
+    let mut output_index = 0usize;
+    let reasoning_id = format!("rs_{}", envelope.number);
+    let mut reasoning: Option<String> = None; // the summary so far, while the reasoning item is open
+    let mut text_open = false;
+    let mut text = String::new();
+    let mut open_call: Option<(String, String, String, String)> = None; // item id, call id, name, arguments
+    let each = move |timed: &TimedEvent| -> Option<Frame> {
+        let envelope = &envelope;
         let next_sequence = || sequence.replace(sequence.get() + 1);
-        let mut event = |kind: &str, mut data: Value| -> String {
-            data["type"] = json!(kind);
-            data["sequence_number"] = json!(next_sequence());
-            sse_json(Some(kind), &data)
-        };
-        let in_progress = response_object(None, envelope, request, Vec::new(), "in_progress");
-        let mut frames = vec![Frame {
-            delay_ms: 0,
-            data: [
-                event("response.created", json!({"response": in_progress.clone()})),
-                event("response.in_progress", json!({"response": in_progress})),
-            ]
-            .concat(),
-        }];
-        let mut pending_delay = 0u64;
-        let mut output_index = 0usize;
-        let reasoning_id = format!("rs_{}", envelope.number);
-        let mut reasoning: Option<String> = None; // the summary so far, while the reasoning item is open
-        let mut text_open = false;
-        let mut text = String::new();
-        let mut open_call: Option<(String, String, String, String)> = None; // item id, call id, name, arguments
-        for timed in stream.events() {
-            pending_delay += timed.delay_ms;
-            let mut bytes = String::new();
-            // The reasoning item ends where anything else begins.
-            if !matches!(timed.event, StreamEvent::ThinkingDelta { .. }) {
-                if let Some(summary) = reasoning.take() {
-                    bytes.push_str(&close_reasoning(&mut event, &reasoning_id, output_index, &summary));
+        let mut event = |kind: &str, data: Value| numbered_event(&sequence, kind, data);
+        pending_delay += timed.delay_ms;
+        let mut bytes = String::new();
+        // The reasoning item ends where anything else begins.
+        if !matches!(timed.event, StreamEvent::ThinkingDelta { .. }) {
+            if let Some(summary) = reasoning.take() {
+                bytes.push_str(&close_reasoning(&mut event, &reasoning_id, output_index, &summary));
+                output_index += 1;
+            }
+        }
+        match &timed.event {
+            StreamEvent::ThinkingDelta { text: token } => {
+                let summary = match reasoning.as_mut() {
+                    Some(summary) => summary,
+                    None => {
+                        bytes.push_str(&event(
+                            "response.output_item.added",
+                            json!({"output_index": output_index,
+                            "item": {"id": reasoning_id, "type": "reasoning", "summary": []}}),
+                        ));
+                        bytes.push_str(&event("response.reasoning_summary_part.added", json!({"item_id": reasoning_id,
+                            "output_index": output_index, "summary_index": 0, "part": {"type": "summary_text", "text": ""}})));
+                        reasoning.insert(String::new())
+                    }
+                };
+                summary.push_str(token);
+                bytes.push_str(&event(
+                    "response.reasoning_summary_text.delta",
+                    json!({"item_id": reasoning_id,
+                    "output_index": output_index, "summary_index": 0, "delta": token}),
+                ));
+            }
+            StreamEvent::TextDelta { text: token } => {
+                if !text_open {
+                    text_open = true;
+                    bytes.push_str(&event("response.output_item.added", json!({"output_index": output_index,
+                        "item": {"id": message_id, "type": "message", "status": "in_progress", "role": "assistant", "content": []}})));
+                    bytes.push_str(&event(
+                        "response.content_part.added",
+                        json!({"item_id": message_id, "output_index": output_index,
+                        "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}}),
+                    ));
+                }
+                text.push_str(token);
+                let delta = text_delta_event(token, &message_id, output_index, next_sequence());
+                if bytes.is_empty() {
+                    bytes = delta; // the usual case: another token of the open message
+                } else {
+                    bytes.push_str(&delta);
+                }
+            }
+            StreamEvent::ToolCallDelta { index, id, name, arguments } => {
+                if text_open {
+                    bytes.push_str(&close_text(&mut event, &message_id, output_index, &text));
+                    text_open = false;
+                    output_index += 1;
+                }
+                if open_call.is_none() {
+                    let item_id = format!("fc_{}_{index}", envelope.number);
+                    bytes.push_str(&event("response.output_item.added", json!({"output_index": output_index,
+                        "item": {"id": item_id, "type": "function_call", "status": "in_progress", "call_id": id, "name": name, "arguments": ""}})));
+                    open_call = Some((item_id, id.clone(), name.clone(), String::new()));
+                }
+                if let Some((item_id, _, _, so_far)) = open_call.as_mut() {
+                    if !arguments.is_empty() {
+                        so_far.push_str(arguments);
+                        bytes.push_str(&event(
+                            "response.function_call_arguments.delta",
+                            json!({"item_id": item_id,
+                            "output_index": output_index, "delta": arguments}),
+                        ));
+                    }
+                }
+            }
+            StreamEvent::ToolCall { call, .. } => {
+                if let Some((item_id, call_id, name, _)) = open_call.take() {
+                    bytes.push_str(&event(
+                        "response.function_call_arguments.done",
+                        json!({"item_id": item_id,
+                        "output_index": output_index, "name": name, "arguments": call.arguments}),
+                    ));
+                    bytes.push_str(&event(
+                        "response.output_item.done",
+                        json!({"output_index": output_index,
+                        "item": {"id": item_id, "type": "function_call", "status": "completed", "call_id": call_id,
+                                 "name": name, "arguments": call.arguments}}),
+                    ));
                     output_index += 1;
                 }
             }
-            match &timed.event {
-                StreamEvent::ThinkingDelta { text: token } => {
-                    let summary = match reasoning.as_mut() {
-                        Some(summary) => summary,
-                        None => {
-                            bytes.push_str(&event(
-                                "response.output_item.added",
-                                json!({"output_index": output_index,
-                                "item": {"id": reasoning_id, "type": "reasoning", "summary": []}}),
-                            ));
-                            bytes.push_str(&event("response.reasoning_summary_part.added", json!({"item_id": reasoning_id,
-                                "output_index": output_index, "summary_index": 0, "part": {"type": "summary_text", "text": ""}})));
-                            reasoning.insert(String::new())
-                        }
-                    };
-                    summary.push_str(token);
-                    bytes.push_str(&event(
-                        "response.reasoning_summary_text.delta",
-                        json!({"item_id": reasoning_id,
-                        "output_index": output_index, "summary_index": 0, "delta": token}),
-                    ));
+            StreamEvent::Complete { response } => {
+                if text_open {
+                    bytes.push_str(&close_text(&mut event, &message_id, output_index, &text));
+                    text_open = false;
                 }
-                StreamEvent::TextDelta { text: token } => {
-                    if !text_open {
-                        text_open = true;
-                        bytes.push_str(&event("response.output_item.added", json!({"output_index": output_index,
-                            "item": {"id": message_id, "type": "message", "status": "in_progress", "role": "assistant", "content": []}})));
-                        bytes.push_str(&event(
-                            "response.content_part.added",
-                            json!({"item_id": message_id, "output_index": output_index,
-                            "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}}),
-                        ));
-                    }
-                    text.push_str(token);
-                    let delta = text_delta_event(token, &message_id, output_index, next_sequence());
-                    if bytes.is_empty() {
-                        bytes = delta; // the usual case: another token of the open message
-                    } else {
-                        bytes.push_str(&delta);
-                    }
-                }
-                StreamEvent::ToolCallDelta { index, id, name, arguments } => {
-                    if text_open {
-                        bytes.push_str(&close_text(&mut event, &message_id, output_index, &text));
-                        text_open = false;
-                        output_index += 1;
-                    }
-                    if open_call.is_none() {
-                        let item_id = format!("fc_{}_{index}", envelope.number);
-                        bytes.push_str(&event("response.output_item.added", json!({"output_index": output_index,
-                            "item": {"id": item_id, "type": "function_call", "status": "in_progress", "call_id": id, "name": name, "arguments": ""}})));
-                        open_call = Some((item_id, id.clone(), name.clone(), String::new()));
-                    }
-                    if let Some((item_id, _, _, so_far)) = open_call.as_mut() {
-                        if !arguments.is_empty() {
-                            so_far.push_str(arguments);
-                            bytes.push_str(&event(
-                                "response.function_call_arguments.delta",
-                                json!({"item_id": item_id,
-                                "output_index": output_index, "delta": arguments}),
-                            ));
-                        }
-                    }
-                }
-                StreamEvent::ToolCall { call, .. } => {
-                    if let Some((item_id, call_id, name, _)) = open_call.take() {
-                        bytes.push_str(&event(
-                            "response.function_call_arguments.done",
-                            json!({"item_id": item_id,
-                            "output_index": output_index, "name": name, "arguments": call.arguments}),
-                        ));
-                        bytes.push_str(&event(
-                            "response.output_item.done",
-                            json!({"output_index": output_index,
-                            "item": {"id": item_id, "type": "function_call", "status": "completed", "call_id": call_id,
-                                     "name": name, "arguments": call.arguments}}),
-                        ));
-                        output_index += 1;
-                    }
-                }
-                StreamEvent::Complete { response } => {
-                    if text_open {
-                        bytes.push_str(&close_text(&mut event, &message_id, output_index, &text));
-                        text_open = false;
-                    }
-                    let status = status_of(response);
-                    let output = output_items(response, envelope, "completed");
-                    let done = response_object(Some(response), envelope, request, output, status);
-                    let kind = if status == "incomplete" { "response.incomplete" } else { "response.completed" };
-                    bytes.push_str(&event(kind, json!({"response": done})));
-                }
-                StreamEvent::Error { error } => {
-                    if stream.stream_break() == StreamBreak::ErrorEvent {
-                        let inner = error_object(Dialect::OpenAi, error);
-                        bytes.push_str(&event("error", json!({"code": inner["code"].clone().as_str().map_or_else(|| inner["type"].clone(), |c| json!(c)),
-                            "message": error.message, "param": null})));
-                    }
-                }
+                let status = status_of(response);
+                let output = output_items(response, envelope, "completed");
+                let done = response_object(Some(response), envelope, &echo, output, status);
+                let kind = if status == "incomplete" { "response.incomplete" } else { "response.completed" };
+                bytes.push_str(&event(kind, json!({"response": done})));
             }
-            if !bytes.is_empty() {
-                frames.push(Frame { delay_ms: std::mem::take(&mut pending_delay), data: bytes });
+            StreamEvent::Error { error } => {
+                if stream_break == StreamBreak::ErrorEvent {
+                    let inner = error_object(Dialect::OpenAi, error);
+                    bytes.push_str(&event("error", json!({"code": inner["code"].clone().as_str().map_or_else(|| inner["type"].clone(), |c| json!(c)),
+                        "message": error.message, "param": null})));
+                }
             }
         }
-        stream_reply(stream, "x-request-id", request_id, frames)
-    }
+        if bytes.is_empty() {
+            return None;
+        }
+        Some(Frame { delay_ms: std::mem::take(&mut pending_delay), data: bytes })
+    };
+    Encoding { opening, each: Box::new(each) }
 }
 
 /// A `response.output_text.delta` event, one per streamed token, written by hand around the token and the ids
@@ -326,10 +340,38 @@ fn output_items(response: &ChatResponse, envelope: &Envelope, status: &str) -> V
 }
 
 /// The response object; `response` is `None` while it is in progress.
+/// What a response object repeats of its request, taken once so that a stream need not keep the request.
+#[derive(Clone)]
+struct Echo {
+    max_output_tokens: Option<u64>,
+    temperature: f64,
+    top_p: f64,
+    /// The request's tools, echoed as OpenAI does (in the Responses shape the request gave them in).
+    tools: Value,
+}
+
+impl Echo {
+    fn of(request: &ChatRequest) -> Echo {
+        Echo {
+            max_output_tokens: request.max_tokens,
+            temperature: request.temperature.unwrap_or(1.0),
+            top_p: request.top_p.unwrap_or(1.0),
+            tools: request
+                .tools
+                .iter()
+                .map(|tool| {
+                    json!({"type": "function", "name": tool.name, "description": tool.description,
+                           "parameters": tool.parameters, "strict": true})
+                })
+                .collect(),
+        }
+    }
+}
+
 fn response_object(
     response: Option<&ChatResponse>,
     envelope: &Envelope,
-    request: &DecodedRequest,
+    echo: &Echo,
     output: Vec<Value>,
     status: &str,
 ) -> Value {
@@ -364,22 +406,18 @@ fn response_object(
         "error": null,
         "incomplete_details": incomplete,
         "instructions": null,
-        "max_output_tokens": request.request.max_tokens,
+        "max_output_tokens": echo.max_output_tokens,
         "model": envelope.model,
         "output": output,
         "parallel_tool_calls": true,
         "previous_response_id": null,
         "reasoning": {"effort": null, "summary": null},
         "store": false,
-        "temperature": request.request.temperature.unwrap_or(1.0),
+        "temperature": echo.temperature,
         "text": {"format": {"type": "text"}},
         "tool_choice": "auto",
-        // The request's tools, echoed as OpenAI does (in the Responses shape the request gave them in).
-        "tools": request.request.tools.iter().map(|tool| json!({
-            "type": "function", "name": tool.name, "description": tool.description,
-            "parameters": tool.parameters, "strict": true,
-        })).collect::<Vec<_>>(),
-        "top_p": request.request.top_p.unwrap_or(1.0),
+        "tools": echo.tools,
+        "top_p": echo.top_p,
         "truncation": "disabled",
         "usage": usage,
         "user": null,

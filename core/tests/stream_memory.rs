@@ -1,10 +1,12 @@
-//! Heap bytes a streamed answer holds before its first byte is sent, counted exactly by a counting allocator: the
-//! events of a step whose text is N bytes (in process), and the wire reply built from them, per protocol. A
-//! measurement for the "lazy stream frames" work (issue "Hardening, round two", item 4), not a test:
-//! `cargo run --release -p cuecard --features server --example stream_memory [TEXT_BYTES]`.
-#![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used, missing_docs)]
+//! Heap bytes a streamed answer holds, counted exactly by a counting allocator, for a step whose text is 400 kB: the
+//! stream in process, the wire reply before its first byte, and the most held while its frames are taken one at a
+//! time (as the server sends them), per protocol. Built whole, a reply held 66-140 times its text before its first
+//! byte (issue "Hardening, round two", item 4); made lazily, about twice, and sending adds one frame at a time.
+//! Its own test binary: the allocator counts every allocation of the process, so this file holds one test.
+//! `cargo test --release -p cuecard --test stream_memory -- --nocapture` prints the figures.
+#![allow(clippy::print_stderr, clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use cuecard::wire::{handle, HttpRequest};
+use cuecard::wire::{handle, HttpReply, HttpRequest};
 use cuecard::MockModel;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, Ordering};
@@ -38,9 +40,17 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-fn main() {
-    let size: usize = std::env::args().nth(1).map_or(1_000_000, |n| n.parse().expect("TEXT_BYTES is a number"));
-    // Words of 1 to 4 digits after a letter: about 1.7 word-like tokens per word.
+/// What a reply may hold, in multiples of its text: the plan's copy of the text and the response's (2), and room.
+const HELD_AT_MOST: f64 = 4.0;
+/// What taking its frames may add: one frame and the event it is made of. The largest is the Responses API's last
+/// frame, which repeats the whole text four times (`output_text.done`, its part, its item, `response.completed`)
+/// as the real API does, with the JSON trees it is written from.
+const SENDING_AT_MOST: f64 = 16.0;
+
+#[test]
+fn a_streamed_reply_holds_about_its_text_and_makes_its_frames_one_at_a_time() {
+    let size = 400_000; // the ratios do not depend on it; 1 MB takes longer in a debug build
+                        // Words of 1 to 4 digits after a letter: about 1.7 word-like tokens per word.
     let text: String = (0..size / 2).map(|i| format!("w{} ", i % 1000)).collect::<String>();
     let text = &text[..size];
     let mock = MockModel::builder().responds(text).repeats().build().unwrap();
@@ -52,7 +62,12 @@ fn main() {
         ("/v1/responses", r#"{"model":"m","stream":true,"input":"hi"}"#),
         ("/v1beta/models/m:streamGenerateContent", r#"{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}"#),
         ("/api/chat", r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#),
+        ("/api/generate", r#"{"model":"m","prompt":"hi"}"#),
         ("/model/m/converse-stream", r#"{"messages":[{"role":"user","content":[{"text":"hi"}]}]}"#),
+        (
+            "/model/m/invoke-with-response-stream",
+            r#"{"anthropic_version":"bedrock-2023-05-31","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}"#,
+        ),
     ] {
         let before = LIVE.load(Ordering::Relaxed);
         PEAK.store(before, Ordering::Relaxed);
@@ -65,16 +80,30 @@ fn main() {
         let reply = handle(&mock, &HttpRequest::post_json(path, body));
         let held = LIVE.load(Ordering::Relaxed) - before;
         let peak = PEAK.load(Ordering::Relaxed) - before;
+        let HttpReply::Stream { frames, .. } = &reply else { panic!("{path}: not a stream: {}", reply.status()) };
+        let before_sending = LIVE.load(Ordering::Relaxed);
+        PEAK.store(before_sending, Ordering::Relaxed);
+        let (mut count, mut bytes) = (0usize, 0usize);
+        for frame in frames.iter() {
+            count += 1;
+            bytes += frame.data.len();
+        }
+        let sending = PEAK.load(Ordering::Relaxed) - before_sending;
         let times = |bytes: isize| bytes as f64 / text.len() as f64;
-        println!(
-            "{path}: events {events} B ({:.0}x the text, peak {:.0}x); the reply holds {held} B ({:.0}x, status {}), \
-             peak while building it {peak} B ({:.0}x)",
+        eprintln!(
+            "{path}: stream {events} B ({:.1}x the text, peak {:.1}x); the reply holds {held} B ({:.1}x), peak while \
+             building it {peak} B ({:.1}x); sending its {count} frames ({bytes} B) held at most {sending} B more \
+             ({:.2}x)",
             times(events),
             times(peak_events),
             times(held),
-            reply.status(),
-            times(peak)
+            times(peak),
+            times(sending)
         );
+        assert!(bytes > 20 * text.len(), "{path}: the frames hold every token ({bytes} B)");
+        assert!(times(held) < HELD_AT_MOST, "{path}: the reply holds {held} B before its first byte");
+        assert!(times(events) < HELD_AT_MOST, "{path}: the stream holds {events} B");
+        assert!(times(sending) < SENDING_AT_MOST, "{path}: sending held {sending} B more");
         drop(reply);
     }
 }
