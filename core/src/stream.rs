@@ -124,6 +124,19 @@ impl StreamPlan {
         })
     }
 
+    /// How many events there are (what a reader collecting them all reserves room for).
+    fn event_count(&self) -> usize {
+        let deltas = token_count(self.thinking.as_ref()) + token_count(self.text.as_ref());
+        match self.fail_after {
+            Some(_) => deltas + 1,
+            // Each call's fragments and its closing event, then the completed response.
+            None => {
+                let calls = &self.response.message.tool_calls;
+                deltas + calls.iter().map(|c| argument_fragments(c) + 1).sum::<usize>() + 1
+            }
+        }
+    }
+
     /// Whether any text delta is streamed.
     pub(crate) fn streams_text(&self) -> bool {
         token_count(self.text.as_ref()) > 0
@@ -142,9 +155,19 @@ impl StreamPlan {
 #[derive(Clone, Debug)]
 pub struct Events {
     plan: Arc<StreamPlan>,
+    cursor: Cursor,
+}
+
+/// How far [`Events`] has gone.
+#[derive(Clone, Debug)]
+struct Cursor {
     at: Position,
     clock_ms: u64,
     first_waited: bool,
+    /// Ends of the next tokens of the words being read, found a batch at a time by the tokenizer's block path.
+    ahead: [usize; 32],
+    ahead_len: usize,
+    ahead_next: usize,
 }
 
 /// Where [`Events`] is: a token start of the thinking or the text (a byte offset of words, an index of exact
@@ -161,30 +184,51 @@ enum Position {
 
 impl Events {
     fn new(plan: Arc<StreamPlan>) -> Events {
-        let clock_ms = plan.start_ms;
-        Events { plan, at: Position::Thinking(0), clock_ms, first_waited: false }
+        let cursor = Cursor {
+            at: Position::Thinking(0),
+            clock_ms: plan.start_ms,
+            first_waited: false,
+            ahead: [0; 32],
+            ahead_len: 0,
+            ahead_next: 0,
+        };
+        Events { plan, cursor }
     }
+}
 
-    fn timed(&mut self, event: StreamEvent, delta: bool) -> TimedEvent {
+impl Cursor {
+    fn timed(&mut self, plan: &StreamPlan, event: StreamEvent, delta: bool) -> TimedEvent {
         let delay_ms = match (self.first_waited, delta) {
-            (false, _) => self.plan.first_delay_ms,
-            (true, true) => self.plan.token_delay_ms,
+            (false, _) => plan.first_delay_ms,
+            (true, true) => plan.token_delay_ms,
             (true, false) => 0,
         };
         self.first_waited = true;
         self.clock_ms = self.clock_ms.saturating_add(delay_ms);
         TimedEvent { delay_ms, at_ms: self.clock_ms, event }
     }
-}
 
-/// The token of `chunks` at `start` and where the next starts.
-fn token_at(chunks: Option<&Chunks>, start: usize) -> Option<(&str, usize)> {
-    match chunks? {
-        Chunks::Words(text) => {
-            let end = crate::tokenize::token_end_at(text, start)?;
-            Some((text.get(start..end)?, end))
+    /// The end of the word-like token of `text` that starts at `start`. The batch of ends ahead always belongs to
+    /// the text being read: it is used up exactly where that text ends, before the next is read.
+    fn word_end(&mut self, text: &str, start: usize) -> Option<usize> {
+        if self.ahead_next == self.ahead_len {
+            self.ahead_len = crate::tokenize::token_ends_from(text, start, &mut self.ahead);
+            self.ahead_next = 0;
         }
-        Chunks::Exact(tokens) => Some((tokens.get(start)?.as_str(), start + 1)),
+        let end = *self.ahead.get(self.ahead_next).filter(|_| self.ahead_next < self.ahead_len)?;
+        self.ahead_next += 1;
+        Some(end)
+    }
+
+    /// The token of `chunks` at `start` and where the next starts.
+    fn token<'p>(&mut self, chunks: Option<&'p Chunks>, start: usize) -> Option<(&'p str, usize)> {
+        match chunks? {
+            Chunks::Words(text) => {
+                let end = self.word_end(text, start)?;
+                Some((text.get(start..end)?, end))
+            }
+            Chunks::Exact(tokens) => Some((tokens.get(start)?.as_str(), start + 1)),
+        }
     }
 }
 
@@ -192,35 +236,39 @@ impl Iterator for Events {
     type Item = TimedEvent;
 
     fn next(&mut self) -> Option<TimedEvent> {
-        let plan = Arc::clone(&self.plan);
+        let (plan, cursor) = (&*self.plan, &mut self.cursor);
         loop {
-            match self.at {
-                Position::Thinking(start) => match token_at(plan.thinking.as_ref(), start) {
+            match cursor.at {
+                Position::Thinking(start) => match cursor.token(plan.thinking.as_ref(), start) {
                     Some((token, next)) => {
-                        self.at = Position::Thinking(next);
-                        return Some(self.timed(StreamEvent::ThinkingDelta { text: token.to_string() }, true));
+                        cursor.at = Position::Thinking(next);
+                        return Some(cursor.timed(plan, StreamEvent::ThinkingDelta { text: token.to_string() }, true));
                     }
-                    None => self.at = Position::Text(0),
+                    None => cursor.at = Position::Text(0),
                 },
-                Position::Text(start) => match token_at(plan.text.as_ref(), start) {
+                Position::Text(start) => match cursor.token(plan.text.as_ref(), start) {
                     Some((token, next)) => {
-                        self.at = Position::Text(next);
-                        return Some(self.timed(StreamEvent::TextDelta { text: token.to_string() }, true));
+                        cursor.at = Position::Text(next);
+                        return Some(cursor.timed(plan, StreamEvent::TextDelta { text: token.to_string() }, true));
                     }
-                    None if plan.fail_after.is_some() => self.at = Position::Closing,
-                    None => self.at = Position::Arguments { call: 0, start: 0 },
+                    None if plan.fail_after.is_some() => cursor.at = Position::Closing,
+                    None => cursor.at = Position::Arguments { call: 0, start: 0 },
                 },
                 Position::Arguments { call: index, start } => {
                     let Some(call) = plan.response.message.tool_calls.get(index) else {
-                        self.at = Position::Closing;
+                        cursor.at = Position::Closing;
                         continue;
                     };
                     // A call with empty arguments still announces itself with one (empty) fragment.
-                    let (fragment, next) = crate::tokenize::token_end_at(&call.arguments, start)
-                        .map_or(("", None), |end| (call.arguments.get(start..end).unwrap_or_default(), Some(end)));
-                    self.at = match next {
-                        Some(end) if end < call.arguments.len() => Position::Arguments { call: index, start: end },
-                        _ => Position::CallDone(index),
+                    let arguments = call.arguments.as_str();
+                    let (fragment, next) = match cursor.word_end(arguments, start) {
+                        Some(end) => (arguments.get(start..end).unwrap_or_default(), end),
+                        None => ("", arguments.len()),
+                    };
+                    cursor.at = if next < arguments.len() {
+                        Position::Arguments { call: index, start: next }
+                    } else {
+                        Position::CallDone(index)
                     };
                     let delta = StreamEvent::ToolCallDelta {
                         index,
@@ -228,20 +276,20 @@ impl Iterator for Events {
                         name: call.name.clone(),
                         arguments: fragment.to_string(),
                     };
-                    return Some(self.timed(delta, true));
+                    return Some(cursor.timed(plan, delta, true));
                 }
                 Position::CallDone(index) => {
-                    self.at = Position::Arguments { call: index + 1, start: 0 };
+                    cursor.at = Position::Arguments { call: index + 1, start: 0 };
                     let call = plan.response.message.tool_calls.get(index)?.clone();
-                    return Some(self.timed(StreamEvent::ToolCall { index, call }, false));
+                    return Some(cursor.timed(plan, StreamEvent::ToolCall { index, call }, false));
                 }
                 Position::Closing => {
-                    self.at = Position::Done;
+                    cursor.at = Position::Done;
                     let event = match &plan.fail_after {
                         Some(error) => StreamEvent::Error { error: error.clone() },
                         None => StreamEvent::Complete { response: plan.response.clone() },
                     };
-                    return Some(self.timed(event, false));
+                    return Some(cursor.timed(plan, event, false));
                 }
                 Position::Done => return None,
             }
@@ -442,7 +490,7 @@ impl EventStream {
 
     /// The events with their timing, all made at once (on the first call).
     pub fn events(&self) -> &[TimedEvent] {
-        self.made.get_or_init(|| self.lazy_events().collect())
+        self.made.get_or_init(|| all_events(&self.plan))
     }
 
     /// The events made one at a time as they are taken, from the start; each call starts anew.
@@ -504,9 +552,16 @@ impl EventStream {
     pub fn into_events(self) -> Vec<TimedEvent> {
         match self.made.into_inner() {
             Some(events) => events,
-            None => Events::new(self.plan).collect(),
+            None => all_events(&self.plan),
         }
     }
+}
+
+/// Every event of `plan`, in a vector sized once (a 75-token answer's vector grew seven times).
+fn all_events(plan: &Arc<StreamPlan>) -> Vec<TimedEvent> {
+    let mut events = Vec::with_capacity(plan.event_count());
+    events.extend(Events::new(Arc::clone(plan)));
+    events
 }
 
 impl IntoIterator for EventStream {

@@ -54,16 +54,20 @@ pub fn count_tokens(text: &str) -> usize {
     count
 }
 
-/// The end of the token that starts at byte `start` of `text` (a token start: 0 or the end of an earlier token),
-/// or `None` at the end of the text. What a lazy reader of a long text uses to go one token at a time without
-/// holding an iterator that borrows the text: the rule looks ahead only, so a token start is all it needs.
-pub(crate) fn token_end_at(text: &str, start: usize) -> Option<usize> {
-    if start >= text.len() || !text.is_char_boundary(start) {
-        return None;
+/// The ends of the tokens that follow the token start `start` of `text` (0 or the end of an earlier token), as
+/// many as fit in `ends`; how many were found (0 at the end of the text). What a lazy reader of a long text uses
+/// to go a batch of tokens at a time without holding an iterator that borrows the text: the rule looks ahead only,
+/// so the tokens of a suffix that begins at a token start are the text's own.
+pub(crate) fn token_ends_from(text: &str, start: usize, ends: &mut [usize]) -> usize {
+    let Some(rest) = text.get(start..) else { return 0 };
+    let mut tokens = Tokens::new(rest);
+    let mut found = 0;
+    for slot in ends.iter_mut() {
+        let Some(end) = tokens.advance() else { break };
+        *slot = start + end;
+        found += 1;
     }
-    let end = scalar::token_end(text.as_bytes(), start);
-    // The scanner ends tokens between characters; a position that is not one ends the text rather than cut one.
-    text.is_char_boundary(end).then_some(end)
+    found
 }
 
 /// From the token start `at`, block after block while they go on: how many tokens start after `at`, and where
@@ -317,13 +321,19 @@ mod tests {
         let rest: Vec<&str> = partly_taken.clone().collect();
         assert_eq!([first.as_slice(), rest.as_slice()].concat(), expected, "{text:?}");
         assert_eq!(first.len() + partly_taken.count(), expected.len(), "{text:?}");
-        let mut from_starts = Vec::new();
-        let mut start = 0;
-        while let Some(end) = token_end_at(text, start) {
-            from_starts.push(&text[start..end]);
-            start = end;
+        // Three at a time, each batch from where the last ended.
+        let (mut from_starts, mut start, mut ends) = (Vec::new(), 0, [0; 3]);
+        loop {
+            let found = token_ends_from(text, start, &mut ends);
+            if found == 0 {
+                break;
+            }
+            for &end in &ends[..found] {
+                from_starts.push(&text[start..end]);
+                start = end;
+            }
         }
-        assert_eq!(from_starts, expected, "token_end_at: {text:?}");
+        assert_eq!(from_starts, expected, "token_ends_from: {text:?}");
     }
 
     #[test]
