@@ -16,7 +16,6 @@ use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::{
     json_reply, push_json_number, push_json_str, ChatProtocol, DecodedRequest, Encoding, Frame, Frames, HttpReply,
-    StreamEnd,
 };
 use crate::model::{
     ChatRequest, ChatResponse, ContentPart, FinishReason, ImagePart, Message, Role, ToolCall, ToolChoice,
@@ -250,19 +249,11 @@ fn base64(bytes: &[u8]) -> String {
 /// A streamed reply of event-stream frames. Each frame's `data` is the base64 of its bytes, one or more whole
 /// messages back to back (`HttpReply::Stream::base64`): hosts decode it before sending.
 fn binary_stream(stream: &EventStream, request_id: &str, frames: Frames) -> HttpReply {
-    let cut = stream.error().is_some() && stream.stream_break() == StreamBreak::ConnectionCut;
-    HttpReply::Stream {
-        stall_ms: stream.stall_ms(),
-        status: 200,
-        headers: vec![
-            ("content-type".into(), "application/vnd.amazon.eventstream".into()),
-            (REQUEST_ID.into(), request_id.into()),
-        ],
-        frames,
-        end: if cut { StreamEnd::Cut } else { StreamEnd::Close },
-        base64: true,
-        entry: Some(stream.entry()),
-    }
+    let headers = vec![
+        ("content-type".into(), "application/vnd.amazon.eventstream".into()),
+        (REQUEST_ID.into(), request_id.into()),
+    ];
+    super::streamed_http_reply(stream, headers, frames, true)
 }
 
 fn usage(usage: crate::model::Usage) -> Value {

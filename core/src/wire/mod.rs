@@ -333,17 +333,28 @@ pub(crate) fn sse_event(name: Option<&str>, data: &str) -> String {
     out
 }
 
-/// The streamed reply around `frames`: SSE headers with the request id, and the end the stream asks for (a cut
-/// connection only when it fails with the `connection_cut` form).
+/// The streamed reply around `frames`: SSE headers with the request id, and the end the stream asks for.
 pub(crate) fn stream_reply(stream: &EventStream, id_header: &str, request_id: &str, frames: Frames) -> HttpReply {
+    let headers = sse_headers(vec![(id_header.to_string(), request_id.to_string())]);
+    streamed_http_reply(stream, headers, frames, false)
+}
+
+/// A streamed reply of `frames` with `headers` (`base64` for binary frames), ending cut only when the stream fails
+/// with the `connection_cut` form.
+pub(crate) fn streamed_http_reply(
+    stream: &EventStream,
+    headers: Vec<(String, String)>,
+    frames: Frames,
+    base64: bool,
+) -> HttpReply {
     let cut = stream.error().is_some() && stream.stream_break() == crate::script::StreamBreak::ConnectionCut;
     HttpReply::Stream {
         stall_ms: stream.stall_ms(),
         status: 200,
-        headers: sse_headers(vec![(id_header.to_string(), request_id.to_string())]),
+        headers,
         frames,
         end: if cut { StreamEnd::Cut } else { StreamEnd::Close },
-        base64: false,
+        base64,
         entry: Some(stream.entry()),
     }
 }

@@ -13,7 +13,7 @@ use super::json::{self, Object};
 use super::routes::Matched;
 use super::{
     json_reply, json_text, push_json_str, raw, request_id, ChatProtocol, DecodedRequest, Encoding, Frame, Frames,
-    HttpReply, HttpRequest, StreamEnd,
+    HttpReply, HttpRequest,
 };
 use crate::mock::MockModel;
 use crate::model::{
@@ -334,19 +334,9 @@ impl TokenLines {
 /// failure mid-stream is an `{"error": ...}` line (or a cut, or a clean end without the `done` line).
 fn encode_lines(stream: &EventStream, request_id: &str, shape: Shape) -> HttpReply {
     let frames = Frames::encoded(stream, move |stream| lines_encoding(stream, shape));
-    let cut = stream.error().is_some() && stream.stream_break() == StreamBreak::ConnectionCut;
-    HttpReply::Stream {
-        stall_ms: stream.stall_ms(),
-        status: 200,
-        headers: vec![
-            ("content-type".into(), "application/x-ndjson".into()),
-            ("x-request-id".into(), request_id.into()),
-        ],
-        frames,
-        end: if cut { StreamEnd::Cut } else { StreamEnd::Close },
-        base64: false,
-        entry: Some(stream.entry()),
-    }
+    let headers =
+        vec![("content-type".into(), "application/x-ndjson".into()), ("x-request-id".into(), request_id.into())];
+    super::streamed_http_reply(stream, headers, frames, false)
 }
 
 /// The lines of one stream (`encode_lines`).
