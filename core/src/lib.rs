@@ -34,6 +34,7 @@ pub mod memory;
 mod mock;
 pub mod model;
 pub mod observe;
+pub mod request_match;
 pub mod scenario;
 mod script;
 mod segments;

@@ -1078,11 +1078,33 @@ fn unmatched_error(index: u64, request: &ChatRequest, routes: &[RouteState]) -> 
     Error::new(
         ErrorKind::NoRouteMatched,
         format!(
-            "no route matches {}\n  routes: {}\n  add a route without a match to answer every other request",
+            "no route matches {}\n  routes: {}{}\n  add a route without a match to answer every other request",
             describe_request(index, request),
-            listed.join("; ")
+            listed.join("; "),
+            nearest_request_match(request, routes),
         ),
     )
+}
+
+/// The route whose request matcher differs from `request` in the fewest fields, and those fields by path (empty
+/// when no route matches by request).
+fn nearest_request_match(request: &ChatRequest, routes: &[RouteState]) -> String {
+    let nearest = routes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.route.matcher.request.as_ref().map(|m| (i, m.differences(request))))
+        .min_by_key(|(_, differences)| differences.len());
+    match nearest {
+        Some((i, differences)) if !differences.is_empty() => format!(
+            "\n  nearest: route {i}, whose request differs in {} field{}:\n{}",
+            differences.len(),
+            if differences.len() == 1 { "" } else { "s" },
+            crate::request_match::describe_differences(&differences)
+        ),
+        // Its request is the same: another of its criteria (model, operation, endpoint) is what differs.
+        Some((i, _)) => format!("\n  nearest: route {i}, whose request is the same; its other criteria differ"),
+        None => String::new(),
+    }
 }
 
 /// Fluent Rust builder over [`MockModel`]'s scripting calls; the first misuse is reported by [`MockBuilder::build`].

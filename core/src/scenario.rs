@@ -8,7 +8,7 @@
 //! The format is documented in the README and described by `tests/scenario.schema.json`. Unknown fields and
 //! wrong types are errors naming the path of the offending field; semantic problems are all reported at once.
 
-use crate::api::spec::RouteSpec;
+use crate::api::spec::{MatchSpec, RouteSpec};
 use crate::error::{Error, ErrorKind, Issue, Result};
 use crate::script::{Exhaustion, MockSettings, Route, RouteMatch, Script, StepTiming};
 use crate::usage::UsagePolicy;
@@ -246,7 +246,13 @@ impl Scenario {
         let mut routes = Vec::new();
         for (r, route_spec) in spec.routes.iter().enumerate() {
             let path = format!("routes[{r}]");
-            let matcher = route_spec.matcher.as_ref().map_or_else(RouteMatch::any, |m| m.to_route_match());
+            let matcher = match route_spec.matcher.as_ref().map(MatchSpec::to_route_match).transpose() {
+                Ok(matcher) => matcher.unwrap_or_default(),
+                Err(e) => {
+                    issues.push(Issue { path: format!("{path}.match"), message: e.message().to_string() });
+                    RouteMatch::any()
+                }
+            };
             let mut route = Route::new(matcher);
             route.exhaustion = route_spec.on_exhausted;
             for (s, step_input) in route_spec.steps.iter().enumerate() {

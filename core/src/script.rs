@@ -562,6 +562,8 @@ pub struct RouteMatch {
     pub endpoint: Option<String>,
     /// Any further condition.
     pub predicate: Option<RequestPredicate>,
+    /// The request itself, field by field (a recorded exchange's route holds the whole request).
+    pub request: Option<Arc<crate::request_match::RequestMatcher>>,
 }
 
 impl fmt::Debug for RouteMatch {
@@ -608,11 +610,16 @@ impl RouteMatch {
             && self.model.as_deref().is_none_or(|model| request.model == model)
             && self.endpoint.as_deref().is_none_or(|ep| request.metadata.endpoint.as_deref() == Some(ep))
             && self.predicate.as_ref().is_none_or(|p| p(request))
+            && self.request.as_ref().is_none_or(|m| m.matches(request))
     }
 
     /// Whether this matches every request.
     pub fn is_default(&self) -> bool {
-        self.operation.is_none() && self.model.is_none() && self.endpoint.is_none() && self.predicate.is_none()
+        self.operation.is_none()
+            && self.model.is_none()
+            && self.endpoint.is_none()
+            && self.predicate.is_none()
+            && self.request.is_none()
     }
 
     /// `operation="classify", model="gpt-4o"`, or `default`.
@@ -629,6 +636,9 @@ impl RouteMatch {
         }
         if self.predicate.is_some() {
             parts.push("predicate".to_string());
+        }
+        if let Some(request) = &self.request {
+            parts.push(format!("request ({})", request.fields().collect::<Vec<_>>().join(", ")));
         }
         if parts.is_empty() {
             "default".to_string()

@@ -248,7 +248,10 @@ impl PyMockModel {
     ) -> PyResult<Bound<'py, Self>> {
         let py = slf.py();
         let policy = on_exhausted.map(str::parse::<Exhaustion>).transpose().or_raise(py)?;
-        slf.get().inner.route(&MatchSpec { operation, model, endpoint }, policy).or_raise(py)?;
+        slf.get()
+            .inner
+            .route(&MatchSpec { operation, model, endpoint, ..MatchSpec::default() }, policy)
+            .or_raise(py)?;
         Ok(slf)
     }
 

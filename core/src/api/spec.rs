@@ -424,17 +424,34 @@ pub struct MatchSpec {
     /// The endpoint the request arrived on (`chat_completions`, `responses`, `messages`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<String>,
+    /// The request's fields, as the neutral request holds them (`{"messages": [...]}`, or a recorded request
+    /// whole): each given field must be equal, after normalisation (`crate::request_match`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<serde_json::Value>,
+    /// Paths of the request never compared (`temperature`, `messages[*].name`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ignore: Vec<String>,
 }
 
 impl MatchSpec {
-    /// The engine's match.
-    pub fn to_route_match(&self) -> RouteMatch {
-        RouteMatch {
+    /// The engine's match; an invalid request matcher or ignored path is `invalid_argument` naming it.
+    pub fn to_route_match(&self) -> crate::error::Result<RouteMatch> {
+        if self.request.is_none() && !self.ignore.is_empty() {
+            return Err(crate::error::invalid_argument("`ignore` names paths of a `request` match, and there is none"));
+        }
+        let request = match &self.request {
+            Some(request) => {
+                Some(std::sync::Arc::new(crate::request_match::RequestMatcher::new(request, &self.ignore)?))
+            }
+            None => None,
+        };
+        Ok(RouteMatch {
             operation: self.operation.clone(),
             model: self.model.clone(),
             endpoint: self.endpoint.clone(),
             predicate: None,
-        }
+            request,
+        })
     }
 }
 
@@ -460,7 +477,12 @@ pub struct RouteOptions {
 impl RouteOptions {
     /// The match criteria.
     pub fn matcher(&self) -> MatchSpec {
-        MatchSpec { operation: self.operation.clone(), model: self.model.clone(), endpoint: self.endpoint.clone() }
+        MatchSpec {
+            operation: self.operation.clone(),
+            model: self.model.clone(),
+            endpoint: self.endpoint.clone(),
+            ..MatchSpec::default()
+        }
     }
 }
 

@@ -67,7 +67,7 @@ impl MockModel {
     /// Starts a route: the steps added next answer only requests that match (the first matching route wins; a
     /// route without criteria takes every other request and belongs last). Returns the route's index.
     pub fn route(&self, matcher: &MatchSpec, on_exhausted: Option<Exhaustion>) -> Result<usize> {
-        let mut route = Route::new(matcher.to_route_match());
+        let mut route = Route::new(matcher.to_route_match()?);
         route.exhaustion = on_exhausted;
         self.add_route(route)
     }
