@@ -40,13 +40,18 @@ impl RequestMatcher {
         let Some(given) = request.as_object() else {
             return Err(invalid_argument("a request matcher is an object of request fields"));
         };
-        let parsed: ChatRequest = crate::api::strict::deserialize_data(request)
-            .map_err(|e| invalid_argument(format!("a request matcher: {}{}", e.message, e.location())))?;
+        // Read as hosts' requests are (the same code, so the WASM module carries no second reader of requests).
+        let parsed = ChatRequest::from_value(request.clone())
+            .map_err(|e| invalid_argument(format!("a request matcher: {}", e.message())))?;
         let ignore = ignore.iter().map(|path| FieldPath::parse(path)).collect::<Result<Vec<_>>>()?;
-        let mut canonical = canonical(&parsed, &ignore);
         // Only what was given is compared (the canonical form writes `model` and `messages` always).
-        canonical.retain(|key, _| given.contains_key(key));
-        Ok(RequestMatcher { expected: canonical, ignore })
+        let mut expected = Map::new();
+        for (key, value) in canonical(&parsed, &ignore) {
+            if given.contains_key(&key) {
+                expected.insert(key, value);
+            }
+        }
+        Ok(RequestMatcher { expected, ignore })
     }
 
     /// Whether `request` has every field this matcher gives, equal.
@@ -140,29 +145,103 @@ fn compare(path: String, expected: &Value, found: &Value, out: &mut Vec<Differen
 }
 
 /// The request as compared: its JSON form without the volatile fields, the tool-call ids and the ignored paths.
+/// Objects are rebuilt without what is left out rather than removed from, which the WASM module's size prefers
+/// (the map's removal code would be new there; its insertion is everywhere).
 fn canonical(request: &ChatRequest, ignore: &[FieldPath]) -> Map<String, Value> {
-    let Ok(Value::Object(mut fields)) = serde_json::to_value(request) else { return Map::new() };
-    for volatile in VOLATILE_FIELDS {
-        fields.remove(volatile);
-    }
-    if let Some(Value::Array(messages)) = fields.get_mut("messages") {
-        for message in messages.iter_mut().filter_map(Value::as_object_mut) {
-            message.remove("tool_call_id");
-            if let Some(Value::Array(calls)) = message.get_mut("tool_calls") {
-                for call in calls.iter_mut().filter_map(Value::as_object_mut) {
-                    call.remove("id");
-                }
+    let Some(Value::Object(fields)) = request_as_data(request) else { return Map::new() };
+    let mut kept = Map::new();
+    for (key, value) in fields {
+        match key.as_str() {
+            volatile if VOLATILE_FIELDS.contains(&volatile) => {}
+            "messages" => {
+                kept.insert(key, without_call_ids(value));
+            }
+            _ => {
+                kept.insert(key, value);
             }
         }
     }
-    let mut root = Value::Object(fields);
+    let mut root = Value::Object(kept);
     for path in ignore {
-        path.remove_from(&mut root);
+        root = stripped(&path.0, root);
     }
     match root {
         Value::Object(fields) => fields,
         _ => Map::new(),
     }
+}
+
+/// The messages without the ids of tool calls and of the calls that tool results answer.
+fn without_call_ids(messages: Value) -> Value {
+    let Value::Array(messages) = messages else { return messages };
+    let messages = messages.into_iter().map(|message| {
+        let Value::Object(fields) = message else { return message };
+        let mut kept = Map::new();
+        for (key, value) in fields {
+            match (key.as_str(), value) {
+                ("tool_call_id", _) => {}
+                ("tool_calls", Value::Array(calls)) => {
+                    let calls = calls.into_iter().map(|call| stripped(&[Segment::Key("id".into())], call)).collect();
+                    kept.insert(key, Value::Array(calls));
+                }
+                (_, value) => {
+                    kept.insert(key, value);
+                }
+            }
+        }
+        Value::Object(kept)
+    });
+    Value::Array(messages.collect())
+}
+
+/// `value` without what `segments` name (a position of an array is blanked: removing it would shift the later
+/// items, and both sides are blanked alike).
+fn stripped(segments: &[Segment], value: Value) -> Value {
+    let Some((first, rest)) = segments.split_first() else { return value };
+    match (first, value) {
+        (Segment::Key(name), Value::Object(fields)) => {
+            let mut kept = Map::new();
+            for (key, inner) in fields {
+                if key != *name {
+                    kept.insert(key, inner);
+                } else if !rest.is_empty() {
+                    let inner = stripped(rest, inner);
+                    kept.insert(key, inner);
+                }
+            }
+            Value::Object(kept)
+        }
+        (Segment::Index(i), Value::Array(items)) => Value::Array(
+            items.into_iter().enumerate().map(|(j, item)| if j == *i { blanked(rest, item) } else { item }).collect(),
+        ),
+        (Segment::Every, Value::Array(items)) => {
+            Value::Array(items.into_iter().map(|item| blanked(rest, item)).collect())
+        }
+        (_, other) => other,
+    }
+}
+
+/// An item a path ends at is `null`; one it goes through is stripped further.
+fn blanked(rest: &[Segment], item: Value) -> Value {
+    if rest.is_empty() {
+        Value::Null
+    } else {
+        stripped(rest, item)
+    }
+}
+
+/// The request as JSON data, made directly.
+#[cfg(not(target_arch = "wasm32"))]
+fn request_as_data(request: &ChatRequest) -> Option<Value> {
+    serde_json::to_value(request).ok()
+}
+
+/// The request as JSON data, through its text: the WASM module already holds the code that writes a request as
+/// text (the journal) and reads JSON text, and a direct serializer into values would be a second copy of every
+/// model type's serializer (8 KB of the module's 400 KB budget, gzipped).
+#[cfg(target_arch = "wasm32")]
+fn request_as_data(request: &ChatRequest) -> Option<Value> {
+    serde_json::from_slice(&serde_json::to_vec(request).ok()?).ok()
 }
 
 /// A path into a request: keys, and array positions or `[*]` for every item (`messages[*].content[0].text`).
@@ -206,39 +285,6 @@ impl FieldPath {
             }
         }
         Ok(FieldPath(segments))
-    }
-
-    /// Removes what the path names from `value`, wherever it exists.
-    fn remove_from(&self, value: &mut Value) {
-        remove(&self.0, value);
-    }
-}
-
-fn remove(segments: &[Segment], value: &mut Value) {
-    let Some((first, rest)) = segments.split_first() else { return };
-    match (first, value) {
-        (Segment::Key(key), Value::Object(fields)) if rest.is_empty() => {
-            fields.remove(key);
-        }
-        (Segment::Key(key), Value::Object(fields)) => {
-            if let Some(inner) = fields.get_mut(key) {
-                remove(rest, inner);
-            }
-        }
-        (Segment::Index(i), Value::Array(items)) if rest.is_empty() => {
-            // Removing would shift the later items: the position is blanked instead, on both sides alike.
-            if let Some(item) = items.get_mut(*i) {
-                *item = Value::Null;
-            }
-        }
-        (Segment::Index(i), Value::Array(items)) => {
-            if let Some(item) = items.get_mut(*i) {
-                remove(rest, item);
-            }
-        }
-        (Segment::Every, Value::Array(items)) if rest.is_empty() => items.iter_mut().for_each(|i| *i = Value::Null),
-        (Segment::Every, Value::Array(items)) => items.iter_mut().for_each(|item| remove(rest, item)),
-        _ => {}
     }
 }
 
