@@ -438,12 +438,12 @@ impl MockMemory {
         }
         let arguments: Arguments = match arguments {
             Value::Null => Arguments::default(),
-            other => serde_path_to_error::deserialize(other).map_err(|e| {
+            other => crate::api::deserialize_data(&other).map_err(|e| {
                 crate::error::invalid_argument(format!(
                     "invalid arguments of {} at {}: {}",
                     method.name(),
-                    e.path(),
-                    e.inner()
+                    e.path,
+                    e.message
                 ))
                 .with_context("argument", "arguments")
             })?,

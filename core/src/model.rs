@@ -368,8 +368,7 @@ impl ChatRequest {
 
     /// Reads a request from JSON data (a Python dict, a JS object), naming the path of the first offending field.
     pub fn from_value(value: serde_json::Value) -> crate::error::Result<ChatRequest> {
-        serde_path_to_error::deserialize(value)
-            .map_err(|e| invalid_request(e.path().to_string(), &e.inner().to_string()))
+        crate::api::deserialize_data(&value).map_err(|e| invalid_request(e.path, &e.message))
     }
 
     /// The operation name, if any.

@@ -237,10 +237,8 @@ pub const CHECK_NAMES: [&str; 19] = [
 impl Check {
     /// Reads a check from JSON data; a malformed one is `invalid_argument` naming the path.
     pub fn from_value(value: serde_json::Value) -> crate::Result<Check> {
-        serde_path_to_error::deserialize(value).map_err(|e| {
-            let path = e.path().to_string();
-            let at = if path == "." { String::new() } else { format!(" at {path}") };
-            Error::new(ErrorKind::InvalidArgument, format!("invalid check{at}: {}", e.inner()))
+        crate::api::deserialize_data(&value).map_err(|e| {
+            Error::new(ErrorKind::InvalidArgument, format!("invalid check{}: {}", e.location(), e.message))
                 .with_context("argument", "check")
         })
     }

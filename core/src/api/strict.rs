@@ -7,6 +7,7 @@
 
 use serde::de::{self, DeserializeOwned, IntoDeserializer, Visitor};
 use serde_json::{Map, Value};
+use std::cell::RefCell;
 
 /// Why host data does not fit a type: the path of the field (`.` for the whole value) and the problem.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,13 +31,70 @@ impl DataError {
 
 /// `json` as a `T`, refusing an array where `T` (or any struct inside it) expects an object.
 pub fn deserialize_data<T: DeserializeOwned>(json: &Value) -> Result<T, DataError> {
-    serde_path_to_error::deserialize(ObjectsOnly(json))
-        .map_err(|e| DataError { path: e.path().to_string(), message: e.inner().to_string() })
+    let trail = Trail::default();
+    T::deserialize(ObjectsOnly { value: json, depth: 0, trail: &trail })
+        .map_err(|e| DataError { path: trail.path(), message: e.to_string() })
+}
+
+/// Where the error being returned happened: the reader notes one segment per level as the error travels up, so
+/// the path costs nothing until something is wrong. (serde_path_to_error wraps every visitor instead, which made
+/// a second copy of every type's deserializer: 150 KB of the WASM module before optimisation.)
+#[derive(Default)]
+struct Trail(RefCell<Vec<(usize, Segment)>>);
+
+enum Segment {
+    Index(usize),
+    Key(String),
+}
+
+impl Trail {
+    /// Notes `segment` at `depth` for an error travelling up. An error that travels up notes strictly smaller
+    /// depths; a note at a depth not smaller than the last one starts a new error, so what an error a visitor
+    /// caught and dropped had noted is forgotten.
+    fn note<E>(&self, depth: usize, segment: Segment, error: E) -> E {
+        let mut notes = self.0.borrow_mut();
+        if notes.last().is_some_and(|(last, _)| *last <= depth) {
+            notes.clear();
+        }
+        notes.push((depth, segment));
+        error
+    }
+
+    /// As serde_path_to_error writes it: `routes[0].steps[1].fail.kind`, or `.` for the whole value.
+    fn path(&self) -> String {
+        let notes = self.0.borrow();
+        if notes.is_empty() {
+            return ".".into();
+        }
+        let mut path = String::new();
+        for (_, segment) in notes.iter().rev() {
+            match segment {
+                Segment::Index(index) => path.push_str(&format!("[{index}]")),
+                Segment::Key(key) => {
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(key);
+                }
+            }
+        }
+        path
+    }
 }
 
 /// A deserializer over a JSON value that reads structs from objects only; everything else is as serde_json's own.
-struct ObjectsOnly<'a>(&'a Value);
+#[derive(Clone, Copy)]
+struct ObjectsOnly<'a> {
+    value: &'a Value,
+    depth: usize,
+    trail: &'a Trail,
+}
 
+impl<'a> ObjectsOnly<'a> {
+    fn inner(&self, value: &'a Value) -> ObjectsOnly<'a> {
+        ObjectsOnly { value, depth: self.depth + 1, trail: self.trail }
+    }
+}
 type Error = serde_json::Error;
 
 fn unexpected(value: &Value) -> de::Unexpected<'_> {
@@ -58,7 +116,7 @@ impl<'de, 'a> de::Deserializer<'de> for ObjectsOnly<'a> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.0 {
+        match self.value {
             Value::Null => visitor.visit_unit(),
             Value::Bool(b) => visitor.visit_bool(*b),
             Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
@@ -68,8 +126,8 @@ impl<'de, 'a> de::Deserializer<'de> for ObjectsOnly<'a> {
                 _ => Err(de::Error::custom("a number out of range")),
             },
             Value::String(s) => visitor.visit_str(s),
-            Value::Array(items) => visitor.visit_seq(Items(items.iter())),
-            Value::Object(map) => visitor.visit_map(Entries { entries: map.iter(), value: None }),
+            Value::Array(items) => visitor.visit_seq(Items { items: items.iter().enumerate(), reader: self }),
+            Value::Object(map) => visitor.visit_map(Entries { entries: map.iter(), value: None, reader: self }),
         }
     }
 
@@ -79,14 +137,14 @@ impl<'de, 'a> de::Deserializer<'de> for ObjectsOnly<'a> {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        match self.0 {
+        match self.value {
             Value::Object(_) => self.deserialize_any(visitor),
             other => Err(de::Error::invalid_type(unexpected(other), &visitor)),
         }
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.0 {
+        match self.value {
             Value::Null => visitor.visit_none(),
             _ => visitor.visit_some(self),
         }
@@ -102,9 +160,9 @@ impl<'de, 'a> de::Deserializer<'de> for ObjectsOnly<'a> {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        match self.0 {
+        match self.value {
             Value::String(variant) => visitor.visit_enum(variant.as_str().into_deserializer()),
-            Value::Object(map) if map.len() == 1 => visitor.visit_enum(Variant(map)),
+            Value::Object(map) if map.len() == 1 => visitor.visit_enum(Variant { map, reader: self }),
             other => Err(de::Error::invalid_type(unexpected(other), &"a variant name, or an object of one variant")),
         }
     }
@@ -119,23 +177,32 @@ impl<'de, 'a> de::Deserializer<'de> for ObjectsOnly<'a> {
     }
 }
 
-struct Items<'a>(std::slice::Iter<'a, Value>);
+struct Items<'a> {
+    items: std::iter::Enumerate<std::slice::Iter<'a, Value>>,
+    reader: ObjectsOnly<'a>,
+}
 
 impl<'de> de::SeqAccess<'de> for Items<'_> {
     type Error = Error;
 
     fn next_element_seed<T: de::DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Error> {
-        self.0.next().map(|item| seed.deserialize(ObjectsOnly(item))).transpose()
+        let Some((index, item)) = self.items.next() else { return Ok(None) };
+        let reader = self.reader;
+        seed.deserialize(reader.inner(item))
+            .map(Some)
+            .map_err(|e| reader.trail.note(reader.depth, Segment::Index(index), e))
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.0.len())
+        Some(self.items.len())
     }
 }
 
 struct Entries<'a> {
     entries: serde_json::map::Iter<'a>,
-    value: Option<&'a Value>,
+    /// The entry whose key was read last, for its value.
+    value: Option<(&'a String, &'a Value)>,
+    reader: ObjectsOnly<'a>,
 }
 
 impl<'de> de::MapAccess<'de> for Entries<'_> {
@@ -143,15 +210,19 @@ impl<'de> de::MapAccess<'de> for Entries<'_> {
 
     fn next_key_seed<K: de::DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
         let Some((key, value)) = self.entries.next() else { return Ok(None) };
-        self.value = Some(value);
-        seed.deserialize(key.as_str().into_deserializer()).map(Some)
+        self.value = Some((key, value));
+        let reader = self.reader;
+        seed.deserialize(key.as_str().into_deserializer())
+            .map(Some)
+            .map_err(|e| reader.trail.note(reader.depth, Segment::Key(key.clone()), e))
     }
 
     fn next_value_seed<V: de::DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
-        match self.value.take() {
-            Some(value) => seed.deserialize(ObjectsOnly(value)),
-            None => Err(de::Error::custom("a map value was asked for before its key")),
-        }
+        let Some((key, value)) = self.value.take() else {
+            return Err(de::Error::custom("a map value was asked for before its key"));
+        };
+        let reader = self.reader;
+        seed.deserialize(reader.inner(value)).map_err(|e| reader.trail.note(reader.depth, Segment::Key(key.clone()), e))
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -160,41 +231,57 @@ impl<'de> de::MapAccess<'de> for Entries<'_> {
 }
 
 /// An externally tagged enum variant: `{"name": content}`.
-struct Variant<'a>(&'a Map<String, Value>);
+struct Variant<'a> {
+    map: &'a Map<String, Value>,
+    reader: ObjectsOnly<'a>,
+}
 
-impl<'de, 'a> de::EnumAccess<'de> for Variant<'a> {
-    type Error = Error;
-    type Variant = ObjectsOnly<'a>;
+/// A variant's content, and its name for the path of an error inside it.
+struct VariantContent<'a> {
+    name: &'a String,
+    content: ObjectsOnly<'a>,
+    reader: ObjectsOnly<'a>,
+}
 
-    fn variant_seed<V: de::DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, ObjectsOnly<'a>), Error> {
-        let Some((name, content)) = self.0.iter().next() else {
-            return Err(de::Error::custom("an enum object without a variant"));
-        };
-        let variant = seed.deserialize(name.as_str().into_deserializer())?;
-        Ok((variant, ObjectsOnly(content)))
+impl VariantContent<'_> {
+    fn note(&self, error: Error) -> Error {
+        self.reader.trail.note(self.reader.depth, Segment::Key(self.name.clone()), error)
     }
 }
 
-impl<'de> de::VariantAccess<'de> for ObjectsOnly<'_> {
+impl<'de, 'a> de::EnumAccess<'de> for Variant<'a> {
+    type Error = Error;
+    type Variant = VariantContent<'a>;
+
+    fn variant_seed<V: de::DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, VariantContent<'a>), Error> {
+        let Some((name, content)) = self.map.iter().next() else {
+            return Err(de::Error::custom("an enum object without a variant"));
+        };
+        let variant = seed.deserialize(name.as_str().into_deserializer())?;
+        Ok((variant, VariantContent { name, content: self.reader.inner(content), reader: self.reader }))
+    }
+}
+
+impl<'de> de::VariantAccess<'de> for VariantContent<'_> {
     type Error = Error;
 
     fn unit_variant(self) -> Result<(), Error> {
-        match self.0 {
+        match self.content.value {
             Value::Null => Ok(()),
-            other => Err(de::Error::invalid_type(unexpected(other), &"no content (a unit variant)")),
+            other => Err(self.note(de::Error::invalid_type(unexpected(other), &"no content (a unit variant)"))),
         }
     }
 
     fn newtype_variant_seed<T: de::DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
-        seed.deserialize(self)
+        seed.deserialize(self.content).map_err(|e| self.note(e))
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
-        de::Deserializer::deserialize_seq(self, visitor)
+        de::Deserializer::deserialize_seq(self.content, visitor).map_err(|e| self.note(e))
     }
 
     fn struct_variant<V: Visitor<'de>>(self, fields: &'static [&'static str], visitor: V) -> Result<V::Value, Error> {
-        de::Deserializer::deserialize_struct(self, "", fields, visitor)
+        de::Deserializer::deserialize_struct(self.content, "", fields, visitor).map_err(|e| self.note(e))
     }
 }
 
@@ -241,5 +328,37 @@ mod tests {
         let settings: crate::MockSettings =
             deserialize_data(&json!({"usage": "estimate", "journal_limit": null})).unwrap();
         assert_eq!(settings, serde_json::from_value(json!({"usage": "estimate", "journal_limit": null})).unwrap());
+    }
+
+    #[test]
+    fn the_path_names_keys_positions_and_variants_as_serde_path_to_error_did() {
+        let error = deserialize_data::<crate::api::StepSpec>(&json!({"tool_calls": [{"name": "f"}, {"name": 5}]}));
+        let error = error.unwrap_err();
+        assert_eq!(error.path, "tool_calls[1].name", "{error:?}");
+        assert!(error.message.starts_with("invalid type: integer `5`, expected a string"), "{error:?}");
+        let unknown = deserialize_data::<crate::api::FailSpec>(&json!({"kind": "rate_limited", "stauts": 1}));
+        assert_eq!(unknown.unwrap_err().path, "stauts");
+        let root = deserialize_data::<Vec<u32>>(&json!([1, null])).unwrap_err();
+        assert_eq!((root.path.as_str(), root.message.as_str()), ("[1]", "invalid type: null, expected u32"));
+        let whole = deserialize_data::<u32>(&json!("x")).unwrap_err();
+        assert_eq!(whole.path, ".");
+    }
+
+    #[test]
+    fn an_error_a_visitor_dropped_leaves_nothing_in_the_path() {
+        // A visitor that catches an error and goes on leaves its notes behind; the next error starts afresh.
+        #[derive(serde::Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Outer {
+            first: Vec<u32>,
+            second: Vec<u32>,
+        }
+        let trail = Trail::default();
+        trail.note(3, Segment::Key("stale".into()), ());
+        trail.note(1, Segment::Index(0), ());
+        trail.note(2, Segment::Key("fresh".into()), ());
+        assert_eq!(trail.path(), "fresh");
+        let error = deserialize_data::<Outer>(&json!({"first": [1], "second": [2, "x"]})).unwrap_err();
+        assert_eq!(error.path, "second[1]");
     }
 }
