@@ -47,11 +47,13 @@ pub enum ErrorKind {
     /// A host callback (a Python callable, a JS function, a C function pointer) raised its own error. Bindings
     /// re-raise the host's own object; this code is what other languages and the wire see of it.
     HostError,
+    /// A request matches none of a recording's requests (the miss names the nearest one and what differs).
+    NoRecording,
 }
 
 impl ErrorKind {
     /// Every kind, in number order (used by bindings to prove that each one is mapped).
-    pub const ALL: [ErrorKind; 16] = [
+    pub const ALL: [ErrorKind; 17] = [
         ErrorKind::InvalidScenario,
         ErrorKind::InvalidRequest,
         ErrorKind::ScriptExhausted,
@@ -68,6 +70,7 @@ impl ErrorKind {
         ErrorKind::NotFound,
         ErrorKind::RequestTooLarge,
         ErrorKind::HostError,
+        ErrorKind::NoRecording,
     ];
 
     /// The stable snake_case code, identical in every language.
@@ -89,6 +92,7 @@ impl ErrorKind {
             ErrorKind::NotFound => "not_found",
             ErrorKind::RequestTooLarge => "request_too_large",
             ErrorKind::HostError => "host_error",
+            ErrorKind::NoRecording => "no_recording",
         }
     }
 
@@ -111,6 +115,7 @@ impl ErrorKind {
             ErrorKind::NotFound => 14,
             ErrorKind::RequestTooLarge => 15,
             ErrorKind::HostError => 16,
+            ErrorKind::NoRecording => 17,
         }
     }
 
@@ -133,6 +138,7 @@ impl ErrorKind {
             ErrorKind::NotFound => "what was asked for does not exist",
             ErrorKind::RequestTooLarge => "the request is larger than the limit",
             ErrorKind::HostError => "a host callback raised its own error",
+            ErrorKind::NoRecording => "no recording matches the request",
         }
     }
 

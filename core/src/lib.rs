@@ -34,6 +34,9 @@ pub mod memory;
 mod mock;
 pub mod model;
 pub mod observe;
+#[cfg(feature = "record")]
+pub mod record;
+pub mod recorded;
 pub mod request_match;
 pub mod scenario;
 mod script;

@@ -90,6 +90,8 @@ struct Settings {
     instant: bool,
     journal_limit: Option<usize>,
     reasoning_field: ReasoningField,
+    replay_speed: f64,
+    recording: bool,
 }
 
 impl Default for Settings {
@@ -104,6 +106,8 @@ impl Default for Settings {
             instant: false,
             journal_limit: None,
             reasoning_field: ReasoningField::None,
+            replay_speed: 1.0,
+            recording: false,
         }
     }
 }
@@ -309,6 +313,11 @@ impl MockModel {
     /// Changes the settings that `settings` gives; the others stay. A default policy that would make a route
     /// repeat a tool call is refused, and then nothing changes.
     pub fn configure(&self, settings: &MockSettings) -> Result<()> {
+        if let Some(speed) = settings.replay_speed.filter(|s| !(s.is_finite() && *s > 0.0)) {
+            return Err(crate::error::invalid_argument(format!(
+                "invalid replay_speed: {speed} (a positive number: 2 replays twice as fast)"
+            )));
+        }
         let mut state = self.lock();
         if let Some(exhaustion) = settings.on_exhausted {
             for route in &state.routes {
@@ -344,6 +353,12 @@ impl MockModel {
         if let Some(field) = settings.reasoning_field {
             current.reasoning_field = field;
         }
+        if let Some(speed) = settings.replay_speed {
+            current.replay_speed = speed;
+        }
+        if let Some(recording) = settings.recording {
+            current.recording = recording;
+        }
         if let Some(limit) = settings.journal_limit {
             state.settings.journal_limit = Some(limit);
             state.journal = Journal::bounded(limit);
@@ -364,6 +379,8 @@ impl MockModel {
             instant: Some(settings.instant),
             journal_limit: settings.journal_limit,
             reasoning_field: Some(settings.reasoning_field),
+            replay_speed: Some(settings.replay_speed),
+            recording: Some(settings.recording),
         }
     }
 
@@ -408,6 +425,11 @@ impl MockModel {
     /// Where Chat Completions replies carry scripted thinking (the `reasoning_field` setting).
     pub fn reasoning_field(&self) -> ReasoningField {
         self.lock().settings.reasoning_field
+    }
+
+    /// How fast recorded replies are replayed (the `replay_speed` setting).
+    pub fn replay_speed(&self) -> f64 {
+        self.lock().settings.replay_speed
     }
 
     /// Whether hosts skip the scripted delays.
@@ -646,7 +668,7 @@ impl MockModel {
         let Some(route_index) = state.routes.iter().position(|r| r.route.matcher.matches(request)) else {
             entry.outcome = Outcome::Unmatched;
             _evicted = state.journal.push(entry);
-            let error = unmatched_error(index, request, &state.routes);
+            let error = unmatched_error(index, request, &state.routes, state.settings.recording);
             return Err((index, CallError::Cuecard(error)));
         };
         entry.route = u32::try_from(route_index).ok();
@@ -737,8 +759,13 @@ impl MockModel {
             }
         };
         let mut ids = ids.into_iter();
-        let mut envelope =
-            Envelope { number, scripted_id: None, model: request.model.clone(), created: created_seconds(at_ms) };
+        let mut envelope = Envelope {
+            number,
+            scripted_id: None,
+            model: request.model.clone(),
+            created: created_seconds(at_ms),
+            recorded: step.recorded.clone(),
+        };
         let mut next_call_id = || stream::numbered_id("call_", ids.next().unwrap_or(0));
         let resolved = match &step.body {
             StepBody::Fail(error) => {
@@ -1072,7 +1099,19 @@ fn exhausted_error(
     )
 }
 
-fn unmatched_error(index: u64, request: &ChatRequest, routes: &[RouteState]) -> Error {
+fn unmatched_error(index: u64, request: &ChatRequest, routes: &[RouteState], recording: bool) -> Error {
+    if recording {
+        // A recording's routes are its recorded requests: the nearest one and what differs is what helps.
+        return Error::new(
+            ErrorKind::NoRecording,
+            format!(
+                "no recording matches {}\n  recorded requests: {}{}\n  record it again, or edit the recording's request",
+                describe_request(index, request),
+                routes.len(),
+                nearest_request_match(request, routes),
+            ),
+        );
+    }
     let listed: Vec<String> =
         routes.iter().enumerate().map(|(i, r)| format!("{i}: {}", r.route.matcher.describe())).collect();
     Error::new(

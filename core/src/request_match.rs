@@ -286,6 +286,43 @@ impl FieldPath {
         }
         Ok(FieldPath(segments))
     }
+
+    /// `value` with what this path names replaced by `replacement` (where it exists; nothing is added).
+    pub fn replace_all(&self, value: Value, replacement: &Value) -> Value {
+        replaced(&self.0, value, replacement)
+    }
+}
+
+fn replaced(segments: &[Segment], value: Value, replacement: &Value) -> Value {
+    let Some((first, rest)) = segments.split_first() else { return replacement.clone() };
+    match (first, value) {
+        (Segment::Key(name), Value::Object(fields)) => Value::Object(
+            fields
+                .into_iter()
+                .map(|(key, inner)| {
+                    let inner = if key == *name { replaced(rest, inner, replacement) } else { inner };
+                    (key, inner)
+                })
+                .collect(),
+        ),
+        (Segment::Index(i), Value::Array(items)) => Value::Array(
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(j, item)| if j == *i { replaced(rest, item, replacement) } else { item })
+                .collect(),
+        ),
+        (Segment::Every, Value::Array(items)) => {
+            Value::Array(items.into_iter().map(|item| replaced(rest, item, replacement)).collect())
+        }
+        (_, other) => other,
+    }
+}
+
+/// A request as a recording's `match.request` holds it: the canonical form (no metadata, stream flag or tool-call
+/// ids), every field.
+pub fn recorded_request(request: &ChatRequest) -> Value {
+    Value::Object(canonical(request, &[]))
 }
 
 #[cfg(test)]

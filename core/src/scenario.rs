@@ -46,8 +46,25 @@ struct ScenarioSpec {
     instant: Option<bool>,
     #[serde(default)]
     reasoning_field: Option<crate::script::ReasoningField>,
+    #[serde(default)]
+    replay_speed: Option<f64>,
+    #[serde(default)]
+    recording: Option<RecordingSpec>,
     routes: Vec<RouteSpec>,
 }
+
+/// A recording's own section: the recording format's version, and the request paths no route of the file
+/// compares (added to each route's `match.ignore`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RecordingSpec {
+    version: u64,
+    #[serde(default)]
+    ignore: Vec<String>,
+}
+
+/// The recording format version this build reads (`recording.version`).
+pub const RECORDING_VERSION: u64 = 1;
 
 /// A parsed, validated scenario: a [`Script`] and a description. Make as many mocks from it as you like
 /// (`MockModel::from_scenario`).
@@ -242,11 +259,30 @@ impl Scenario {
         if spec.routes.is_empty() {
             issues.push(Issue { path: "routes".into(), message: "a scenario needs at least one route".into() });
         }
+        if let Some(recording) = &spec.recording {
+            if recording.version != RECORDING_VERSION {
+                issues.push(Issue {
+                    path: "recording.version".into(),
+                    message: format!(
+                        "unsupported recording version {} (this build reads {RECORDING_VERSION})",
+                        recording.version
+                    ),
+                });
+            }
+        }
+        if let Some(speed) = spec.replay_speed.filter(|s| !(s.is_finite() && *s > 0.0)) {
+            issues.push(Issue {
+                path: "replay_speed".into(),
+                message: format!("{speed} is not a positive number (2 replays twice as fast)"),
+            });
+        }
+        let file_ignores: &[String] = spec.recording.as_ref().map_or(&[], |r| r.ignore.as_slice());
         let exhaustion = spec.on_exhausted.unwrap_or_default();
         let mut routes = Vec::new();
         for (r, route_spec) in spec.routes.iter().enumerate() {
             let path = format!("routes[{r}]");
-            let matcher = match route_spec.matcher.as_ref().map(MatchSpec::to_route_match).transpose() {
+            let to_match = |m: &MatchSpec| m.to_route_match_ignoring(file_ignores);
+            let matcher = match route_spec.matcher.as_ref().map(to_match).transpose() {
                 Ok(matcher) => matcher.unwrap_or_default(),
                 Err(e) => {
                     issues.push(Issue { path: format!("{path}.match"), message: e.message().to_string() });
@@ -292,6 +328,8 @@ impl Scenario {
             instant: spec.instant,
             journal_limit: None,
             reasoning_field: spec.reasoning_field,
+            replay_speed: spec.replay_speed,
+            recording: spec.recording.is_some().then_some(true),
         };
         Ok(Scenario { script: Script { routes, settings }, description: spec.description })
     }

@@ -241,6 +241,8 @@ pub struct Step {
     pub(crate) timing: StepTiming,
     pub(crate) fail_after: Option<ProviderError>,
     pub(crate) fail_after_as: Option<StreamBreak>,
+    /// A real provider's reply to replay as is on its protocol (a recording's step).
+    pub(crate) recorded: Option<std::sync::Arc<crate::recorded::Recorded>>,
 }
 
 impl Step {
@@ -252,7 +254,14 @@ impl Step {
             timing: StepTiming::default(),
             fail_after: None,
             fail_after_as: None,
+            recorded: None,
         }
+    }
+
+    /// Replays `recorded` on the protocol it came from, instead of encoding this step's answer there.
+    pub fn with_recorded(mut self, recorded: std::sync::Arc<crate::recorded::Recorded>) -> Step {
+        self.recorded = Some(recorded);
+        self
     }
 
     /// How the failure after the tokens shows on the wire (default: the provider's error event, or a cut
@@ -734,6 +743,14 @@ pub struct MockSettings {
     /// Where Chat Completions replies carry scripted thinking (`none`, `reasoning_content`, `reasoning`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_field: Option<ReasoningField>,
+    /// How fast recorded replies are replayed: their recorded waits divided by this (default 1; `instant` skips
+    /// them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay_speed: Option<f64>,
+    /// Whether the routes are recordings: a request none matches is `no_recording` rather than
+    /// `no_route_matched`. A scenario's `recording` section sets it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recording: Option<bool>,
 }
 
 /// Where Chat Completions replies carry a step's thinking. OpenAI's own API sends no reasoning text, so by default

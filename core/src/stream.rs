@@ -360,6 +360,9 @@ pub struct Envelope {
     pub model: String,
     /// Creation time, Unix seconds from the mock's clock.
     pub created: u64,
+    /// The recorded reply of the step that answers, sent as is on its protocol.
+    #[serde(skip)]
+    pub recorded: Option<std::sync::Arc<crate::recorded::Recorded>>,
 }
 
 impl Envelope {

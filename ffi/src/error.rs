@@ -44,6 +44,8 @@ pub enum cuecard_status {
     RequestTooLarge = 15,
     /// A host callback reported its own error.
     HostError = 16,
+    /// No recording matches the request.
+    NoRecording = 17,
     /// The script says the provider fails here (not an error of cuecard): the error object's JSON has
     /// `"provider_error": {"kind", "status", "retryable", "retry_after_ms"?, "message", ...}`.
     ProviderError = 100,
@@ -69,6 +71,7 @@ impl cuecard_status {
             K::NotFound => cuecard_status::NotFound,
             K::RequestTooLarge => cuecard_status::RequestTooLarge,
             K::HostError => cuecard_status::HostError,
+            K::NoRecording => cuecard_status::NoRecording,
             // A kind added to core without a status here is reported as internal until it gets one (a test fails).
             _ => cuecard_status::Internal,
         }
@@ -144,6 +147,7 @@ fn status_code_c(status: cuecard_status) -> &'static CStr {
         cuecard_status::NotFound => c"not_found",
         cuecard_status::RequestTooLarge => c"request_too_large",
         cuecard_status::HostError => c"host_error",
+        cuecard_status::NoRecording => c"no_recording",
         cuecard_status::ProviderError => PROVIDER_ERROR_CODE,
     }
 }

@@ -70,6 +70,7 @@ pub(crate) fn statuses() -> &'static [cuecard_status] {
         S::NotFound,
         S::RequestTooLarge,
         S::HostError,
+        S::NoRecording,
         S::ProviderError,
     ]
 }

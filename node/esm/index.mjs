@@ -8,6 +8,6 @@ export const {
   InvalidScenarioError, InvalidRequestError, ScriptExhaustedError, NoRouteMatchedError, InvalidArgumentError,
   InvalidStateError, RequestCountMismatchError, AssertionFailedError, CallbackFailedError, InvalidUtf8Error,
   CuecardIOError, ToolFailedError, InternalError, NotFoundError, RequestTooLargeError, HostCallbackError,
-  ProviderError, errorClassFor,
+  NoRecordingError, ProviderError, errorClassFor,
 } = cuecard;
 export default cuecard;

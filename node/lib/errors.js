@@ -46,7 +46,7 @@ function errorClass(name, code, Base = CuecardError) {
     [name]: class extends Base {
       static code = code;
       constructor(message, data = {}) {
-        if (Base === CuecardError) {
+        if (Base === CuecardError || Object.prototype.isPrototypeOf.call(CuecardError.prototype, Base.prototype)) {
           super(message, data);
         } else {
           super(message);
@@ -71,6 +71,8 @@ const ToolFailedError = errorClass('ToolFailedError', 'tool_failed');
 const InternalError = errorClass('InternalError', 'internal');
 const NotFoundError = errorClass('NotFoundError', 'not_found');
 const RequestTooLargeError = errorClass('RequestTooLargeError', 'request_too_large', RangeError);
+/** A request matches none of a recording's requests: also a NoRouteMatchedError. */
+const NoRecordingError = errorClass('NoRecordingError', 'no_recording', NoRouteMatchedError);
 /** A callback of another language failed (a JS function's own error is thrown as itself). */
 const HostCallbackError = errorClass('HostCallbackError', 'host_error');
 
@@ -91,6 +93,7 @@ const BY_CODE = Object.freeze(Object.fromEntries([
   InvalidScenarioError, InvalidRequestError, ScriptExhaustedError, NoRouteMatchedError, InvalidArgumentError,
   InvalidStateError, RequestCountMismatchError, AssertionFailedError, CallbackFailedError, InvalidUtf8Error,
   CuecardIOError, ToolFailedError, InternalError, NotFoundError, RequestTooLargeError, HostCallbackError,
+  NoRecordingError,
 ].map((cls) => [cls.code, cls])));
 
 /** The class for a code; an unknown code (from a newer core) falls back to the base class. */
@@ -151,6 +154,6 @@ module.exports = {
   CuecardError, InvalidScenarioError, InvalidRequestError, ScriptExhaustedError, NoRouteMatchedError,
   InvalidArgumentError, InvalidStateError, RequestCountMismatchError, AssertionFailedError, CallbackFailedError,
   InvalidUtf8Error, CuecardIOError, ToolFailedError, InternalError, NotFoundError, RequestTooLargeError,
-  HostCallbackError, ProviderError, errorClassFor, makeError, callErrorOf, cuecardErrorOf, providerErrorOf,
+  HostCallbackError, NoRecordingError, ProviderError, errorClassFor, makeError, callErrorOf, cuecardErrorOf, providerErrorOf,
   wrongType, BY_CODE,
 };

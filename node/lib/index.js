@@ -62,6 +62,7 @@ module.exports = {
   NotFoundError: errors.NotFoundError,
   RequestTooLargeError: errors.RequestTooLargeError,
   HostCallbackError: errors.HostCallbackError,
+  NoRecordingError: errors.NoRecordingError,
   ProviderError: errors.ProviderError,
   errorClassFor: errors.errorClassFor,
 };

@@ -493,7 +493,7 @@ export declare const VERSION: string;
 export type ErrorCode =
   | 'invalid_scenario' | 'invalid_request' | 'script_exhausted' | 'no_route_matched' | 'invalid_argument'
   | 'invalid_state' | 'request_count_mismatch' | 'assertion_failed' | 'callback_failed' | 'invalid_utf8' | 'io'
-  | 'tool_failed' | 'internal' | 'not_found' | 'request_too_large' | 'host_error';
+  | 'tool_failed' | 'internal' | 'not_found' | 'request_too_large' | 'host_error' | 'no_recording';
 
 interface CuecardErrorFields {
   readonly code: ErrorCode;
@@ -523,6 +523,8 @@ export declare class ToolFailedError extends CuecardError {}
 export declare class InternalError extends CuecardError {}
 export declare class NotFoundError extends CuecardError {}
 export declare class HostCallbackError extends CuecardError {}
+/** A request matches none of a recording's requests (the message names the nearest one): a `NoRouteMatchedError`. */
+export declare class NoRecordingError extends NoRouteMatchedError {}
 /** An argument of the wrong type or shape: a `TypeError`. */
 export declare class InvalidArgumentError extends TypeError implements CuecardErrorFields {
   static readonly code: ErrorCode;

@@ -12,6 +12,7 @@ BUILTIN = {
     "request_count_mismatch": LookupError, "assertion_failed": AssertionError, "callback_failed": RuntimeError,
     "invalid_utf8": ValueError, "io": OSError, "tool_failed": RuntimeError, "internal": RuntimeError,
     "not_found": LookupError, "request_too_large": ValueError, "host_error": RuntimeError,
+    "no_recording": LookupError,
 }
 
 
@@ -24,6 +25,10 @@ def test_every_kind_raises_its_class_with_its_code(code):
     assert type(error) is not errors.CuecardError, f"{code} has no class of its own"
     assert isinstance(error, cuecard.CuecardError) and isinstance(error, BUILTIN[code])
     assert error.code == code
+
+
+def test_a_missing_recording_is_also_a_missing_route():
+    assert issubclass(cuecard.NoRecordingError, cuecard.NoRouteMatchedError)
 
 
 def test_the_catalogue_is_covered():

@@ -227,6 +227,10 @@ pub struct StepSpec {
     /// On the wire: hold the response without sending anything.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stall_ms: Option<u64>,
+    /// What a real provider sent for this answer (a recording's step): replayed as is on the protocol it came
+    /// from, while the fields above are the neutral answer every other protocol is encoded from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded: Option<Box<crate::recorded::Recorded>>,
 }
 
 impl StepSpec {
@@ -235,7 +239,7 @@ impl StepSpec {
         let has_answer =
             self.text.is_some() || self.tokens.is_some() || self.thinking.is_some() || self.tool_calls.is_some();
         let kinds = [has_answer, self.response.is_some(), self.fail.is_some()].iter().filter(|b| **b).count();
-        if kinds == 0 {
+        if kinds == 0 && self.recorded.is_none() {
             return Err(SpecProblem::new(
                 "",
                 "a step needs one of text, tokens, thinking, tool_calls, response or fail",
@@ -250,7 +254,10 @@ impl StepSpec {
         if self.text.is_some() && self.tokens.is_some() {
             return Err(SpecProblem::new("", "text and tokens are two ways to give the same text: use one"));
         }
-        let mut step = if let Some(fail) = &self.fail {
+        let mut step = if kinds == 0 {
+            // A recorded reply that held no answer (an empty body): the neutral answer is empty too.
+            Step::answer(Answer::default())
+        } else if let Some(fail) = &self.fail {
             if self.fail_after.is_some() || self.finish_reason.is_some() || self.usage.is_some() {
                 return Err(SpecProblem::new(
                     ".fail",
@@ -291,7 +298,21 @@ impl StepSpec {
             }
             step = step.with_fail_after_as(form);
         }
+        if let Some(recorded) = &self.recorded {
+            check_recorded(recorded)?;
+            // Replayed as recorded only while the neutral answer is the one recorded with it.
+            let edited = recorded.answer_digest.as_ref().is_some_and(|digest| *digest != self.answer_digest());
+            if !edited {
+                step = step.with_recorded(std::sync::Arc::new((**recorded).clone()));
+            }
+        }
         Ok(step)
+    }
+
+    /// The digest of this step's neutral answer (every field but `recorded`), as a recorder writes it.
+    pub fn answer_digest(&self) -> String {
+        let neutral = StepSpec { recorded: None, ..self.clone() };
+        crate::recorded::answer_digest(&serde_json::to_string(&neutral).unwrap_or_default())
     }
 
     fn answer(&self) -> std::result::Result<Answer, SpecProblem> {
@@ -436,12 +457,18 @@ pub struct MatchSpec {
 impl MatchSpec {
     /// The engine's match; an invalid request matcher or ignored path is `invalid_argument` naming it.
     pub fn to_route_match(&self) -> crate::error::Result<RouteMatch> {
+        self.to_route_match_ignoring(&[])
+    }
+
+    /// The engine's match, its request matcher also ignoring `also_ignored` (a recording's `ignore`).
+    pub fn to_route_match_ignoring(&self, also_ignored: &[String]) -> crate::error::Result<RouteMatch> {
         if self.request.is_none() && !self.ignore.is_empty() {
             return Err(crate::error::invalid_argument("`ignore` names paths of a `request` match, and there is none"));
         }
         let request = match &self.request {
             Some(request) => {
-                Some(std::sync::Arc::new(crate::request_match::RequestMatcher::new(request, &self.ignore)?))
+                let ignore: Vec<String> = self.ignore.iter().chain(also_ignored).cloned().collect();
+                Some(std::sync::Arc::new(crate::request_match::RequestMatcher::new(request, &ignore)?))
             }
             None => None,
         };
@@ -498,6 +525,26 @@ pub struct RouteSpec {
     pub on_exhausted: Option<Exhaustion>,
     /// The steps, in order.
     pub steps: Vec<StepInput>,
+}
+
+/// What a recorded exchange must be to replay: a status, and a body or frames, not both.
+fn check_recorded(recorded: &crate::recorded::Recorded) -> std::result::Result<(), SpecProblem> {
+    if !(100..=599).contains(&recorded.status) {
+        return Err(SpecProblem::new(".recorded.status", "an HTTP status is 100-599"));
+    }
+    if recorded.body.is_some() && recorded.frames.is_some() {
+        return Err(SpecProblem::new(".recorded", "a recorded reply has a body or frames (a stream), not both"));
+    }
+    if recorded.base64 && recorded.frames.is_none() {
+        return Err(SpecProblem::new(".recorded.base64", "base64 says how frames are written: add frames"));
+    }
+    if !crate::wire::is_answer_endpoint(&recorded.endpoint) {
+        return Err(SpecProblem::new(
+            ".recorded.endpoint",
+            format!("{:?} is not an endpoint that answers with a model's reply", recorded.endpoint),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -508,15 +508,7 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest, matched
             &request_id(index),
         ));
     }
-    let decoded = std::str::from_utf8(&http.body)
-        .map_err(|e| format!("the request body is not valid UTF-8 (byte {})", e.valid_up_to()))
-        .and_then(|text| match P::decode_common(text) {
-            Some(decoded) => Ok(decoded),
-            None => serde_json::from_str(text)
-                .map_err(|e| format!("the request body is not valid JSON: {e}"))
-                .and_then(|body: serde_json::Value| P::decode(&body)),
-        });
-    let mut decoded = match decoded {
+    let mut decoded = match decode_chat::<P>(http, matched) {
         Ok(decoded) => decoded,
         Err(message) => {
             let request = ChatRequest { metadata: endpoint_metadata(matched.endpoint, http), ..ChatRequest::default() };
@@ -530,27 +522,83 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest, matched
             ));
         }
     };
+    decoded.reasoning_field = mock.reasoning_field();
+    resolve_item_references(mock, &mut decoded.request);
+    let (endpoint, speed) = (matched.endpoint, mock.replay_speed());
+    if decoded.request.stream {
+        let turn = mock.chat_stream_turn(&decoded.request, Some(raw(http)));
+        turn.map(move |result| match recorded_stream_reply(&result, endpoint, speed) {
+            Some(reply) => reply,
+            None => streamed_reply::<P>(result, &decoded),
+        })
+    } else {
+        let turn = mock.chat_timed_turn(&decoded.request, Some(raw(http)));
+        turn.map(move |exchange| {
+            let recorded = exchange.envelope.as_ref().and_then(|e| e.recorded.as_ref());
+            match recorded.filter(|r| r.replays_for(endpoint, false)) {
+                Some(recorded) => recorded.reply(speed),
+                None => whole_reply::<P>(exchange, &decoded),
+            }
+        })
+    }
+}
+
+/// The recorded reply of the step that answers a streaming request, when it was recorded from this endpoint as a
+/// stream: sent as recorded, and journaled as the scripted stream would be (a client that leaves early shows).
+fn recorded_stream_reply(result: &StreamResult, endpoint: &str, speed: f64) -> Option<HttpReply> {
+    let stream = result.as_ref().ok()?;
+    let recorded = stream.envelope().recorded.as_ref().filter(|r| r.replays_for(endpoint, true))?;
+    match recorded.reply(speed) {
+        HttpReply::Stream { stall_ms, status, headers, frames, end, base64, .. } => {
+            Some(HttpReply::Stream { stall_ms, status, headers, frames, end, base64, entry: Some(stream.entry()) })
+        }
+        whole => Some(whole),
+    }
+}
+
+/// Whether `endpoint` is one the protocol table answers with a model's reply (what a recording can hold).
+pub fn is_answer_endpoint(endpoint: &str) -> bool {
+    routes::ANSWER_ENDPOINTS.contains(&endpoint)
+}
+
+/// A chat request as the neutral request and its protocol options: the body decoded, then what the path and
+/// headers say (the endpoint and operation; Gemini's model and stream verb and Azure's deployment win over the
+/// body).
+fn decode_chat<P: ChatProtocol>(http: &HttpRequest, matched: &Matched) -> Result<DecodedRequest, String> {
+    let text = std::str::from_utf8(&http.body)
+        .map_err(|e| format!("the request body is not valid UTF-8 (byte {})", e.valid_up_to()))?;
+    let mut decoded = match P::decode_common(text) {
+        Some(decoded) => decoded,
+        None => {
+            let body: serde_json::Value =
+                serde_json::from_str(text).map_err(|e| format!("the request body is not valid JSON: {e}"))?;
+            P::decode(&body)?
+        }
+    };
     let metadata = endpoint_metadata(matched.endpoint, http);
     decoded.request.metadata.endpoint = metadata.endpoint;
     if metadata.operation.is_some() {
         decoded.request.metadata.operation = metadata.operation;
     }
-    // What the path says wins over the body: Gemini's model and stream verb, Azure's deployment.
     if let Some(model) = &matched.model {
         decoded.request.model.clone_from(model);
     }
     if let Some(stream) = matched.stream {
         decoded.request.stream = stream;
     }
-    decoded.reasoning_field = mock.reasoning_field();
-    resolve_item_references(mock, &mut decoded.request);
-    if decoded.request.stream {
-        let turn = mock.chat_stream_turn(&decoded.request, Some(raw(http)));
-        turn.map(move |result| streamed_reply::<P>(result, &decoded))
-    } else {
-        let turn = mock.chat_timed_turn(&decoded.request, Some(raw(http)));
-        turn.map(move |exchange| whole_reply::<P>(exchange, &decoded))
-    }
+    Ok(decoded)
+}
+
+/// The neutral request of a chat protocol's HTTP request (the protocol table's `decode`).
+fn decode_http<P: ChatProtocol>(http: &HttpRequest, matched: &Matched) -> Result<ChatRequest, String> {
+    decode_chat::<P>(http, matched).map(|decoded| decoded.request)
+}
+
+/// The endpoint an HTTP request is for and, when it is a chat endpoint's, its neutral request (or what is wrong
+/// with it): what a recorder keeps of a request. `None` for a path the protocol table does not serve.
+pub fn decode_request(http: &HttpRequest) -> Option<(&'static str, Option<Result<ChatRequest, String>>)> {
+    let (route, matched) = routes::find(http)?;
+    Some((matched.endpoint, route.decode(http, &matched)))
 }
 
 /// The name of an assistant message that stands for an OpenAI `item_reference` (`item_reference:msg_1`).

@@ -13,6 +13,7 @@
 
 use super::{anthropic, bedrock, extras, gemini, ollama, openai_chat, openai_responses, HttpReply, HttpRequest};
 use crate::mock::MockModel;
+use crate::model::ChatRequest;
 use crate::turn::Turn;
 
 /// What a row's answer is given: the row, and the model its path named.
@@ -36,10 +37,14 @@ pub(crate) struct Route {
     stream: Option<bool>,
     when: Option<fn(&HttpRequest) -> bool>,
     answer: Answer,
+    decode: Option<Decode>,
 }
 
+/// A chat row's request as the neutral request, or what is wrong with it.
+type Decode = fn(&HttpRequest, &Matched) -> Result<ChatRequest, String>;
+
 const fn row(method: &'static str, pattern: &'static str, endpoint: &'static str, answer: Answer) -> Route {
-    Route { method, pattern, endpoint, stream: None, when: None, answer }
+    Route { method, pattern, endpoint, stream: None, when: None, answer, decode: None }
 }
 
 /// A request from one of Google's SDKs (they send `x-goog-api-key` or `x-goog-api-client`); they share
@@ -48,16 +53,15 @@ fn from_google(request: &HttpRequest) -> bool {
     request.header("x-goog-api-client").is_some() || request.header("x-goog-api-key").is_some()
 }
 
-// Each protocol's answers, as the table's function pointers.
-const OPENAI_CHAT: Answer = super::chat::<openai_chat::OpenAiChat>;
-const AZURE_CHAT: Answer = super::chat::<openai_chat::AzureChat>;
-const OPENAI_RESPONSES: Answer = super::chat::<openai_responses::OpenAiResponses>;
-const ANTHROPIC_MESSAGES: Answer = super::chat::<anthropic::AnthropicMessages>;
-const GEMINI_GENERATE: Answer = super::chat::<gemini::GeminiGenerate>;
-const BEDROCK_CONVERSE: Answer = super::chat::<bedrock::BedrockConverse>;
-const BEDROCK_INVOKE: Answer = super::chat::<bedrock::BedrockInvoke>;
-const OLLAMA_CHAT: Answer = super::chat::<ollama::OllamaChat>;
-const OLLAMA_GENERATE: Answer = super::chat::<ollama::OllamaGenerate>;
+/// A chat protocol's row: answered by `wire::chat`, and decodable to a neutral request alone (what a recorder
+/// keeps of a request).
+const fn chat_row<P: super::ChatProtocol + 'static>(
+    method: &'static str,
+    pattern: &'static str,
+    endpoint: &'static str,
+) -> Route {
+    Route { decode: Some(super::decode_http::<P>), ..row(method, pattern, endpoint, super::chat::<P>) }
+}
 
 /// A row's answer that is whole at once (no computed step to wait for): `whole!(|mock, request, matched| ...)`.
 macro_rules! whole {
@@ -72,9 +76,9 @@ macro_rules! whole {
 /// The table. Order matters only where two patterns can match one path (the Gemini model list before OpenAI's).
 pub(crate) static ROUTES: &[Route] = &[
     // OpenAI and Anthropic, with and without the /v1 prefix.
-    row("POST", "/[v1]/chat/completions", "chat_completions", OPENAI_CHAT),
-    row("POST", "/[v1]/responses", "responses", OPENAI_RESPONSES),
-    row("POST", "/[v1]/messages", "messages", ANTHROPIC_MESSAGES),
+    chat_row::<openai_chat::OpenAiChat>("POST", "/[v1]/chat/completions", "chat_completions"),
+    chat_row::<openai_responses::OpenAiResponses>("POST", "/[v1]/responses", "responses"),
+    chat_row::<anthropic::AnthropicMessages>("POST", "/[v1]/messages", "messages"),
     Route {
         when: Some(from_google),
         ..row(
@@ -92,16 +96,16 @@ pub(crate) static ROUTES: &[Route] = &[
         whole!(|mock, request, matched| extras::embeddings(mock, request, matched)),
     ),
     // Azure OpenAI: deployments (the deployment is the model), the unversioned and the /openai/v1 surfaces.
-    row("POST", "/openai/deployments/{model}/chat/completions", "chat_completions", AZURE_CHAT),
-    row("POST", "/openai/deployments/{model}/responses", "responses", OPENAI_RESPONSES),
+    chat_row::<openai_chat::AzureChat>("POST", "/openai/deployments/{model}/chat/completions", "chat_completions"),
+    chat_row::<openai_responses::OpenAiResponses>("POST", "/openai/deployments/{model}/responses", "responses"),
     row(
         "POST",
         "/openai/deployments/{model}/embeddings",
         "embeddings",
         whole!(|mock, request, matched| extras::embeddings(mock, request, matched)),
     ),
-    row("POST", "/openai/[v1]/chat/completions", "chat_completions", AZURE_CHAT),
-    row("POST", "/openai/[v1]/responses", "responses", OPENAI_RESPONSES),
+    chat_row::<openai_chat::AzureChat>("POST", "/openai/[v1]/chat/completions", "chat_completions"),
+    chat_row::<openai_responses::OpenAiResponses>("POST", "/openai/[v1]/responses", "responses"),
     row(
         "POST",
         "/openai/[v1]/embeddings",
@@ -110,10 +114,10 @@ pub(crate) static ROUTES: &[Route] = &[
     ),
     row("GET", "/openai/[v1]/models", "models", whole!(|mock, request, _m| extras::models(mock, request))),
     // Google Gemini (v1, v1beta, v1alpha, and Vertex AI's v1beta1 with or without a project and location).
-    row("POST", "/{_}/models/{model}:generateContent", "gemini_generate", GEMINI_GENERATE),
+    chat_row::<gemini::GeminiGenerate>("POST", "/{_}/models/{model}:generateContent", "gemini_generate"),
     Route {
         stream: Some(true),
-        ..row("POST", "/{_}/models/{model}:streamGenerateContent", "gemini_generate", GEMINI_GENERATE)
+        ..chat_row::<gemini::GeminiGenerate>("POST", "/{_}/models/{model}:streamGenerateContent", "gemini_generate")
     },
     row(
         "POST",
@@ -133,24 +137,26 @@ pub(crate) static ROUTES: &[Route] = &[
         "gemini_embed",
         whole!(|mock, request, matched| gemini::embed(mock, request, matched)),
     ),
-    row("POST", "/{_}/publishers/{_}/models/{model}:generateContent", "gemini_generate", GEMINI_GENERATE),
+    chat_row::<gemini::GeminiGenerate>("POST", "/{_}/publishers/{_}/models/{model}:generateContent", "gemini_generate"),
     Route {
         stream: Some(true),
-        ..row("POST", "/{_}/publishers/{_}/models/{model}:streamGenerateContent", "gemini_generate", GEMINI_GENERATE)
+        ..chat_row::<gemini::GeminiGenerate>(
+            "POST",
+            "/{_}/publishers/{_}/models/{model}:streamGenerateContent",
+            "gemini_generate",
+        )
     },
-    row(
+    chat_row::<gemini::GeminiGenerate>(
         "POST",
         "/{_}/projects/{_}/locations/{_}/publishers/{_}/models/{model}:generateContent",
         "gemini_generate",
-        GEMINI_GENERATE,
     ),
     Route {
         stream: Some(true),
-        ..row(
+        ..chat_row::<gemini::GeminiGenerate>(
             "POST",
             "/{_}/projects/{_}/locations/{_}/publishers/{_}/models/{model}:streamGenerateContent",
             "gemini_generate",
-            GEMINI_GENERATE,
         )
     },
     row(
@@ -187,16 +193,19 @@ pub(crate) static ROUTES: &[Route] = &[
         whole!(|mock, request, matched| gemini::model(mock, request, matched)),
     ),
     // AWS Bedrock Runtime (the model id percent-decoded; the path says whether to stream).
-    row("POST", "/model/{model}/converse", "bedrock_converse", BEDROCK_CONVERSE),
-    Route { stream: Some(true), ..row("POST", "/model/{model}/converse-stream", "bedrock_converse", BEDROCK_CONVERSE) },
-    row("POST", "/model/{model}/invoke", "bedrock_invoke", BEDROCK_INVOKE),
+    chat_row::<bedrock::BedrockConverse>("POST", "/model/{model}/converse", "bedrock_converse"),
     Route {
         stream: Some(true),
-        ..row("POST", "/model/{model}/invoke-with-response-stream", "bedrock_invoke", BEDROCK_INVOKE)
+        ..chat_row::<bedrock::BedrockConverse>("POST", "/model/{model}/converse-stream", "bedrock_converse")
+    },
+    chat_row::<bedrock::BedrockInvoke>("POST", "/model/{model}/invoke", "bedrock_invoke"),
+    Route {
+        stream: Some(true),
+        ..chat_row::<bedrock::BedrockInvoke>("POST", "/model/{model}/invoke-with-response-stream", "bedrock_invoke")
     },
     // Ollama.
-    row("POST", "/api/chat", "ollama_chat", OLLAMA_CHAT),
-    row("POST", "/api/generate", "ollama_generate", OLLAMA_GENERATE),
+    chat_row::<ollama::OllamaChat>("POST", "/api/chat", "ollama_chat"),
+    chat_row::<ollama::OllamaGenerate>("POST", "/api/generate", "ollama_generate"),
     row("POST", "/api/embed", "ollama_embed", whole!(|mock, request, matched| ollama::embed(mock, request, matched))),
     row(
         "POST",
@@ -213,6 +222,18 @@ pub(crate) static ROUTES: &[Route] = &[
         "ollama_models",
         whole!(|mock, request, matched| ollama::version(mock, request, matched)),
     ),
+];
+
+/// The endpoints whose rows answer with a model's reply (the chat protocols), which a recording can hold.
+pub(crate) const ANSWER_ENDPOINTS: [&str; 8] = [
+    "chat_completions",
+    "responses",
+    "messages",
+    "gemini_generate",
+    "bedrock_converse",
+    "bedrock_invoke",
+    "ollama_chat",
+    "ollama_generate",
 ];
 
 /// The paths the unknown-path 404 lists, one per protocol.
@@ -244,6 +265,11 @@ pub(crate) fn find(request: &HttpRequest) -> Option<(&'static Route, Matched)> {
 }
 
 impl Route {
+    /// The neutral request of a chat row's request (`None` for the other rows).
+    pub(crate) fn decode(&self, request: &HttpRequest, matched: &Matched) -> Option<Result<ChatRequest, String>> {
+        self.decode.map(|decode| decode(request, matched))
+    }
+
     /// Answers the request this row matched.
     pub(crate) fn answer(&self, mock: &MockModel, request: &HttpRequest, matched: &Matched) -> Turn<HttpReply> {
         (self.answer)(mock, request, matched)

@@ -5,7 +5,7 @@ from ._cuecard import (CallObservation, MockMemory, MockTool, RecordingObserver,
 from .errors import (ArgumentTypeError, AssertionFailedError, CallbackFailedError, CuecardError, CuecardFileError,
                      CuecardIOError, CuecardIsADirectoryError, CuecardPermissionError, HostCallbackError,
                      InternalError, InvalidArgumentError, InvalidRequestError, InvalidScenarioError, InvalidStateError,
-                     InvalidUtf8Error, NoRouteMatchedError, NotFoundError, ProviderError, RequestCountMismatchError,
+                     InvalidUtf8Error, NoRecordingError, NoRouteMatchedError, NotFoundError, ProviderError, RequestCountMismatchError,
                      RequestTooLargeError, ScenarioFileNotFoundError, ScriptExhaustedError, ToolFailedError)
 from .mock import MockModel
 from . import tools
@@ -17,7 +17,7 @@ __all__ = [
     "MockModel", "MockTool", "MockMemory", "RecordingObserver", "CallObservation", "Server", "tools",
     "openai_client", "anthropic_client", "gemini_client", "ollama_client", "bedrock_client", "transport_for", "async_transport_for", "assert_that", "tokenize",
     "count_tokens", "message_text", "CuecardError", "ProviderError", "InvalidScenarioError", "InvalidRequestError",
-    "ScriptExhaustedError", "NoRouteMatchedError", "InvalidArgumentError", "InvalidStateError",
+    "ScriptExhaustedError", "NoRouteMatchedError", "NoRecordingError", "InvalidArgumentError", "InvalidStateError",
     "RequestCountMismatchError", "AssertionFailedError", "CallbackFailedError", "InvalidUtf8Error", "CuecardIOError",
     "ToolFailedError", "InternalError", "NotFoundError", "RequestTooLargeError", "HostCallbackError",
     "ArgumentTypeError", "ScenarioFileNotFoundError", "CuecardPermissionError", "CuecardIsADirectoryError",

@@ -88,12 +88,20 @@ class HostCallbackError(CuecardError, RuntimeError):
     code = "host_error"
 
 
+class NoRecordingError(NoRouteMatchedError):
+    """A request matches none of a recording's requests; the message names the nearest recording and each field
+    that differs. A `NoRouteMatchedError`, so code that catches that catches this too."""
+
+    code = "no_recording"
+
+
 _BY_CODE: dict[str, type[CuecardError]] = {
     cls.code: cls
     for cls in (
         InvalidScenarioError, InvalidRequestError, ScriptExhaustedError, NoRouteMatchedError, InvalidArgumentError,
         InvalidStateError, RequestCountMismatchError, AssertionFailedError, CallbackFailedError, InvalidUtf8Error,
         CuecardIOError, ToolFailedError, InternalError, NotFoundError, RequestTooLargeError, HostCallbackError,
+        NoRecordingError,
     )
 }
 

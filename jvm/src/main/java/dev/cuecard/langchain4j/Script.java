@@ -59,7 +59,7 @@ abstract class Script<SELF extends Script<SELF>> implements AutoCloseable {
     static RuntimeException javaMisuse(CuecardException e) {
         return switch (e.code()) {
             case "invalid_argument", "callback_failed" -> new IllegalArgumentException(e.getMessage(), e);
-            case "invalid_state", "script_exhausted", "no_route_matched", "request_count_mismatch" ->
+            case "invalid_state", "script_exhausted", "no_route_matched", "no_recording", "request_count_mismatch" ->
                     new IllegalStateException(e.getMessage(), e);
             default -> e;
         };

@@ -1,0 +1,211 @@
+//! What never reaches a recording file: credentials in headers, the keys a client sent (wherever they reappear),
+//! key-shaped text, and what the user names (texts, and request fields by path).
+
+use serde_json::{Map, Value};
+
+/// What replaces a redacted value.
+pub const REDACTED: &str = "[REDACTED]";
+
+/// Request headers whose values are credentials: their values are scrubbed from everything written.
+const CREDENTIAL_HEADERS: [&str; 6] =
+    ["authorization", "x-api-key", "api-key", "x-goog-api-key", "proxy-authorization", "x-amz-security-token"];
+
+/// Response headers that say nothing about the answer, or identify an account or a connection.
+const DROPPED_RESPONSE_HEADERS: [&str; 16] = [
+    "connection",
+    "keep-alive",
+    "transfer-encoding",
+    "content-length",
+    "content-encoding",
+    "date",
+    "server",
+    "via",
+    "alt-svc",
+    "strict-transport-security",
+    "set-cookie",
+    "openai-organization",
+    "openai-project",
+    "anthropic-organization-id",
+    "cf-ray",
+    "x-envoy-upstream-service-time",
+];
+
+/// Whether a header's name says it holds a secret (`x-my-api-key`, `x-session-token`, `cookie`).
+fn names_a_secret(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    CREDENTIAL_HEADERS.contains(&name.as_str())
+        || ["secret", "password", "cookie", "api-key", "apikey", "auth", "session"].iter().any(|w| name.contains(w))
+        || name.ends_with("-key")
+        || name.ends_with("-token")
+}
+
+/// The response headers a recording keeps: lower-case names, without the dropped and the secret ones.
+pub fn kept_response_headers(headers: &[(String, String)]) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|(n, v)| (n.to_ascii_lowercase(), v.clone()))
+        .filter(|(n, _)| !DROPPED_RESPONSE_HEADERS.contains(&n.as_str()) && !n.starts_with("cf-") && !names_a_secret(n))
+        .collect()
+}
+
+/// The secrets a request carries: its credential headers' values (a bearer token without `Bearer `), and query
+/// parameters named like a secret (`key=` of Google's API).
+pub fn request_secrets(headers: &[(String, String)], query: &str) -> Vec<String> {
+    let mut secrets = Vec::new();
+    for (name, value) in headers {
+        if names_a_secret(name) {
+            let value = value.trim();
+            let token = value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")).unwrap_or(value);
+            secrets.push(token.trim().to_string());
+        }
+    }
+    for pair in query.split('&') {
+        if let Some((name, value)) = pair.split_once('=') {
+            if name == "key" || names_a_secret(name) {
+                secrets.push(value.to_string());
+            }
+        }
+    }
+    // A short value ("x") would blank ordinary words; credentials are long.
+    secrets.retain(|s| s.len() >= 8);
+    secrets.sort();
+    secrets.dedup();
+    secrets
+}
+
+/// The user's redaction rules and the secrets seen, applied to every string written.
+#[derive(Clone, Debug, Default)]
+pub struct Scrubber {
+    /// Exact texts replaced wherever they occur (the keys seen, and the user's).
+    pub texts: Vec<String>,
+}
+
+impl Scrubber {
+    /// `text` with every known secret and every key-shaped word replaced.
+    pub fn scrub(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for secret in &self.texts {
+            if !secret.is_empty() && out.contains(secret.as_str()) {
+                out = out.replace(secret.as_str(), REDACTED);
+            }
+        }
+        scrub_key_shapes(&out)
+    }
+
+    /// Every string of `value` (object keys too) scrubbed.
+    pub fn scrub_value(&self, value: Value) -> Value {
+        match value {
+            Value::String(s) => Value::String(self.scrub(&s)),
+            Value::Array(items) => Value::Array(items.into_iter().map(|v| self.scrub_value(v)).collect()),
+            Value::Object(fields) => {
+                Value::Object(fields.into_iter().map(|(k, v)| (self.scrub(&k), self.scrub_value(v))).collect())
+            }
+            other => other,
+        }
+    }
+}
+
+/// The prefixes of provider keys, and the least length of what follows: OpenAI's `sk-` (and `sk-proj-`),
+/// Anthropic's `sk-ant-`, Google's `AIza`, AWS access key ids `AKIA`.
+const KEY_SHAPES: [(&str, usize); 3] = [("sk-", 20), ("AIza", 30), ("AKIA", 16)];
+
+fn is_key_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '-' || c == '_'
+}
+
+/// `text` with every word shaped like a provider key replaced (a key the recorder was not told about, pasted
+/// into a prompt or echoed by an upstream).
+pub fn scrub_key_shapes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    'scan: while !rest.is_empty() {
+        for (prefix, least) in KEY_SHAPES {
+            if let Some(after) = rest.strip_prefix(prefix) {
+                let boundary = out.chars().last().is_none_or(|c| !is_key_char(c));
+                let length = after.find(|c: char| !is_key_char(c)).unwrap_or(after.len());
+                if boundary && length >= least {
+                    out.push_str(REDACTED);
+                    rest = after.get(length..).unwrap_or_default();
+                    continue 'scan;
+                }
+            }
+        }
+        let mut chars = rest.chars();
+        if let Some(c) = chars.next() {
+            out.push(c);
+        }
+        rest = chars.as_str();
+    }
+    out
+}
+
+/// Whether `text` still holds a secret or a key-shaped word: checked on the whole file before it is written.
+pub fn leftover_secret(text: &str, secrets: &[String]) -> Option<String> {
+    if let Some(secret) = secrets.iter().find(|s| !s.is_empty() && text.contains(s.as_str())) {
+        let shown: String = secret.chars().take(6).collect();
+        return Some(format!("a key the client sent ({shown}...)"));
+    }
+    (scrub_key_shapes(text) != text).then(|| "a word shaped like a provider key".to_string())
+}
+
+/// `request` with the fields `paths` name replaced by `[REDACTED]` (the request a recording matches on; the same
+/// paths are then ignored when matching, so the live request's value never counts).
+pub fn redact_fields(request: Value, paths: &[crate::request_match::FieldPath]) -> Value {
+    paths.iter().fold(request, |value, path| path.replace_all(value, &Value::String(REDACTED.into())))
+}
+
+/// An object with `key` set, for building documents in order.
+pub(crate) fn object(fields: Vec<(&str, Value)>) -> Value {
+    let mut map = Map::new();
+    for (key, value) in fields {
+        map.insert(key.to_string(), value);
+    }
+    Value::Object(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credential_headers_are_secrets_and_never_kept() {
+        let headers = vec![
+            ("Authorization".to_string(), "Bearer sk-test-0123456789abcdefghij".to_string()),
+            ("x-api-key".to_string(), "ant-key-123456".to_string()),
+            ("content-type".to_string(), "application/json".to_string()),
+        ];
+        assert_eq!(
+            request_secrets(&headers, "key=AIzaSecretSecret&alt=sse"),
+            vec![
+                "AIzaSecretSecret".to_string(),
+                "ant-key-123456".to_string(),
+                "sk-test-0123456789abcdefghij".to_string(),
+            ]
+        );
+        let reply = vec![
+            ("Content-Type".to_string(), "text/event-stream".to_string()),
+            ("set-cookie".to_string(), "a=b".to_string()),
+            ("openai-organization".to_string(), "org-x".to_string()),
+            ("x-ratelimit-remaining-tokens".to_string(), "999".to_string()),
+            ("x-request-id".to_string(), "req_1".to_string()),
+        ];
+        let kept: Vec<String> = kept_response_headers(&reply).into_iter().map(|(name, _)| name).collect();
+        assert_eq!(kept, ["content-type", "x-ratelimit-remaining-tokens", "x-request-id"]);
+    }
+
+    #[test]
+    fn key_shaped_words_are_replaced_and_ordinary_words_stay() {
+        assert_eq!(
+            scrub_key_shapes("use sk-proj-abcdefghijklmnopqrstuvwx now; task-sk-1 and sk-short stay"),
+            "use [REDACTED] now; task-sk-1 and sk-short stay"
+        );
+        assert_eq!(scrub_key_shapes("é AIzaSyA1234567890abcdefghijklmnopqrs"), "é [REDACTED]");
+        let scrubber = Scrubber { texts: vec!["hunter2-long-secret".into()] };
+        assert_eq!(
+            scrubber.scrub_value(serde_json::json!({"a": ["x hunter2-long-secret y"]})),
+            serde_json::json!({"a": ["x [REDACTED] y"]})
+        );
+        assert!(leftover_secret("x hunter2-long-secret", &scrubber.texts).is_some());
+        assert!(leftover_secret("nothing here", &scrubber.texts).is_none());
+    }
+}

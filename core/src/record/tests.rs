@@ -1,0 +1,327 @@
+//! Recording a mock's own replies (a stand-in upstream), then replaying the recording: the same bytes on the same
+//! protocol, the neutral answer in-process and after an edit, and misses that say what differs.
+
+use super::*;
+use crate::wire::{handle, HttpReply};
+use crate::{MockModel, Scenario};
+use base64::Engine;
+
+/// The upstream: one answer with text and a tool call, for each of 32 requests.
+fn upstream() -> MockModel {
+    let step = json!({"text": "It is sunny in Paris.", "tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]});
+    let steps = vec![step; 32];
+    let scenario = Scenario::from_value(json!({"cuecard": 1, "routes": [{"steps": steps}]})).unwrap();
+    MockModel::from_scenario(&scenario).unwrap()
+}
+
+/// Every chat protocol's path and body, whole and streamed.
+fn requests() -> Vec<(&'static str, HttpRequest)> {
+    let chat = r#"{"model":"gpt-4o","messages":[{"role":"user","content":"Weather in Paris?"}]STREAM}"#;
+    let responses = r#"{"model":"gpt-4o","input":"Weather in Paris?"STREAM}"#;
+    let messages = r#"{"model":"claude-sonnet-4-5","max_tokens":256,"messages":[{"role":"user","content":"Weather in Paris?"}]STREAM}"#;
+    let gemini = r#"{"contents":[{"role":"user","parts":[{"text":"Weather in Paris?"}]}]}"#;
+    let ollama = r#"{"model":"llama3.2","messages":[{"role":"user","content":"Weather in Paris?"}]STREAM}"#;
+    let generate = r#"{"model":"llama3.2","prompt":"Weather in Paris?"STREAM}"#;
+    let converse = r#"{"messages":[{"role":"user","content":[{"text":"Weather in Paris?"}]}]}"#;
+    let invoke = r#"{"anthropic_version":"bedrock-2023-05-31","max_tokens":256,"messages":[{"role":"user","content":"Weather in Paris?"}]}"#;
+    let body = |template: &str, stream: &str| template.replace("STREAM", stream);
+    let mut out = Vec::new();
+    for (name, path, template, whole, streamed) in [
+        ("chat", "/v1/chat/completions", chat, "", r#","stream":true,"stream_options":{"include_usage":true}"#),
+        ("responses", "/v1/responses", responses, "", r#","stream":true"#),
+        ("messages", "/v1/messages", messages, "", r#","stream":true"#),
+        ("ollama chat", "/api/chat", ollama, r#","stream":false"#, r#","stream":true"#),
+        ("ollama generate", "/api/generate", generate, r#","stream":false"#, r#","stream":true"#),
+    ] {
+        out.push((name, HttpRequest::post_json(path, &body(template, whole))));
+        out.push((name, HttpRequest::post_json(path, &body(template, streamed))));
+    }
+    out.push(("gemini", HttpRequest::post_json("/v1beta/models/gemini-2.5-flash:generateContent", gemini)));
+    out.push((
+        "gemini",
+        HttpRequest::post_json("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", gemini),
+    ));
+    out.push(("converse", HttpRequest::post_json("/model/amazon.nova-pro-v1:0/converse", converse)));
+    out.push(("converse", HttpRequest::post_json("/model/amazon.nova-pro-v1:0/converse-stream", converse)));
+    out.push(("invoke", HttpRequest::post_json("/model/anthropic.claude-sonnet-4-5/invoke", invoke)));
+    out.push((
+        "invoke",
+        HttpRequest::post_json("/model/anthropic.claude-sonnet-4-5/invoke-with-response-stream", invoke),
+    ));
+    out
+}
+
+/// A reply as a proxy would have seen it arrive: each frame a chunk at its time.
+fn as_upstream(reply: &HttpReply) -> UpstreamReply {
+    match reply {
+        HttpReply::Full { delay_ms, status, headers, body } => UpstreamReply {
+            status: *status,
+            headers: headers.clone(),
+            headers_ms: *delay_ms,
+            chunks: vec![(*delay_ms, body.as_bytes().to_vec())],
+            cut: false,
+        },
+        HttpReply::Stream { stall_ms, status, headers, frames, base64, end, .. } => {
+            let mut at = *stall_ms;
+            let chunks = frames
+                .iter()
+                .map(|frame| {
+                    at += frame.delay_ms;
+                    let bytes = if *base64 {
+                        base64::engine::general_purpose::STANDARD.decode(&frame.data).unwrap()
+                    } else {
+                        frame.data.into_bytes()
+                    };
+                    (at, bytes)
+                })
+                .collect();
+            UpstreamReply {
+                status: *status,
+                headers: headers.clone(),
+                headers_ms: 0,
+                chunks,
+                cut: *end == crate::wire::StreamEnd::Cut,
+            }
+        }
+        HttpReply::Abort { .. } => panic!("no reply"),
+    }
+}
+
+/// The bytes a client receives.
+fn bytes_of(reply: &HttpReply) -> Vec<u8> {
+    as_upstream(reply).chunks.into_iter().flat_map(|(_, c)| c).collect()
+}
+
+fn replaying(recorder: &Recorder) -> MockModel {
+    let text = recorder.to_text(true).unwrap();
+    MockModel::from_scenario(&Scenario::from_yaml(&text).unwrap()).unwrap()
+}
+
+#[test]
+fn every_protocol_replays_the_recorded_bytes_whole_and_streamed() {
+    let upstream = upstream();
+    let mut recorder = Recorder::new(RecordOptions::default()).unwrap();
+    let mut sent = Vec::new();
+    for (name, request) in requests() {
+        let reply = handle(&upstream, &request);
+        assert_eq!(reply.status(), 200, "{name}: {}", reply.body_text());
+        recorder.record(&request, &as_upstream(&reply)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        sent.push((name, request, reply));
+    }
+    assert_eq!(recorder.recorded(), sent.len());
+    let replay = replaying(&recorder);
+    for (name, request, original) in &sent {
+        let replayed = handle(&replay, request);
+        assert_eq!(replayed.status(), original.status(), "{name}");
+        assert_eq!(replayed.header("content-type"), original.header("content-type"), "{name}");
+        assert!(bytes_of(&replayed) == bytes_of(original), "{name} {}: the replay differs", request.path);
+    }
+    assert_eq!(replay.unused_steps(), Vec::new(), "every recorded reply was replayed");
+}
+
+#[test]
+fn the_neutral_answer_is_read_back_from_every_protocol() {
+    let upstream = upstream();
+    for (name, request) in requests() {
+        let mut recorder = Recorder::new(RecordOptions::default()).unwrap();
+        recorder.record(&request, &as_upstream(&handle(&upstream, &request))).unwrap();
+        let step = &recorder.document()["routes"][0]["steps"][0];
+        assert_eq!(step["text"], "It is sunny in Paris.", "{name} {}: {step:#}", request.path);
+        if name != "ollama generate" {
+            assert_eq!(step["tool_calls"][0]["name"], "get_weather", "{name} {}: {step:#}", request.path);
+            assert_eq!(step["tool_calls"][0]["arguments"], json!({"city": "Paris"}), "{name} {}", request.path);
+        }
+        assert!(step["usage"]["output_tokens"].as_u64().is_some_and(|n| n > 0), "{name} {}: {step:#}", request.path);
+    }
+}
+
+#[test]
+fn in_process_and_after_an_edit_the_neutral_answer_is_what_replays() {
+    let upstream = upstream();
+    let (_, request) = requests().remove(0);
+    let mut recorder = Recorder::new(RecordOptions::default()).unwrap();
+    recorder.record(&request, &as_upstream(&handle(&upstream, &request))).unwrap();
+    // In-process: the neutral request of the same question gets the neutral answer.
+    let chat = crate::ChatRequest::user("gpt-4o", "Weather in Paris?");
+    let answered = replaying(&recorder).chat(&chat).unwrap();
+    assert_eq!(answered.message.text.as_deref(), Some("It is sunny in Paris."));
+    // Edited: the text changed, so the wire encodes it instead of sending the recorded bytes.
+    let mut document = recorder.document();
+    document["routes"][0]["steps"][0]["text"] = json!("It rains in Paris.");
+    let edited = MockModel::from_scenario(&Scenario::from_value(document).unwrap()).unwrap();
+    let reply = handle(&edited, &request);
+    assert!(reply.body_text().contains("It rains in Paris."), "{}", reply.body_text());
+}
+
+#[test]
+fn a_request_no_recording_matches_names_the_nearest_and_what_differs() {
+    let upstream = upstream();
+    let (_, request) = requests().remove(0);
+    let mut recorder = Recorder::new(RecordOptions::default()).unwrap();
+    recorder.record(&request, &as_upstream(&handle(&upstream, &request))).unwrap();
+    let replay = replaying(&recorder);
+    let lyon = crate::ChatRequest::user("gpt-4o", "Weather in Lyon?");
+    let error = replay.chat(&lyon).unwrap_err().to_string();
+    assert!(error.contains("no recording matches"), "{error}");
+    assert!(error.contains(r#"messages[0].content[0].text: "Weather in Paris?" != "Weather in Lyon?""#), "{error}");
+    let wire = handle(
+        &replay,
+        &HttpRequest::post_json(
+            "/v1/chat/completions",
+            r#"{"model":"gpt-4o","messages":[{"role":"user","content":"Weather in Lyon?"}]}"#,
+        ),
+    );
+    assert_eq!(wire.status(), 422);
+    assert!(wire.body_text().contains("no_recording"), "{}", wire.body_text());
+}
+
+#[test]
+fn the_same_request_twice_is_one_route_with_two_steps_in_order() {
+    let upstream = MockModel::from_scenario(
+        &Scenario::from_value(json!({"cuecard": 1, "routes": [{"steps": [{"fail": {"kind": "rate_limited"}}, {"text": "Now it works."}]}]}))
+            .unwrap(),
+    )
+    .unwrap();
+    let (_, request) = requests().remove(0);
+    let mut recorder = Recorder::new(RecordOptions::default()).unwrap();
+    for _ in 0..2 {
+        recorder.record(&request, &as_upstream(&handle(&upstream, &request))).unwrap();
+    }
+    let document = recorder.document();
+    let routes = document["routes"].as_array().unwrap();
+    assert_eq!(routes.len(), 1);
+    assert_eq!(routes[0]["steps"][0]["fail"]["kind"], "rate_limited");
+    assert_eq!(routes[0]["steps"][1]["text"], "Now it works.");
+    let replay = replaying(&recorder);
+    assert_eq!(handle(&replay, &request).status(), 429);
+    assert!(handle(&replay, &request).body_text().contains("Now it works."));
+    // Each recorded reply plays once: a third request is a script that ran out, naming the route.
+    assert_eq!(handle(&replay, &request).status(), 422);
+}
+
+#[test]
+fn no_key_the_client_sent_reaches_the_file() {
+    let upstream = upstream();
+    let key = "sk-test-0123456789abcdefghijklmnop";
+    let google = "AIzaSyD-0123456789abcdefghijklmnopqrs";
+    let body = format!(r#"{{"model":"gpt-4o","messages":[{{"role":"user","content":"my key is {key}"}}]}}"#);
+    let request = HttpRequest::new(
+        "POST",
+        &format!("/v1/chat/completions?key={google}"),
+        vec![("authorization".into(), format!("Bearer {key}")), ("x-goog-api-key".into(), google.into())],
+        body.into_bytes(),
+    );
+    let mut reply = as_upstream(&handle(&upstream, &request));
+    reply.headers.push(("set-cookie".into(), "session=abc".into()));
+    reply.headers.push(("x-echo".into(), format!("sent {key}")));
+    let options = RecordOptions { redact_texts: vec!["Paris".into()], ..RecordOptions::default() };
+    let mut recorder = Recorder::new(options).unwrap();
+    recorder.record(&request, &reply).unwrap();
+    for yaml in [true, false] {
+        let text = recorder.to_text(yaml).unwrap();
+        for secret in [key, google, "session=abc", "Paris"] {
+            assert!(!text.contains(secret), "{secret} is in the file:\n{text}");
+        }
+        assert!(text.contains(redact::REDACTED));
+    }
+}
+
+#[test]
+fn redacted_fields_are_written_redacted_and_not_compared() {
+    let upstream = upstream();
+    let (_, request) = requests().remove(0);
+    let options = RecordOptions { redact_fields: vec!["messages[*].content".into()], ..RecordOptions::default() };
+    let mut recorder = Recorder::new(options).unwrap();
+    recorder.record(&request, &as_upstream(&handle(&upstream, &request))).unwrap();
+    let document = recorder.document();
+    assert_eq!(document["routes"][0]["match"]["request"]["messages"][0]["content"], redact::REDACTED);
+    assert_eq!(document["recording"]["ignore"], json!(["messages[*].content"]));
+    // Another question still matches: the redacted field is not compared.
+    let other = HttpRequest::post_json(
+        "/v1/chat/completions",
+        r#"{"model":"gpt-4o","messages":[{"role":"user","content":"anything at all"}]}"#,
+    );
+    assert_eq!(handle(&replaying(&recorder), &other).status(), 200);
+}
+
+#[test]
+fn appending_adds_what_is_new_and_a_step_to_what_is_known() {
+    let upstream = upstream();
+    let all = requests();
+    let mut first = Recorder::new(RecordOptions::default()).unwrap();
+    first.record(&all[0].1, &as_upstream(&handle(&upstream, &all[0].1))).unwrap();
+    let mut more = Recorder::appending(RecordOptions::default(), &first.document()).unwrap();
+    more.record(&all[0].1, &as_upstream(&handle(&upstream, &all[0].1))).unwrap();
+    more.record(&all[4].1, &as_upstream(&handle(&upstream, &all[4].1))).unwrap();
+    let document = more.document();
+    assert_eq!(document["routes"].as_array().unwrap().len(), 2);
+    assert_eq!(document["routes"][0]["steps"].as_array().unwrap().len(), 2);
+    assert_eq!(more.recorded(), 2);
+}
+
+#[test]
+fn non_chat_endpoints_and_unknown_paths_are_refused_by_name() {
+    let mut recorder = Recorder::new(RecordOptions::default()).unwrap();
+    let models = HttpRequest::new("GET", "/v1/models", Vec::new(), Vec::new());
+    let error = recorder.record(&models, &UpstreamReply::default()).unwrap_err();
+    assert!(error.to_string().contains("only chat endpoints are recorded"), "{error}");
+    let unknown = HttpRequest::post_json("/v9/nothing", "{}");
+    assert!(recorder.record(&unknown, &UpstreamReply::default()).unwrap_err().to_string().contains("/v9/nothing"));
+    let bad = HttpRequest::post_json("/v1/chat/completions", "{not json");
+    assert!(recorder.record(&bad, &UpstreamReply::default()).unwrap_err().to_string().contains("cannot be read"));
+}
+
+#[test]
+fn a_recorded_empty_reply_and_a_recorded_stream_cut_replay_as_recorded() {
+    let (_, request) = requests().remove(1); // chat, streamed
+    let mut recorder = Recorder::new(RecordOptions::default()).unwrap();
+    let empty = UpstreamReply {
+        status: 200,
+        headers: vec![("content-type".into(), "text/event-stream".into())],
+        chunks: vec![(40, b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hal".to_vec())],
+        cut: true,
+        ..UpstreamReply::default()
+    };
+    recorder.record(&request, &empty).unwrap();
+    let replay = replaying(&recorder);
+    let HttpReply::Stream { end, frames, .. } = handle(&replay, &request) else { panic!("a stream") };
+    assert_eq!(end, crate::wire::StreamEnd::Cut);
+    assert_eq!(frames.to_vec().len(), 1);
+}
+
+/// The recording in the wire vector `a-recording-replays-its-bytes-on-its-protocol-and-its-answer-on-others` is
+/// what the recorder writes for these exchanges (so every language replays a real recorder's output).
+#[test]
+fn the_wire_vectors_recording_is_the_recorders_output() {
+    let scenario = json!({"cuecard": 1, "routes": [{"steps": [
+        {"text": "Sunny, 22 °C.", "ttft_ms": 120, "token_delay_ms": 30},
+        {"text": "Sunny, 23 °C.", "ttft_ms": 90, "token_delay_ms": 20},
+        {"text": "Clear, 25 °C.", "delay_ms": 200}
+    ]}]});
+    let upstream = MockModel::from_scenario(&Scenario::from_value(scenario).unwrap()).unwrap();
+    let chat = HttpRequest::post_json(
+        "/v1/chat/completions",
+        r#"{"model":"gpt-4o","stream":true,"messages":[{"role":"user","content":"Weather in Paris?"}]}"#,
+    );
+    let messages = HttpRequest::post_json(
+        "/v1/messages",
+        r#"{"model":"claude-sonnet-4-5","max_tokens":256,"messages":[{"role":"user","content":"Weather in Rome?"}]}"#,
+    )
+    .with_header("anthropic-version", "2023-06-01");
+    let options = RecordOptions { description: Some("recorded by cuecard record".into()), ..RecordOptions::default() };
+    let mut recorder = Recorder::new(options).unwrap();
+    for request in [chat.clone(), chat, messages] {
+        recorder.record(&request, &as_upstream(&handle(&upstream, &request))).unwrap();
+    }
+    let vectors: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/wire.json")).unwrap(),
+    )
+    .unwrap();
+    let vector = vectors["vectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["id"] == "a-recording-replays-its-bytes-on-its-protocol-and-its-answer-on-others")
+        .unwrap();
+    assert!(vector["input"]["scenario"] == recorder.document(), "regenerate the vector's scenario from this test");
+}
