@@ -5,6 +5,8 @@
 //! Exit codes: 0 success; 1 a scenario is invalid; 2 bad input or usage (invalid UTF-8, unreadable file, a port
 //! in use).
 
+mod record;
+
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -61,6 +63,41 @@ enum Command {
         #[arg(long)]
         count: bool,
     },
+    /// Record real provider traffic: a loopback proxy that forwards each request to the upstream of its protocol,
+    /// streams the reply back as it arrives, and writes every exchange to a recording (a scenario any cuecard
+    /// replays). Keys and credential headers are never written.
+    Record {
+        /// Where to forward: a URL for every protocol (`https://api.openai.com`), or `PROTOCOL=URL` for one of
+        /// openai, anthropic, gemini, ollama, bedrock, azure. The client's path is kept.
+        #[arg(long = "upstream")]
+        upstreams: Vec<record::Upstream>,
+        /// The recording (YAML for .yaml/.yml, JSON otherwise), rewritten after every exchange.
+        #[arg(long)]
+        out: PathBuf,
+        /// The address to bind.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: std::net::IpAddr,
+        /// The port; 0 picks a free one.
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// once: record when --out does not exist, else replay it; new: replay it and record what it lacks; all:
+        /// record everything anew; none: replay only.
+        #[arg(long, value_enum, default_value = "once")]
+        mode: record::Mode,
+        /// A PEM file of certificates trusted for upstreams, beside Mozilla's roots (a private CA).
+        #[arg(long)]
+        upstream_ca: Option<PathBuf>,
+        /// A text never written (replaced by [REDACTED]); repeatable. Keys the client sends are always redacted.
+        #[arg(long = "redact")]
+        redact_texts: Vec<String>,
+        /// A request field written as [REDACTED] and not compared on replay (`messages[*].content`); repeatable.
+        #[arg(long = "redact-field")]
+        redact_fields: Vec<String>,
+        /// Record even though the CI environment variable is set (a CI run replays; recording there is usually
+        /// a mistake).
+        #[arg(long)]
+        allow_in_ci: bool,
+    },
     /// Check scenario files (JSON, or YAML for .yaml/.yml) and print each problem with its path.
     Validate {
         /// The scenario files.
@@ -82,6 +119,19 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
     let result = match cli.command {
         Command::Serve { scenario, host, port, instant, journal_limit, idle_timeout_ms, admin_token } => {
             serve(scenario, ServeOptions { host, port, instant, journal_limit, idle_timeout_ms, admin_token })
+        }
+        Command::Record { upstreams, out, host, port, mode, upstream_ca, redact_texts, redact_fields, allow_in_ci } => {
+            if std::env::var_os("CI").is_some() && mode != record::Mode::None && !allow_in_ci {
+                Err("CI is set: recording in CI is refused (replay with --mode none, or pass --allow-in-ci)".into())
+            } else {
+                let options = cuecard::record::RecordOptions {
+                    redact_texts,
+                    redact_fields,
+                    description: Some("recorded by cuecard record".into()),
+                };
+                let settings = record::RecordSettings { upstreams, out, host, port, mode, upstream_ca, options };
+                Signals::register().and_then(|signals| record::record(settings, || signals.wait()))
+            }
         }
         Command::Tokenize { count } => tokenize(count),
         Command::Validate { files } => validate(&files),

@@ -66,6 +66,13 @@ struct RecordingSpec {
 /// The recording format version this build reads (`recording.version`).
 pub const RECORDING_VERSION: u64 = 1;
 
+/// A YAML document as JSON data (a recording read to be appended to), nesting bounded as scenarios are.
+pub fn yaml_value(text: &str) -> Result<Value> {
+    let text = without_bom(text);
+    crate::api::host_data::check_text_depth(text, MAX_DEPTH).map_err(|m| invalid("", m))?;
+    serde_yaml_ng::from_str(text).map_err(|e| invalid("", e.to_string()))
+}
+
 /// A parsed, validated scenario: a [`Script`] and a description. Make as many mocks from it as you like
 /// (`MockModel::from_scenario`).
 #[derive(Clone, Debug)]
@@ -147,10 +154,7 @@ impl Scenario {
 
     /// Parses and validates a YAML scenario.
     pub fn from_yaml(text: &str) -> Result<Scenario> {
-        let text = without_bom(text);
-        crate::api::host_data::check_text_depth(text, MAX_DEPTH).map_err(|m| invalid("", m))?;
-        let value: Value = serde_yaml_ng::from_str(text).map_err(|e| invalid("", e.to_string()))?;
-        Scenario::from_value(value)
+        Scenario::from_value(yaml_value(text)?)
     }
 
     /// Parses a scenario text that is JSON (it starts with `{`) or YAML.

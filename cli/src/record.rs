@@ -1,0 +1,469 @@
+//! `cuecard record`: a loopback proxy that forwards each request to the upstream of its protocol, relays the reply
+//! to the client as it arrives (chunk by chunk, never buffered), and hands each exchange to core's recorder, which
+//! writes the recording after every exchange (so a stopped proxy leaves a whole file).
+//!
+//! Requests the recording already answers are replayed instead (modes `new` and `once` with a file): they go to an
+//! in-process `cuecard::Server` on the recording, which answers as `cuecard serve` would; only its
+//! `no_recording` and `script_exhausted` misses go to the upstream.
+
+use bytes::Bytes;
+use cuecard::record::{RecordOptions, Recorder, UpstreamReply};
+use http_body_util::{combinators::BoxBody, BodyExt, Full};
+use hyper::body::{Frame, Incoming};
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+type Body = BoxBody<Bytes, std::io::Error>;
+
+/// When to forward and record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Mode {
+    /// Replay only: nothing goes to an upstream.
+    None,
+    /// Record when the file does not exist; replay it when it does.
+    Once,
+    /// Replay what the file has; forward and append what it does not.
+    New,
+    /// Forward and record everything, replacing the file.
+    All,
+}
+
+/// An upstream: where one protocol's requests (or every request) go.
+#[derive(Clone, Debug)]
+pub struct Upstream {
+    /// `openai`, `anthropic`, `gemini`, `ollama`, `bedrock`, `azure`, or `None` for every protocol not named.
+    pub protocol: Option<String>,
+    https: bool,
+    host: String,
+    port: u16,
+    /// A path prefix put before the client's path.
+    prefix: String,
+}
+
+/// The protocols an upstream can be named for.
+const PROTOCOLS: [&str; 6] = ["openai", "anthropic", "gemini", "ollama", "bedrock", "azure"];
+
+impl std::str::FromStr for Upstream {
+    type Err = String;
+
+    /// `https://api.openai.com` (every protocol), or `anthropic=https://api.anthropic.com`.
+    fn from_str(text: &str) -> Result<Upstream, String> {
+        let (protocol, url) = match text.split_once('=') {
+            Some((name, url)) if !name.contains('/') => {
+                if !PROTOCOLS.contains(&name) {
+                    return Err(format!("unknown protocol {name:?} (one of {})", PROTOCOLS.join(", ")));
+                }
+                (Some(name.to_string()), url)
+            }
+            _ => (None, text),
+        };
+        let (https, rest) = if let Some(rest) = url.strip_prefix("https://") {
+            (true, rest)
+        } else if let Some(rest) = url.strip_prefix("http://") {
+            (false, rest)
+        } else {
+            return Err(format!("{url:?} is not an http:// or https:// URL"));
+        };
+        let (authority, prefix) = match rest.find('/') {
+            Some(i) => rest.split_at(i),
+            None => (rest, ""),
+        };
+        let (host, port) = match authority.rsplit_once(':') {
+            Some((host, port)) => {
+                (host.to_string(), port.parse().map_err(|_| format!("{url:?} has a port that is not a number"))?)
+            }
+            None => (authority.to_string(), if https { 443 } else { 80 }),
+        };
+        if host.is_empty() {
+            return Err(format!("{url:?} has no host"));
+        }
+        Ok(Upstream { protocol, https, host, port, prefix: prefix.trim_end_matches('/').to_string() })
+    }
+}
+
+/// The protocol family of a request, to pick its upstream.
+fn protocol_of(endpoint: &str, path: &str) -> &'static str {
+    if path.starts_with("/openai/") {
+        "azure"
+    } else if endpoint == "messages" {
+        "anthropic"
+    } else if endpoint.starts_with("gemini") {
+        "gemini"
+    } else if endpoint.starts_with("ollama") {
+        "ollama"
+    } else if endpoint.starts_with("bedrock") {
+        "bedrock"
+    } else {
+        "openai"
+    }
+}
+
+/// What `cuecard record` was told.
+pub struct RecordSettings {
+    pub upstreams: Vec<Upstream>,
+    pub out: PathBuf,
+    pub host: std::net::IpAddr,
+    pub port: u16,
+    pub mode: Mode,
+    pub upstream_ca: Option<PathBuf>,
+    pub options: RecordOptions,
+}
+
+/// The proxy's shared state.
+struct Proxy {
+    upstreams: Vec<Upstream>,
+    tls: tokio_rustls::TlsConnector,
+    /// The recording being written (`None` in replay-only modes).
+    recorder: Option<Mutex<Recorder>>,
+    out: PathBuf,
+    /// The server replaying what the file held when the proxy started.
+    replay: Option<cuecard::Server>,
+}
+
+/// Runs the proxy until Ctrl-C; the recording is written after every exchange.
+pub fn record(settings: RecordSettings, until_stopped: impl FnOnce() -> Result<(), String>) -> Result<u8, String> {
+    let exists = settings.out.exists();
+    let records = match settings.mode {
+        Mode::None => false,
+        Mode::Once => !exists,
+        Mode::New | Mode::All => true,
+    };
+    if records && settings.upstreams.is_empty() {
+        return Err("recording needs an --upstream to forward to".into());
+    }
+    let replays = exists && settings.mode != Mode::All;
+    let existing = if replays { Some(read_recording(&settings.out)?) } else { None };
+    let replay = match &existing {
+        Some((scenario, _)) => {
+            let mock = Arc::new(cuecard::MockModel::from_scenario(scenario).map_err(|e| e.to_string())?);
+            let options = cuecard::ServerOptions { port: 0, ..cuecard::ServerOptions::default() };
+            Some(cuecard::Server::start_with(mock, options).map_err(|e| e.to_string())?)
+        }
+        None => None,
+    };
+    let recorder = if records {
+        let recorder = match (&existing, settings.mode) {
+            (Some((_, document)), Mode::New) => Recorder::appending(settings.options.clone(), document),
+            _ => Recorder::new(settings.options.clone()),
+        };
+        Some(Mutex::new(recorder.map_err(|e| e.to_string())?))
+    } else {
+        None
+    };
+    let proxy = Arc::new(Proxy {
+        upstreams: settings.upstreams,
+        tls: tls_connector(settings.upstream_ca.as_deref())?,
+        recorder,
+        out: settings.out.clone(),
+        replay,
+    });
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind((settings.host, settings.port)))
+        .map_err(|e| format!("cannot listen on {}:{}: {e}", settings.host, settings.port))?;
+    let address = listener.local_addr().map_err(|e| e.to_string())?;
+    let doing = match (records, replays) {
+        (true, true) => "replaying it and recording what it lacks into",
+        (true, false) => "recording into",
+        (false, _) => "replaying only",
+    };
+    {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "base URL: http://{address} (OpenAI clients: http://{address}/v1)");
+        let _ = writeln!(out, "{doing} {}", settings.out.display());
+        let _ = out.flush();
+    }
+    let accepting = proxy.clone();
+    runtime.spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else { continue };
+            let proxy = accepting.clone();
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |request| answer(proxy.clone(), request));
+                let _ =
+                    hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+            });
+        }
+    });
+    until_stopped()?;
+    runtime.shutdown_background();
+    let recorded = proxy.recorder.as_ref().map_or(0, |r| r.lock().map_or(0, |r| r.recorded()));
+    let _ = {
+        use std::io::Write;
+        writeln!(std::io::stderr(), "cuecard: stopped; {recorded} exchange(s) recorded")
+    };
+    Ok(0)
+}
+
+/// A recording file: the scenario (to replay) and its document (to append to).
+fn read_recording(path: &Path) -> Result<(cuecard::Scenario, serde_json::Value), String> {
+    let scenario = cuecard::Scenario::from_path(path).map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let document: serde_json::Value = if is_yaml(path) {
+        cuecard::scenario::yaml_value(&text).map_err(|e| e.to_string())?
+    } else {
+        serde_json::from_str(&text).map_err(|e| e.to_string())?
+    };
+    Ok((scenario, document))
+}
+
+fn is_yaml(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"))
+}
+
+fn tls_connector(extra_ca: Option<&Path>) -> Result<tokio_rustls::TlsConnector, String> {
+    use rustls_pki_types::pem::PemObject;
+    let mut roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+    if let Some(path) = extra_ca {
+        let certificates = rustls_pki_types::CertificateDer::pem_file_iter(path)
+            .map_err(|e| format!("cannot read --upstream-ca {}: {e}", path.display()))?;
+        for certificate in certificates {
+            let certificate = certificate.map_err(|e| format!("--upstream-ca {}: {e}", path.display()))?;
+            roots.add(certificate).map_err(|e| format!("--upstream-ca {}: {e}", path.display()))?;
+        }
+    }
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Ok(tokio_rustls::TlsConnector::from(Arc::new(config)))
+}
+
+/// Headers that belong to one connection, never forwarded either way.
+const HOP_BY_HOP: [&str; 9] = [
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "transfer-encoding",
+    "te",
+    "trailer",
+    "upgrade",
+    "host",
+    "content-length",
+];
+
+fn full(status: u16, text: String) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(text)).map_err(|never| match never {}).boxed());
+    *response.status_mut() = hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::BAD_GATEWAY);
+    response
+}
+
+/// One request from the client: replayed when the recording answers it, else forwarded (and recorded).
+async fn answer(proxy: Arc<Proxy>, request: Request<Incoming>) -> Result<Response<Body>, std::convert::Infallible> {
+    let (parts, body) = request.into_parts();
+    let body = match http_body_util::Limited::new(body, cuecard::wire::MAX_BODY_BYTES).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(e) => return Ok(full(400, format!("cuecard record: cannot read the request body: {e}"))),
+    };
+    let target = parts.uri.path_and_query().map_or("/", |p| p.as_str()).to_string();
+    let headers: Vec<(String, String)> = parts
+        .headers
+        .iter()
+        .filter_map(|(n, v)| v.to_str().ok().map(|v| (n.as_str().to_string(), v.to_string())))
+        .collect();
+    if let Some(replay) = &proxy.replay {
+        match forward(&proxy.tls, &local(replay), parts.method.as_str(), &target, &headers, body.clone()).await {
+            Ok(response) if !is_miss(&response) => return Ok(relay(response, None)),
+            Ok(_) => {}
+            Err(e) => return Ok(full(502, format!("cuecard record: the replay server failed: {e}"))),
+        }
+        if proxy.recorder.is_none() {
+            // Replay only: the miss itself is the answer (the replay server's provider-shaped no_recording).
+            return match forward(&proxy.tls, &local(replay), parts.method.as_str(), &target, &headers, body).await {
+                Ok(response) => Ok(relay(response, None)),
+                Err(e) => Ok(full(502, format!("cuecard record: the replay server failed: {e}"))),
+            };
+        }
+    }
+    let Some(_) = &proxy.recorder else {
+        return Ok(full(502, "cuecard record: nothing to replay and nothing to record (--mode none)".into()));
+    };
+    let recorded_request =
+        cuecard::wire::HttpRequest::new(parts.method.as_str(), &target, headers.clone(), body.to_vec());
+    let endpoint = cuecard::wire::decode_request(&recorded_request).map_or("", |(endpoint, _)| endpoint);
+    let family = protocol_of(endpoint, &recorded_request.path);
+    let upstream = proxy
+        .upstreams
+        .iter()
+        .find(|u| u.protocol.as_deref() == Some(family))
+        .or_else(|| proxy.upstreams.iter().find(|u| u.protocol.is_none()));
+    let Some(upstream) = upstream else {
+        return Ok(full(502, format!("cuecard record: no --upstream for {family} requests (give {family}=URL)")));
+    };
+    let started = Instant::now();
+    match forward(&proxy.tls, upstream, parts.method.as_str(), &target, &headers, body).await {
+        Ok(response) => Ok(relay(response, Some((proxy.clone(), recorded_request, started)))),
+        Err(e) => {
+            Ok(full(502, format!("cuecard record: the upstream {}:{} failed: {e}", upstream.host, upstream.port)))
+        }
+    }
+}
+
+/// The in-process replay server as an upstream.
+fn local(server: &cuecard::Server) -> Upstream {
+    let address = server.addr();
+    Upstream {
+        protocol: None,
+        https: false,
+        host: address.ip().to_string(),
+        port: address.port(),
+        prefix: String::new(),
+    }
+}
+
+/// Whether the replay server's answer is a recording it lacks (or one it has used up).
+fn is_miss(response: &Response<Incoming>) -> bool {
+    let code = response.headers().get("x-cuecard-error").and_then(|v| v.to_str().ok());
+    matches!(code, Some("no_recording" | "script_exhausted"))
+}
+
+/// Sends one request to `upstream` on a connection of its own (a recorder's load is a test's).
+async fn forward(
+    tls: &tokio_rustls::TlsConnector,
+    upstream: &Upstream,
+    method: &str,
+    target: &str,
+    headers: &[(String, String)],
+    body: Bytes,
+) -> Result<Response<Incoming>, String> {
+    let mut builder = Request::builder().method(method).uri(format!("{}{target}", upstream.prefix));
+    let default_port = if upstream.https { 443 } else { 80 };
+    let host = if upstream.port == default_port {
+        upstream.host.clone()
+    } else {
+        format!("{}:{}", upstream.host, upstream.port)
+    };
+    builder = builder.header("host", host);
+    for (name, value) in headers {
+        // The reply is recorded as sent: ask for it uncompressed.
+        if !HOP_BY_HOP.contains(&name.as_str()) && name != "accept-encoding" {
+            builder = builder.header(name, value);
+        }
+    }
+    let request = builder.body(Full::new(body)).map_err(|e| e.to_string())?;
+    let tcp =
+        tokio::net::TcpStream::connect((upstream.host.as_str(), upstream.port)).await.map_err(|e| e.to_string())?;
+    if upstream.https {
+        let name = rustls_pki_types::ServerName::try_from(upstream.host.clone()).map_err(|e| e.to_string())?;
+        let stream = tls.connect(name, tcp).await.map_err(|e| format!("TLS: {e}"))?;
+        send(TokioIo::new(stream), request).await
+    } else {
+        send(TokioIo::new(tcp), request).await
+    }
+}
+
+async fn send<IO>(io: IO, request: Request<Full<Bytes>>) -> Result<Response<Incoming>, String>
+where
+    IO: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(io).await.map_err(|e| e.to_string())?;
+    tokio::spawn(connection);
+    sender.send_request(request).await.map_err(|e| e.to_string())
+}
+
+/// The client's response: the upstream's status and headers at once, then each body chunk as it arrives. With a
+/// recorder, the chunks are kept with their times and the exchange is recorded when the body ends.
+fn relay(
+    response: Response<Incoming>,
+    recording: Option<(Arc<Proxy>, cuecard::wire::HttpRequest, Instant)>,
+) -> Response<Body> {
+    let (parts, mut incoming) = response.into_parts();
+    let status = parts.status.as_u16();
+    let headers: Vec<(String, String)> = parts
+        .headers
+        .iter()
+        .filter_map(|(n, v)| v.to_str().ok().map(|v| (n.as_str().to_string(), v.to_string())))
+        .collect();
+    let headers_ms = recording.as_ref().map_or(0, |(_, _, started)| elapsed_ms(*started));
+    let (sender, receiver) = tokio::sync::mpsc::channel::<Result<Frame<Bytes>, std::io::Error>>(16);
+    let kept_headers = headers.clone();
+    tokio::spawn(async move {
+        let mut chunks = Vec::new();
+        let mut cut = false;
+        loop {
+            match incoming.frame().await {
+                Some(Ok(frame)) => {
+                    if let Some(data) = frame.data_ref() {
+                        if let Some((_, _, started)) = &recording {
+                            chunks.push((elapsed_ms(*started), data.to_vec()));
+                        }
+                        // A client that left does not stop the recording.
+                        let _ = sender.send(Ok(Frame::data(data.clone()))).await;
+                    }
+                }
+                Some(Err(e)) => {
+                    cut = true;
+                    let _ = sender.send(Err(std::io::Error::other(e.to_string()))).await;
+                    break;
+                }
+                None => break,
+            }
+        }
+        if let Some((proxy, request, _)) = recording {
+            let reply = UpstreamReply { status, headers: kept_headers, headers_ms, chunks, cut };
+            write_exchange(&proxy, &request, &reply);
+        }
+    });
+    let mut out = Response::new(BodyExt::boxed(ChannelBody(receiver)));
+    *out.status_mut() = parts.status;
+    for (name, value) in &headers {
+        if !HOP_BY_HOP.contains(&name.as_str()) {
+            if let (Ok(name), Ok(value)) =
+                (hyper::header::HeaderName::from_bytes(name.as_bytes()), hyper::header::HeaderValue::from_str(value))
+            {
+                out.headers_mut().append(name, value);
+            }
+        }
+    }
+    out
+}
+
+/// A body whose frames come from a channel: the relay task sends each upstream chunk as it arrives.
+struct ChannelBody(tokio::sync::mpsc::Receiver<Result<Frame<Bytes>, std::io::Error>>);
+
+impl hyper::body::Body for ChannelBody {
+    type Data = Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
+        self.0.poll_recv(cx)
+    }
+}
+
+fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Records one exchange and writes the whole recording (to a temporary file renamed over the old one, so the file
+/// is never half written).
+fn write_exchange(proxy: &Proxy, request: &cuecard::wire::HttpRequest, reply: &UpstreamReply) {
+    use std::io::Write;
+    let Some(recorder) = &proxy.recorder else { return };
+    let Ok(mut recorder) = recorder.lock() else { return };
+    if let Err(e) = recorder.record(request, reply) {
+        let _ = writeln!(std::io::stderr(), "cuecard: not recorded: {e}");
+        return;
+    }
+    let written = recorder.to_text(is_yaml(&proxy.out)).map_err(|e| e.to_string()).and_then(|text| {
+        let temporary = proxy.out.with_extension("cuecard-partial");
+        std::fs::write(&temporary, text).map_err(|e| e.to_string())?;
+        std::fs::rename(&temporary, &proxy.out).map_err(|e| e.to_string())
+    });
+    if let Err(e) = written {
+        let _ = writeln!(std::io::stderr(), "cuecard: cannot write {}: {e}", proxy.out.display());
+    }
+}

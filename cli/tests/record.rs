@@ -1,0 +1,214 @@
+//! `cuecard record` against a local upstream (another `cuecard serve`), then `cuecard serve` on the recording:
+//! the client sees the same bytes for every protocol, whole and streamed; the proxy relays a stream as it arrives;
+//! no key reaches the file.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::io::{BufRead, Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const KEY: &str = "sk-test-recorder0123456789abcdefghij";
+
+/// A running `cuecard` and the address its first stdout line names (`... http://ADDR...`).
+struct Running {
+    child: Child,
+    addr: String,
+}
+
+impl Running {
+    fn start(args: &[&str]) -> Running {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_cuecard"))
+            .args(args)
+            .env_remove("CI")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let first = lines.next().unwrap().unwrap();
+        let after = first.split("http://").nth(1).unwrap_or_else(|| panic!("no address in {first:?}"));
+        let addr = after.split(['/', ' ']).next().unwrap().to_string();
+        std::thread::spawn(move || for _ in lines {});
+        Running { child, addr }
+    }
+
+    fn stop(mut self) -> String {
+        Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status().unwrap();
+        let mut stderr = String::new();
+        self.child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+        assert!(self.child.wait().unwrap().success(), "{stderr}");
+        stderr
+    }
+}
+
+/// One request over HTTP/1.1: the status, the headers and the body (de-chunked), and when each body chunk came.
+fn send(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String, Vec<u8>, Vec<Duration>) {
+    let started = Instant::now();
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    let mut head =
+        format!("{method} {path} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\ncontent-length: {}\r\n", body.len());
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    write!(stream, "{head}\r\n{body}").unwrap();
+    let mut raw = Vec::new();
+    let mut arrivals = Vec::new();
+    let mut buffer = [0u8; 65536];
+    loop {
+        let n = stream.read(&mut buffer).unwrap();
+        if n == 0 {
+            break;
+        }
+        raw.extend_from_slice(&buffer[..n]);
+        arrivals.push(started.elapsed());
+    }
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let headers = String::from_utf8(raw[..split].to_vec()).unwrap();
+    let status: u16 = headers[9..12].parse().unwrap();
+    let mut body = raw[split + 4..].to_vec();
+    if headers.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        let mut plain = Vec::new();
+        let mut rest = &body[..];
+        loop {
+            let line_end = rest.windows(2).position(|w| w == b"\r\n").unwrap();
+            let size = usize::from_str_radix(std::str::from_utf8(&rest[..line_end]).unwrap().trim(), 16).unwrap();
+            if size == 0 {
+                break;
+            }
+            plain.extend_from_slice(&rest[line_end + 2..line_end + 2 + size]);
+            rest = &rest[line_end + 2 + size + 2..];
+        }
+        body = plain;
+    }
+    (status, headers, body, arrivals)
+}
+
+/// Every chat protocol, whole and streamed.
+fn requests() -> Vec<(&'static str, String)> {
+    let chat = r#"{"model":"gpt-4o","messages":[{"role":"user","content":"Weather in Paris?"}]STREAM}"#;
+    let messages = r#"{"model":"claude-sonnet-4-5","max_tokens":256,"messages":[{"role":"user","content":"Weather in Paris?"}]STREAM}"#;
+    let gemini = r#"{"contents":[{"role":"user","parts":[{"text":"Weather in Paris?"}]}]}"#;
+    let ollama = r#"{"model":"llama3.2","messages":[{"role":"user","content":"Weather in Paris?"}]STREAM}"#;
+    let converse = r#"{"messages":[{"role":"user","content":[{"text":"Weather in Paris?"}]}]}"#;
+    let with = |t: &str, s: &str| t.replace("STREAM", s);
+    vec![
+        ("/v1/chat/completions", with(chat, "")),
+        ("/v1/chat/completions", with(chat, r#","stream":true"#)),
+        ("/v1/responses", r#"{"model":"gpt-4o","input":"Weather in Paris?"}"#.into()),
+        ("/v1/responses", r#"{"model":"gpt-4o","input":"Weather in Paris?","stream":true}"#.into()),
+        ("/v1/messages", with(messages, "")),
+        ("/v1/messages", with(messages, r#","stream":true"#)),
+        ("/v1beta/models/gemini-2.5-flash:generateContent", gemini.into()),
+        ("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", gemini.into()),
+        ("/api/chat", with(ollama, r#","stream":false"#)),
+        ("/api/chat", with(ollama, "")),
+        ("/model/amazon.nova-pro-v1:0/converse", converse.into()),
+        ("/model/amazon.nova-pro-v1:0/converse-stream", converse.into()),
+    ]
+}
+
+fn upstream_scenario(dir: &std::path::Path) -> String {
+    let step = serde_json::json!({"text": "It is sunny in Paris, 22 degrees.", "token_delay_ms": 25, "ttft_ms": 100});
+    let scenario = serde_json::json!({"cuecard": 1, "routes": [{"steps": vec![step; 16]}]});
+    let path = dir.join("upstream.json");
+    std::fs::write(&path, scenario.to_string()).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn recorded_through_the_proxy_every_protocol_replays_the_same_bytes() {
+    let dir = std::env::temp_dir().join(format!("cuecard-record-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("recording.yaml");
+    let upstream = Running::start(&["serve", "--port", "0", "--scenario", &upstream_scenario(&dir)]);
+    let url = format!("http://{}", upstream.addr);
+    let proxy =
+        Running::start(&["record", "--upstream", &url, "--out", out.to_str().unwrap(), "--port", "0", "--mode", "all"]);
+    let auth = format!("Bearer {KEY}");
+    let headers =
+        [("content-type", "application/json"), ("authorization", auth.as_str()), ("anthropic-version", "2023-06-01")];
+    let mut recorded = Vec::new();
+    for (path, body) in requests() {
+        let (status, head, bytes, arrivals) = send(&proxy.addr, "POST", path, &headers, &body);
+        assert_eq!(status, 200, "{path}: {head}\n{}", String::from_utf8_lossy(&bytes));
+        if path == "/v1/chat/completions" && body.contains("stream") {
+            // Relayed as it arrives: the first bytes come long before the last (about 800 ms of tokens).
+            let (first, last) = (arrivals[0], *arrivals.last().unwrap());
+            assert!(last - first > Duration::from_millis(300), "buffered: first {first:?}, last {last:?}");
+        }
+        recorded.push((path, body, bytes));
+    }
+    let stopped = proxy.stop();
+    assert!(stopped.contains("12 exchange(s) recorded"), "{stopped}");
+    upstream.stop();
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(!text.contains(KEY), "the key is in the recording");
+    assert!(text.contains("recording:") && text.contains("at_ms:"), "{text}");
+    let validate =
+        Command::new(env!("CARGO_BIN_EXE_cuecard")).args(["validate", out.to_str().unwrap()]).output().unwrap();
+    assert!(validate.status.success(), "{}", String::from_utf8_lossy(&validate.stdout));
+
+    let replay = Running::start(&["serve", "--port", "0", "--instant", "--scenario", out.to_str().unwrap()]);
+    for (path, body, bytes) in &recorded {
+        let (status, _, replayed, _) = send(&replay.addr, "POST", path, &headers, body);
+        assert_eq!(status, 200, "{path}");
+        assert!(
+            replayed == *bytes,
+            "{path}: the replay differs\n{}\n---\n{}",
+            String::from_utf8_lossy(&replayed),
+            String::from_utf8_lossy(bytes)
+        );
+    }
+    let lyon = r#"{"model":"gpt-4o","messages":[{"role":"user","content":"Weather in Lyon?"}]}"#;
+    let (status, _, miss, _) = send(&replay.addr, "POST", "/v1/chat/completions", &headers, lyon);
+    assert_eq!(status, 422);
+    let miss = String::from_utf8(miss).unwrap();
+    assert!(
+        miss.contains("no_recording") && miss.contains(r#"\"Weather in Paris?\" != \"Weather in Lyon?\""#),
+        "{miss}"
+    );
+    replay.stop();
+
+    // Mode new: what the file has is replayed (the upstream is gone), what it lacks goes to the upstream.
+    let upstream = Running::start(&["serve", "--port", "0", "--scenario", &upstream_scenario(&dir)]);
+    let url = format!("http://{}", upstream.addr);
+    let proxy =
+        Running::start(&["record", "--upstream", &url, "--out", out.to_str().unwrap(), "--port", "0", "--mode", "new"]);
+    let (status, _, known, _) = send(&proxy.addr, "POST", recorded[0].0, &headers, &recorded[0].1);
+    assert_eq!((status, known == recorded[0].2), (200, true));
+    let (status, _, new, _) = send(&proxy.addr, "POST", "/v1/chat/completions", &headers, lyon);
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&new));
+    assert!(proxy.stop().contains("1 exchange(s) recorded"));
+    upstream.stop();
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("Weather in Lyon?") && text.contains("Weather in Paris?"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn recording_in_ci_is_refused_unless_allowed_and_bad_upstreams_are_named() {
+    let out = Command::new(env!("CARGO_BIN_EXE_cuecard"))
+        .args(["record", "--upstream", "http://127.0.0.1:9", "--out", "/tmp/never.yaml", "--port", "0"])
+        .env("CI", "true")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-in-ci"), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(env!("CARGO_BIN_EXE_cuecard"))
+        .args(["record", "--upstream", "claude=https://x", "--out", "/tmp/never.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown protocol \"claude\""));
+    let out = Command::new(env!("CARGO_BIN_EXE_cuecard"))
+        .args(["record", "--upstream", "ftp://x", "--out", "/tmp/never.yaml"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not an http:// or https:// URL"));
+}
