@@ -112,6 +112,10 @@ enum cuecard_status
    */
   CUECARD_STATUS_HOST_ERROR = 16,
   /**
+   * No recording matches the request.
+   */
+  CUECARD_STATUS_NO_RECORDING = 17,
+  /**
    * The script says the provider fails here (not an error of cuecard): the error object's JSON has
    * `"provider_error": {"kind", "status", "retryable", "retry_after_ms"?, "message", ...}`.
    */
