@@ -212,3 +212,76 @@ fn recording_in_ci_is_refused_unless_allowed_and_bad_upstreams_are_named() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not an http:// or https:// URL"));
 }
+
+/// A TLS front for `upstream` with a self-signed certificate for 127.0.0.1 (made by openssl): the certificate's
+/// PEM, and the port it listens on.
+fn tls_front(dir: &std::path::Path, upstream: String) -> (std::path::PathBuf, u16, tokio::runtime::Runtime) {
+    use rustls_pki_types::pem::PemObject;
+    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+    let made = Command::new("openssl")
+        .args(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2"])
+        .args(["-subj", "/CN=cuecard-test", "-addext", "subjectAltName=IP:127.0.0.1"])
+        .args(["-addext", "basicConstraints=critical,CA:FALSE", "-addext", "extendedKeyUsage=serverAuth"])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let certs: Vec<_> = rustls_pki_types::CertificateDer::pem_file_iter(&cert).unwrap().map(Result::unwrap).collect();
+    let key = rustls_pki_types::PrivateKeyDer::from_pem_file(&key).unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(std::sync::Arc::new(rustls::crypto::ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    runtime.spawn(async move {
+        loop {
+            let (stream, _) = listener.accept().await.unwrap();
+            let (acceptor, upstream) = (acceptor.clone(), upstream.clone());
+            tokio::spawn(async move {
+                let Ok(mut tls) = acceptor.accept(stream).await else { return };
+                let mut plain = tokio::net::TcpStream::connect(upstream).await.unwrap();
+                let _ = tokio::io::copy_bidirectional(&mut tls, &mut plain).await;
+            });
+        }
+    });
+    (cert, port, runtime)
+}
+
+#[test]
+fn an_https_upstream_with_a_private_ca_records_and_replays_the_same_bytes() {
+    let dir = std::env::temp_dir().join(format!("cuecard-record-tls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("recording.json");
+    let upstream = Running::start(&["serve", "--port", "0", "--instant", "--scenario", &upstream_scenario(&dir)]);
+    let (cert, port, _front) = tls_front(&dir, upstream.addr.clone());
+    let url = format!("anthropic=https://127.0.0.1:{port}");
+    let (ca, file) = (cert.to_str().unwrap(), out.to_str().unwrap());
+    // Without the private CA the upstream's certificate is refused, and nothing is recorded.
+    let untrusting = Running::start(&["record", "--upstream", &url, "--out", file, "--port", "0", "--mode", "all"]);
+    let headers = [("content-type", "application/json"), ("x-api-key", KEY), ("anthropic-version", "2023-06-01")];
+    let (path, body) = requests().remove(5);
+    let (status, _, refused, _) = send(&untrusting.addr, "POST", path, &headers, &body);
+    assert_eq!(status, 502);
+    assert!(String::from_utf8_lossy(&refused).contains("TLS"), "{}", String::from_utf8_lossy(&refused));
+    assert!(untrusting.stop().contains("0 exchange(s) recorded"));
+    let proxy =
+        Running::start(&["record", "--upstream", &url, "--upstream-ca", ca, "--out", file, "--port", "0", "--mode", "all"]);
+    let (status, _, streamed, _) = send(&proxy.addr, "POST", path, &headers, &body);
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&streamed));
+    proxy.stop();
+    upstream.stop();
+    assert!(!std::fs::read_to_string(&out).unwrap().contains(KEY));
+    let replay = Running::start(&["serve", "--port", "0", "--instant", "--scenario", file]);
+    let (_, _, replayed, _) = send(&replay.addr, "POST", path, &headers, &body);
+    assert!(replayed == streamed, "the replay differs");
+    replay.stop();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
