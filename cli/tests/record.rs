@@ -231,12 +231,13 @@ fn tls_front(dir: &std::path::Path, upstream: String) -> (std::path::PathBuf, u1
     assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
     let certs: Vec<_> = rustls_pki_types::CertificateDer::pem_file_iter(&cert).unwrap().map(Result::unwrap).collect();
     let key = rustls_pki_types::PrivateKeyDer::from_pem_file(&key).unwrap();
-    let config = rustls::ServerConfig::builder_with_provider(std::sync::Arc::new(rustls::crypto::ring::default_provider()))
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(certs, key)
-        .unwrap();
+    let config =
+        rustls::ServerConfig::builder_with_provider(std::sync::Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(certs, key)
+            .unwrap();
     let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
     let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
@@ -272,8 +273,19 @@ fn an_https_upstream_with_a_private_ca_records_and_replays_the_same_bytes() {
     assert_eq!(status, 502);
     assert!(String::from_utf8_lossy(&refused).contains("TLS"), "{}", String::from_utf8_lossy(&refused));
     assert!(untrusting.stop().contains("0 exchange(s) recorded"));
-    let proxy =
-        Running::start(&["record", "--upstream", &url, "--upstream-ca", ca, "--out", file, "--port", "0", "--mode", "all"]);
+    let proxy = Running::start(&[
+        "record",
+        "--upstream",
+        &url,
+        "--upstream-ca",
+        ca,
+        "--out",
+        file,
+        "--port",
+        "0",
+        "--mode",
+        "all",
+    ]);
     let (status, _, streamed, _) = send(&proxy.addr, "POST", path, &headers, &body);
     assert_eq!(status, 200, "{}", String::from_utf8_lossy(&streamed));
     proxy.stop();
