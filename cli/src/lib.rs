@@ -70,7 +70,7 @@ enum Command {
         /// Where to forward: a URL for every protocol (`https://api.openai.com`), or `PROTOCOL=URL` for one of
         /// openai, anthropic, gemini, ollama, bedrock, azure. The client's path is kept.
         #[arg(long = "upstream")]
-        upstreams: Vec<record::Upstream>,
+        upstreams: Vec<cuecard::record::Upstream>,
         /// The recording (YAML for .yaml/.yml, JSON otherwise), rewritten after every exchange.
         #[arg(long)]
         out: PathBuf,
@@ -82,8 +82,8 @@ enum Command {
         port: u16,
         /// once: record when --out does not exist, else replay it; new: replay it and record what it lacks; all:
         /// record everything anew; none: replay only.
-        #[arg(long, value_enum, default_value = "once")]
-        mode: record::Mode,
+        #[arg(long, default_value = "once", value_parser = record_mode)]
+        mode: cuecard::record::RecordMode,
         /// A PEM file of certificates trusted for upstreams, beside Mozilla's roots (a private CA).
         #[arg(long)]
         upstream_ca: Option<PathBuf>,
@@ -106,6 +106,11 @@ enum Command {
     },
 }
 
+/// A `--mode` value (none, once, new, all), read by core's rule.
+fn record_mode(text: &str) -> Result<cuecard::record::RecordMode, String> {
+    text.parse().map_err(|e: cuecard::Error| e.message().to_string())
+}
+
 /// Runs the command line `args` (the first is the program name) and returns the exit code. Usage errors print
 /// clap's message and exit 2; `--help` and `--version` print and exit 0.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
@@ -121,17 +126,14 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
             serve(scenario, ServeOptions { host, port, instant, journal_limit, idle_timeout_ms, admin_token })
         }
         Command::Record { upstreams, out, host, port, mode, upstream_ca, redact_texts, redact_fields, allow_in_ci } => {
-            if std::env::var_os("CI").is_some() && mode != record::Mode::None && !allow_in_ci {
-                Err("CI is set: recording in CI is refused (replay with --mode none, or pass --allow-in-ci)".into())
-            } else {
-                let options = cuecard::record::RecordOptions {
-                    redact_texts,
-                    redact_fields,
-                    description: Some("recorded by cuecard record".into()),
-                };
-                let settings = record::RecordSettings { upstreams, out, host, port, mode, upstream_ca, options };
-                Signals::register().and_then(|signals| record::record(settings, || signals.wait()))
-            }
+            let options = cuecard::record::RecordOptions {
+                redact_texts,
+                redact_fields,
+                description: Some("recorded by cuecard record".into()),
+            };
+            let settings =
+                record::RecordSettings { upstreams, out, host, port, mode, upstream_ca, options, allow_in_ci };
+            Signals::register().and_then(|signals| record::record(settings, || signals.wait()))
         }
         Command::Tokenize { count } => tokenize(count),
         Command::Validate { files } => validate(&files),

@@ -7,7 +7,7 @@
 //! `no_recording` and `script_exhausted` misses go to the upstream.
 
 use bytes::Bytes;
-use cuecard::record::{RecordOptions, Recorder, UpstreamReply};
+use cuecard::record::{RecordMode, RecordOptions, RecordingFile, Upstream, UpstreamReply};
 use http_body_util::{combinators::BoxBody, BodyExt, Full};
 use hyper::body::{Frame, Incoming};
 use hyper::{Request, Response};
@@ -18,146 +18,51 @@ use std::time::Instant;
 
 type Body = BoxBody<Bytes, std::io::Error>;
 
-/// When to forward and record.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Mode {
-    /// Replay only: nothing goes to an upstream.
-    None,
-    /// Record when the file does not exist; replay it when it does.
-    Once,
-    /// Replay what the file has; forward and append what it does not.
-    New,
-    /// Forward and record everything, replacing the file.
-    All,
-}
-
-/// An upstream: where one protocol's requests (or every request) go.
-#[derive(Clone, Debug)]
-pub struct Upstream {
-    /// `openai`, `anthropic`, `gemini`, `ollama`, `bedrock`, `azure`, or `None` for every protocol not named.
-    pub protocol: Option<String>,
-    https: bool,
-    host: String,
-    port: u16,
-    /// A path prefix put before the client's path.
-    prefix: String,
-}
-
-/// The protocols an upstream can be named for.
-const PROTOCOLS: [&str; 6] = ["openai", "anthropic", "gemini", "ollama", "bedrock", "azure"];
-
-impl std::str::FromStr for Upstream {
-    type Err = String;
-
-    /// `https://api.openai.com` (every protocol), or `anthropic=https://api.anthropic.com`.
-    fn from_str(text: &str) -> Result<Upstream, String> {
-        let (protocol, url) = match text.split_once('=') {
-            Some((name, url)) if !name.contains('/') => {
-                if !PROTOCOLS.contains(&name) {
-                    return Err(format!("unknown protocol {name:?} (one of {})", PROTOCOLS.join(", ")));
-                }
-                (Some(name.to_string()), url)
-            }
-            _ => (None, text),
-        };
-        let (https, rest) = if let Some(rest) = url.strip_prefix("https://") {
-            (true, rest)
-        } else if let Some(rest) = url.strip_prefix("http://") {
-            (false, rest)
-        } else {
-            return Err(format!("{url:?} is not an http:// or https:// URL"));
-        };
-        let (authority, prefix) = match rest.find('/') {
-            Some(i) => rest.split_at(i),
-            None => (rest, ""),
-        };
-        let (host, port) = match authority.rsplit_once(':') {
-            Some((host, port)) => {
-                (host.to_string(), port.parse().map_err(|_| format!("{url:?} has a port that is not a number"))?)
-            }
-            None => (authority.to_string(), if https { 443 } else { 80 }),
-        };
-        if host.is_empty() {
-            return Err(format!("{url:?} has no host"));
-        }
-        Ok(Upstream { protocol, https, host, port, prefix: prefix.trim_end_matches('/').to_string() })
-    }
-}
-
-/// The protocol family of a request, to pick its upstream.
-fn protocol_of(endpoint: &str, path: &str) -> &'static str {
-    if path.starts_with("/openai/") {
-        "azure"
-    } else if endpoint == "messages" {
-        "anthropic"
-    } else if endpoint.starts_with("gemini") {
-        "gemini"
-    } else if endpoint.starts_with("ollama") {
-        "ollama"
-    } else if endpoint.starts_with("bedrock") {
-        "bedrock"
-    } else {
-        "openai"
-    }
-}
-
 /// What `cuecard record` was told.
 pub struct RecordSettings {
     pub upstreams: Vec<Upstream>,
     pub out: PathBuf,
     pub host: std::net::IpAddr,
     pub port: u16,
-    pub mode: Mode,
+    pub mode: RecordMode,
     pub upstream_ca: Option<PathBuf>,
     pub options: RecordOptions,
+    /// Record even though `CI` is set.
+    pub allow_in_ci: bool,
 }
 
 /// The proxy's shared state.
 struct Proxy {
     upstreams: Vec<Upstream>,
     tls: tokio_rustls::TlsConnector,
-    /// The recording being written (`None` in replay-only modes).
-    recorder: Option<Mutex<Recorder>>,
-    out: PathBuf,
+    /// The recording file: whether it records, and writing it.
+    file: Mutex<RecordingFile>,
+    records: bool,
     /// The server replaying what the file held when the proxy started.
     replay: Option<cuecard::Server>,
 }
 
 /// Runs the proxy until Ctrl-C; the recording is written after every exchange.
 pub fn record(settings: RecordSettings, until_stopped: impl FnOnce() -> Result<(), String>) -> Result<u8, String> {
-    let exists = settings.out.exists();
-    let records = match settings.mode {
-        Mode::None => false,
-        Mode::Once => !exists,
-        Mode::New | Mode::All => true,
-    };
+    let file = RecordingFile::open(&settings.out, settings.mode, settings.options, settings.allow_in_ci)
+        .map_err(|e| e.to_string())?;
+    let (records, replays) = (file.records(), file.replays());
     if records && settings.upstreams.is_empty() {
         return Err("recording needs an --upstream to forward to".into());
     }
-    let replays = exists && settings.mode != Mode::All;
-    let existing = if replays { Some(read_recording(&settings.out)?) } else { None };
-    let replay = match &existing {
-        Some((scenario, _)) => {
-            let mock = Arc::new(cuecard::MockModel::from_scenario(scenario).map_err(|e| e.to_string())?);
+    let replay = match file.replay_scenario().map_err(|e| e.to_string())? {
+        Some(scenario) => {
+            let mock = Arc::new(cuecard::MockModel::from_scenario(&scenario).map_err(|e| e.to_string())?);
             let options = cuecard::ServerOptions { port: 0, ..cuecard::ServerOptions::default() };
             Some(cuecard::Server::start_with(mock, options).map_err(|e| e.to_string())?)
         }
         None => None,
     };
-    let recorder = if records {
-        let recorder = match (&existing, settings.mode) {
-            (Some((_, document)), Mode::New) => Recorder::appending(settings.options.clone(), document),
-            _ => Recorder::new(settings.options.clone()),
-        };
-        Some(Mutex::new(recorder.map_err(|e| e.to_string())?))
-    } else {
-        None
-    };
     let proxy = Arc::new(Proxy {
         upstreams: settings.upstreams,
         tls: tls_connector(settings.upstream_ca.as_deref())?,
-        recorder,
-        out: settings.out.clone(),
+        file: Mutex::new(file),
+        records,
         replay,
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -195,30 +100,12 @@ pub fn record(settings: RecordSettings, until_stopped: impl FnOnce() -> Result<(
     });
     until_stopped()?;
     runtime.shutdown_background();
-    let recorded = proxy.recorder.as_ref().map_or(0, |r| r.lock().map_or(0, |r| r.recorded()));
+    let recorded = proxy.file.lock().map_or(0, |file| file.recorded());
     let _ = {
         use std::io::Write;
         writeln!(std::io::stderr(), "cuecard: stopped; {recorded} exchange(s) recorded")
     };
     Ok(0)
-}
-
-/// A recording file: the scenario (to replay) and its document (to append to).
-fn read_recording(path: &Path) -> Result<(cuecard::Scenario, serde_json::Value), String> {
-    let scenario = cuecard::Scenario::from_path(path).map_err(|e| e.to_string())?;
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let document: serde_json::Value = if is_yaml(path) {
-        cuecard::scenario::yaml_value(&text).map_err(|e| e.to_string())?
-    } else {
-        serde_json::from_str(&text).map_err(|e| e.to_string())?
-    };
-    Ok((scenario, document))
-}
-
-fn is_yaml(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"))
 }
 
 fn tls_connector(extra_ca: Option<&Path>) -> Result<tokio_rustls::TlsConnector, String> {
@@ -278,7 +165,7 @@ async fn answer(proxy: Arc<Proxy>, request: Request<Incoming>) -> Result<Respons
             Ok(_) => {}
             Err(e) => return Ok(full(502, format!("cuecard record: the replay server failed: {e}"))),
         }
-        if proxy.recorder.is_none() {
+        if !proxy.records {
             // Replay only: the miss itself is the answer (the replay server's provider-shaped no_recording).
             return match forward(&proxy.tls, &local(replay), parts.method.as_str(), &target, &headers, body).await {
                 Ok(response) => Ok(relay(response, None)),
@@ -286,20 +173,14 @@ async fn answer(proxy: Arc<Proxy>, request: Request<Incoming>) -> Result<Respons
             };
         }
     }
-    let Some(_) = &proxy.recorder else {
+    if !proxy.records {
         return Ok(full(502, "cuecard record: nothing to replay and nothing to record (--mode none)".into()));
-    };
+    }
     let recorded_request =
         cuecard::wire::HttpRequest::new(parts.method.as_str(), &target, headers.clone(), body.to_vec());
-    let endpoint = cuecard::wire::decode_request(&recorded_request).map_or("", |(endpoint, _)| endpoint);
-    let family = protocol_of(endpoint, &recorded_request.path);
-    let upstream = proxy
-        .upstreams
-        .iter()
-        .find(|u| u.protocol.as_deref() == Some(family))
-        .or_else(|| proxy.upstreams.iter().find(|u| u.protocol.is_none()));
-    let Some(upstream) = upstream else {
-        return Ok(full(502, format!("cuecard record: no --upstream for {family} requests (give {family}=URL)")));
+    let upstream = match cuecard::record::upstream_for(&proxy.upstreams, &recorded_request) {
+        Ok(upstream) => upstream,
+        Err(e) => return Ok(full(502, format!("cuecard record: {}", e.message()))),
     };
     let started = Instant::now();
     match forward(&proxy.tls, upstream, parts.method.as_str(), &target, &headers, body).await {
@@ -338,13 +219,7 @@ async fn forward(
     body: Bytes,
 ) -> Result<Response<Incoming>, String> {
     let mut builder = Request::builder().method(method).uri(format!("{}{target}", upstream.prefix));
-    let default_port = if upstream.https { 443 } else { 80 };
-    let host = if upstream.port == default_port {
-        upstream.host.clone()
-    } else {
-        format!("{}:{}", upstream.host, upstream.port)
-    };
-    builder = builder.header("host", host);
+    builder = builder.header("host", upstream.authority());
     for (name, value) in headers {
         // The reply is recorded as sent: ask for it uncompressed.
         if !HOP_BY_HOP.contains(&name.as_str()) && name != "accept-encoding" {
@@ -452,18 +327,8 @@ fn elapsed_ms(started: Instant) -> u64 {
 /// is never half written).
 fn write_exchange(proxy: &Proxy, request: &cuecard::wire::HttpRequest, reply: &UpstreamReply) {
     use std::io::Write;
-    let Some(recorder) = &proxy.recorder else { return };
-    let Ok(mut recorder) = recorder.lock() else { return };
-    if let Err(e) = recorder.record(request, reply) {
-        let _ = writeln!(std::io::stderr(), "cuecard: not recorded: {e}");
-        return;
-    }
-    let written = recorder.to_text(is_yaml(&proxy.out)).map_err(|e| e.to_string()).and_then(|text| {
-        let temporary = proxy.out.with_extension("cuecard-partial");
-        std::fs::write(&temporary, text).map_err(|e| e.to_string())?;
-        std::fs::rename(&temporary, &proxy.out).map_err(|e| e.to_string())
-    });
-    if let Err(e) = written {
-        let _ = writeln!(std::io::stderr(), "cuecard: cannot write {}: {e}", proxy.out.display());
+    let Ok(mut file) = proxy.file.lock() else { return };
+    if let Err(e) = file.record(request, reply) {
+        let _ = writeln!(std::io::stderr(), "cuecard: not recorded in {}: {e}", file.path().display());
     }
 }

@@ -11,8 +11,13 @@
 //! they reappear, key-shaped words are replaced, and the text is checked once more before it is returned.
 
 mod answer;
+mod file;
 pub mod redact;
 mod split;
+pub mod upstream;
+
+pub use file::{is_yaml, RecordMode, RecordingFile, RecordingSettings, CI_VARIABLE, PUBLIC_UPSTREAMS};
+pub use upstream::{parse_upstreams, protocol_of, upstream_for, Upstream};
 
 use crate::api::StepSpec;
 use crate::error::{invalid_argument, Error, ErrorKind, Result};

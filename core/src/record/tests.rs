@@ -325,3 +325,69 @@ fn the_wire_vectors_recording_is_the_recorders_output() {
         .unwrap();
     assert!(vector["input"]["scenario"] == recorder.document(), "regenerate the vector's scenario from this test");
 }
+
+/// A fresh directory under the system's temporary one, for a test's recording files.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("cuecard-recording-file-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn a_recording_file_follows_its_mode_and_writes_after_every_exchange() {
+    let dir = scratch("modes");
+    let path = dir.join("nested").join("test_weather.yaml");
+    let settings = |mode: RecordMode| RecordingSettings { mode, allow_in_ci: true, ..RecordingSettings::default() };
+    // none: a missing file is not_found, and says how to record it.
+    let missing = RecordingFile::open_with(&path, &settings(RecordMode::None)).unwrap_err();
+    assert_eq!(missing.kind(), ErrorKind::NotFound);
+    assert!(missing.message().contains("record it with mode once"), "{}", missing.message());
+    // once on a missing file records (into directories it makes), forwarding to the public APIs by default.
+    let mut file = RecordingFile::open_with(&path, &settings(RecordMode::Once)).unwrap();
+    assert!((file.records(), file.replays()) == (true, false));
+    let (_, request) = requests().remove(0);
+    assert_eq!(file.forward_url(&request).unwrap(), "https://api.openai.com/v1/chat/completions");
+    let mock = upstream();
+    file.record(&request, &as_upstream(&handle(&mock, &request))).unwrap();
+    assert_eq!(file.recorded(), 1);
+    let written = std::fs::read_to_string(&path).unwrap();
+    assert!(written.contains("recording:") && !dir.join("nested").join("test_weather.cuecard-partial").exists());
+    // once on an existing file replays only: recording into it is refused.
+    let mut replaying = RecordingFile::open_with(&path, &settings(RecordMode::Once)).unwrap();
+    assert!((replaying.records(), replaying.replays()) == (false, true));
+    assert!(replaying.replay_scenario().unwrap().is_some());
+    let refused = replaying.record(&request, &as_upstream(&handle(&mock, &request))).unwrap_err();
+    assert!(refused.message().contains("records nothing"), "{}", refused.message());
+    // new appends: the same request again is a second step of its route.
+    let mut appending = RecordingFile::open_with(&path, &settings(RecordMode::New)).unwrap();
+    assert!((appending.records(), appending.replays()) == (true, true));
+    appending.record(&request, &as_upstream(&handle(&mock, &request))).unwrap();
+    let document = crate::scenario::yaml_value(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(document["routes"].as_array().unwrap().len(), 1);
+    assert_eq!(document["routes"][0]["steps"].as_array().unwrap().len(), 2);
+    // all records anew and does not replay.
+    let all = RecordingFile::open_with(&path, &settings(RecordMode::All)).unwrap();
+    assert!((all.records(), all.replays(), all.replay_scenario().unwrap().is_none()) == (true, false, true));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn recording_settings_name_what_is_wrong() {
+    let bad_mode = crate::api::deserialize_data::<RecordingSettings>(&json!({"mode": "sometimes"})).unwrap_err();
+    assert!(format!("{bad_mode:?}").contains("sometimes"), "{bad_mode:?}");
+    let unknown = crate::api::deserialize_data::<RecordingSettings>(&json!({"upstreams": []})).unwrap_err();
+    assert!(format!("{unknown:?}").contains("upstreams"), "{unknown:?}");
+    let settings = RecordingSettings { upstream: vec!["nowhere".into()], ..RecordingSettings::default() };
+    let path = scratch("settings").join("r.json");
+    let error = RecordingFile::open_with(&path, &settings).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::InvalidArgument);
+    assert!(error.message().contains("not an http:// or https:// URL"), "{}", error.message());
+    assert_eq!("sometimes".parse::<RecordMode>().unwrap_err().kind(), ErrorKind::InvalidArgument);
+}
+
+#[test]
+fn a_miss_is_what_the_replay_says_it_lacks_or_used_up() {
+    assert!(RecordingFile::is_miss([("X-Cuecard-Error", "no_recording")]));
+    assert!(RecordingFile::is_miss([("x-cuecard-error", "script_exhausted")]));
+    assert!(!RecordingFile::is_miss([("x-cuecard-error", "invalid_request"), ("content-type", "text/plain")]));
+}

@@ -1,0 +1,246 @@
+//! A recording file opened in a record mode: whether it replays, whether it records, where a request it lacks is
+//! forwarded, and writing it back after each exchange. Every host follows these rules through this one type: the
+//! CLI's proxy, the Python transports, Node's `fetch`. The host does the network I/O; this does the deciding and
+//! the file.
+
+use super::upstream::{parse_upstreams, upstream_for, Upstream};
+use super::{RecordOptions, Recorder, UpstreamReply};
+use crate::error::{invalid_argument, Error, ErrorKind, Result};
+use crate::scenario::Scenario;
+use crate::wire::HttpRequest;
+use std::path::{Path, PathBuf};
+
+/// When a recording file forwards and records. Nothing goes to an upstream unless a mode says so.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordMode {
+    /// Replay only: a request the file lacks is a `no_recording` error. The default everywhere.
+    #[default]
+    None,
+    /// Record when the file does not exist; replay only when it does.
+    Once,
+    /// Replay what the file has; forward and append what it lacks.
+    New,
+    /// Forward and record everything, replacing the file.
+    All,
+}
+
+impl RecordMode {
+    /// The mode's name, as the CLI, the pytest option and `CUECARD_RECORD` spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            RecordMode::None => "none",
+            RecordMode::Once => "once",
+            RecordMode::New => "new",
+            RecordMode::All => "all",
+        }
+    }
+}
+
+impl std::str::FromStr for RecordMode {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<RecordMode> {
+        match text {
+            "none" => Ok(RecordMode::None),
+            "once" => Ok(RecordMode::Once),
+            "new" => Ok(RecordMode::New),
+            "all" => Ok(RecordMode::All),
+            _ => Err(invalid_argument(format!("unknown record mode {text:?} (one of none, once, new, all)"))
+                .with_context("argument", "mode")),
+        }
+    }
+}
+
+/// The environment variable that, when set, refuses recording unless the host allows it (`--allow-in-ci`): a CI
+/// run replays, and one that records would go live with whatever key it holds.
+pub const CI_VARIABLE: &str = "CI";
+
+/// How the bindings open a recording file (Python's keywords, a JS options object): the same fields everywhere.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RecordingSettings {
+    /// The record mode (`none` unless given).
+    pub mode: RecordMode,
+    /// Where requests the file lacks are forwarded: `URL` for every protocol, or `PROTOCOL=URL`. None given: the
+    /// providers' public APIs ([`PUBLIC_UPSTREAMS`]).
+    pub upstream: Vec<String>,
+    /// Texts never written (beside the keys a client sends, which never are).
+    pub redact: Vec<String>,
+    /// Request fields written as `[REDACTED]` and not compared on replay (`messages[*].content`).
+    pub redact_fields: Vec<String>,
+    /// Record even though `CI` is set.
+    pub allow_in_ci: bool,
+    /// The recording's description.
+    pub description: Option<String>,
+}
+
+/// Where a recording forwards each protocol when no upstream is given: the providers' public APIs (Ollama's
+/// local default port). Bedrock and Azure are per region and per resource, so they must be named.
+pub const PUBLIC_UPSTREAMS: [&str; 4] = [
+    "openai=https://api.openai.com",
+    "anthropic=https://api.anthropic.com",
+    "gemini=https://generativelanguage.googleapis.com",
+    "ollama=http://127.0.0.1:11434",
+];
+
+/// A recording file in a mode.
+#[derive(Debug)]
+pub struct RecordingFile {
+    path: PathBuf,
+    mode: RecordMode,
+    replays: bool,
+    recorder: Option<Recorder>,
+    upstreams: Vec<Upstream>,
+}
+
+impl RecordingFile {
+    /// Opens `path` in `mode`:
+    /// - `none` needs the file (a missing one is `not_found`, saying how to record it);
+    /// - `once` replays an existing file and records a missing one;
+    /// - `new` replays an existing file and appends what it lacks;
+    /// - `all` records anew, replacing the file when the first exchange is written.
+    ///
+    /// Recording is refused (`invalid_argument`) when the `CI` environment variable is set, unless `allow_in_ci`.
+    /// The file's replay is loaded by the host as a scenario ([`RecordingFile::replay_scenario`]).
+    pub fn open(path: impl AsRef<Path>, mode: RecordMode, options: RecordOptions, allow_in_ci: bool) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let exists = path.exists();
+        let records = match mode {
+            RecordMode::None => false,
+            RecordMode::Once => !exists,
+            RecordMode::New | RecordMode::All => true,
+        };
+        if !exists && mode == RecordMode::None {
+            return Err(Scenario::read_error(
+                &path.display().to_string(),
+                true,
+                "there is no such recording (record it with mode once: --cuecard-record=once in pytest, \
+                 CUECARD_RECORD=once for vitest/jest, cuecard record --mode once)",
+            ));
+        }
+        if records && !allow_in_ci && std::env::var_os(CI_VARIABLE).is_some_and(|v| !v.is_empty()) {
+            return Err(invalid_argument(format!(
+                "CI is set: recording {} (mode {}) is refused; replay with mode none, or allow recording in CI \
+                 (--allow-in-ci, allow_in_ci=True, allowInCi: true)",
+                path.display(),
+                mode.name()
+            ))
+            .with_context("path", path.display().to_string()));
+        }
+        let replays = exists && mode != RecordMode::All;
+        let recorder = match (records, replays) {
+            (false, _) => None,
+            (true, true) => Some(Recorder::appending(options, &read_document(&path)?)?),
+            (true, false) => Some(Recorder::new(options)?),
+        };
+        Ok(RecordingFile { path, mode, replays, recorder, upstreams: Vec::new() })
+    }
+
+    /// Opens `path` as the bindings do: [`RecordingFile::open`] with the settings' mode and redaction, and the
+    /// settings' upstreams (the public APIs when none is given).
+    pub fn open_with(path: impl AsRef<Path>, settings: &RecordingSettings) -> Result<Self> {
+        let options = RecordOptions {
+            redact_texts: settings.redact.clone(),
+            redact_fields: settings.redact_fields.clone(),
+            description: settings.description.clone(),
+        };
+        let upstreams = if settings.upstream.is_empty() {
+            parse_upstreams(&PUBLIC_UPSTREAMS)?
+        } else {
+            parse_upstreams(&settings.upstream)?
+        };
+        let file = RecordingFile::open(path, settings.mode, options, settings.allow_in_ci)?;
+        Ok(RecordingFile { upstreams, ..file })
+    }
+
+    /// The URL a request the file lacks is forwarded to (its upstream's origin and prefix, then the request's own
+    /// path and query).
+    pub fn forward_url(&self, request: &HttpRequest) -> Result<String> {
+        let target =
+            if request.query.is_empty() { request.path.clone() } else { format!("{}?{}", request.path, request.query) };
+        upstream_for(&self.upstreams, request).map(|upstream| upstream.url(&target))
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The mode it was opened in.
+    pub fn mode(&self) -> RecordMode {
+        self.mode
+    }
+
+    /// Whether requests are answered from the file first.
+    pub fn replays(&self) -> bool {
+        self.replays
+    }
+
+    /// Whether requests the file lacks (or all, in mode `all`) are forwarded and recorded.
+    pub fn records(&self) -> bool {
+        self.recorder.is_some()
+    }
+
+    /// The file as a scenario to replay, when it replays.
+    pub fn replay_scenario(&self) -> Result<Option<Scenario>> {
+        if self.replays {
+            Scenario::from_path(&self.path).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// Whether a replayed answer is a miss that a recording file forwards instead: its `x-cuecard-error` header
+    /// says `no_recording` or `script_exhausted` (a request the file lacks, or one sent more often than recorded).
+    pub fn is_miss<'a>(headers: impl IntoIterator<Item = (&'a str, &'a str)>) -> bool {
+        headers.into_iter().any(|(name, value)| {
+            name.eq_ignore_ascii_case("x-cuecard-error") && matches!(value, "no_recording" | "script_exhausted")
+        })
+    }
+
+    /// Records one forwarded exchange and writes the whole recording (to a temporary file renamed over the old
+    /// one, so the file is never half written). Refused with `invalid_argument` when the file does not record.
+    pub fn record(&mut self, request: &HttpRequest, reply: &UpstreamReply) -> Result<()> {
+        let path = self.path.clone();
+        let Some(recorder) = self.recorder.as_mut() else {
+            return Err(invalid_argument(format!(
+                "{} is opened in mode {} and records nothing",
+                path.display(),
+                self.mode.name()
+            )));
+        };
+        recorder.record(request, reply)?;
+        let text = recorder.to_text(is_yaml(&path))?;
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| Scenario::file_error(&parent.display().to_string(), &e))?;
+        }
+        let temporary = path.with_extension("cuecard-partial");
+        std::fs::write(&temporary, text).map_err(|e| Scenario::file_error(&temporary.display().to_string(), &e))?;
+        std::fs::rename(&temporary, &path).map_err(|e| Scenario::file_error(&path.display().to_string(), &e))
+    }
+
+    /// How many exchanges were recorded since the file was opened.
+    pub fn recorded(&self) -> usize {
+        self.recorder.as_ref().map_or(0, Recorder::recorded)
+    }
+}
+
+/// Whether a path names a YAML file (`.yaml`/`.yml`); anything else is written as JSON.
+pub fn is_yaml(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"))
+}
+
+/// A recording's document as data (to append to).
+fn read_document(path: &Path) -> Result<serde_json::Value> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| Scenario::file_error(&shown, &e))?;
+    let document = if is_yaml(path) {
+        crate::scenario::yaml_value(&text)
+    } else {
+        serde_json::from_str(&text).map_err(|e| Error::new(ErrorKind::InvalidScenario, format!("{shown}: {e}")))
+    };
+    document.map_err(|e| e.with_context("path", shown))
+}
