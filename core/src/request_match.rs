@@ -75,6 +75,20 @@ impl RequestMatcher {
     pub fn fields(&self) -> impl Iterator<Item = &str> {
         self.expected.keys().map(String::as_str)
     }
+
+    /// The text of the last user message this matcher expects, if it expects messages: what a person recognises
+    /// a recorded request by (an unused recording's line in a failed check names it).
+    pub fn last_user_text(&self) -> Option<String> {
+        let messages = self.expected.get("messages")?.as_array()?;
+        let user = messages.iter().rev().find(|m| m.get("role").and_then(Value::as_str) == Some("user"))?;
+        match user.get("content")? {
+            Value::String(text) => Some(text.clone()),
+            Value::Array(parts) => {
+                Some(parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join(""))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// One field that differs: where, what the matcher holds and what the request had.

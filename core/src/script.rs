@@ -647,7 +647,11 @@ impl RouteMatch {
             parts.push("predicate".to_string());
         }
         if let Some(request) = &self.request {
-            parts.push(format!("request ({})", request.fields().collect::<Vec<_>>().join(", ")));
+            let fields = request.fields().collect::<Vec<_>>().join(", ");
+            match request.last_user_text() {
+                Some(text) => parts.push(format!("request ({fields}; last user message {:?})", brief_text(&text))),
+                None => parts.push(format!("request ({fields})")),
+            }
         }
         if parts.is_empty() {
             "default".to_string()
@@ -655,6 +659,16 @@ impl RouteMatch {
             parts.join(", ")
         }
     }
+}
+
+/// A text cut to 60 characters for a one-line description.
+fn brief_text(text: &str) -> String {
+    const LIMIT: usize = 60;
+    if text.chars().count() <= LIMIT {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(LIMIT).collect();
+    format!("{cut}...")
 }
 
 /// A route: a match and its own steps, cursor and exhaustion policy.

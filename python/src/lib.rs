@@ -8,6 +8,7 @@ mod errors;
 mod memory;
 mod mock;
 mod observe;
+mod record;
 mod server;
 mod tools;
 mod verify;
@@ -69,6 +70,7 @@ fn _cuecard(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<observe::PyRecordingObserver>()?;
     module.add_class::<observe::CallObservation>()?;
     module.add_class::<memory::PyMockMemory>()?;
+    module.add_class::<record::PyRecordingFile>()?;
     module.add_function(wrap_pyfunction!(verify::run_check, module)?)?;
     module.add_function(wrap_pyfunction!(verify::check_names, module)?)?;
     module.add_function(wrap_pyfunction!(tokenize, module)?)?;

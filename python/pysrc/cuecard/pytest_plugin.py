@@ -1,27 +1,52 @@
-"""The pytest plugin (entry point `pytest11`): fixtures `cuecard_mock`, `cuecard_server`, `cuecard_openai` and
-`cuecard_anthropic`, and the marker
-`@pytest.mark.cuecard(scenario="file.json", strict=True)`.
+"""The pytest plugin (entry point `pytest11`): fixtures `cuecard_mock`, `cuecard_server`, `cuecard_openai`,
+`cuecard_anthropic` and `cuecard_recording`, the marker
+`@pytest.mark.cuecard(scenario="file.json", strict=True, recording=None, upstream=None, ...)` and the option
+`--cuecard-record=none|once|new|all`.
 
 `cuecard_mock` is a fresh `MockModel` per test (scripted by the marker's scenario, relative to the test file, if
 given). At teardown the test fails if the script has unused steps or got unexpected requests, unless the marker
-says `strict=False`."""
+says `strict=False`.
+
+`cuecard_recording` is a `Recording` per test, in `recordings/<module>/<test>.yaml` beside the test file (the
+marker's `recording=` names another file), in the mode `--cuecard-record` gives (else `CUECARD_RECORD`, else
+`none`: replay only, never live). Pass it to the SDK helpers (`cuecard.openai_client(cuecard_recording)`). At
+teardown of a replaying test, a recorded exchange the test did not use fails it, as an unused step does; an
+exchange that could not be recorded fails it too. The marker's `upstream`, `redact`, `redact_fields` and
+`allow_in_ci` go to the recording."""
 from __future__ import annotations
 
+import os
 import pathlib
+import re
 from typing import Iterator
 
 import pytest
 
 from ._cuecard import Server
 from .mock import MockModel
+from .recording import Recording
 from .verify import assert_that
+
+RECORD_MODES = ("none", "once", "new", "all")
+# Settings a marker may give a recording (core's RecordingSettings, less the mode, which is the run's).
+_RECORDING_SETTINGS = ("upstream", "redact", "redact_fields", "allow_in_ci", "description")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.getgroup("cuecard").addoption(
+        "--cuecard-record", choices=RECORD_MODES, default=None,
+        help="record mode of cuecard_recording: none (replay only; the default, or $CUECARD_RECORD), once (record "
+             "missing files), new (record what files lack), all (record anew)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "cuecard(scenario=None, strict=True): script cuecard_mock with a scenario file (relative to the test file); "
-        "strict=False skips the end-of-test check that every step was used",
+        "cuecard(scenario=None, strict=True, recording=None, upstream=None, redact=None, redact_fields=None, "
+        "allow_in_ci=False): script cuecard_mock with a scenario file (relative to the test file); strict=False "
+        "skips the end-of-test check that every step (or recorded exchange) was used; recording= names the "
+        "recording file of cuecard_recording",
     )
 
 
@@ -78,3 +103,41 @@ def cuecard_server(cuecard_mock: MockModel) -> Iterator[Server]:
     """A loopback server over `cuecard_mock`, with delays skipped (virtual times still recorded)."""
     with Server(cuecard_mock, instant=True) as server:
         yield server
+
+
+def _record_mode(config: pytest.Config) -> str:
+    mode = config.getoption("--cuecard-record") or os.environ.get("CUECARD_RECORD") or "none"
+    if mode not in RECORD_MODES:
+        raise pytest.UsageError(f"CUECARD_RECORD={mode!r} is not a record mode (one of {', '.join(RECORD_MODES)})")
+    return mode
+
+
+def recording_path(node: pytest.Item) -> pathlib.Path:
+    """`recordings/<module>/<Class.>test_name[param].yaml` beside the test file; characters a file name cannot
+    hold become `-`."""
+    test_file = pathlib.Path(node.path)
+    name = re.sub(r"[^\w.\[\]=,+-]", "-", ".".join(node.nodeid.split("::")[1:])) or "test"
+    return test_file.parent / "recordings" / test_file.stem / f"{name}.yaml"
+
+
+@pytest.fixture
+def cuecard_recording(request: pytest.FixtureRequest) -> Iterator[Recording]:
+    """A `Recording` for this test (see the module's text)."""
+    marker = request.node.get_closest_marker("cuecard")
+    options = dict(marker.kwargs) if marker else {}
+    named = options.get("recording")
+    if named is not None:
+        path = pathlib.Path(named)
+        if not path.is_absolute():
+            path = pathlib.Path(request.node.path).parent / path
+    else:
+        path = recording_path(request.node)
+    settings = {key: options[key] for key in _RECORDING_SETTINGS if options.get(key) is not None}
+    recording = Recording(path, _record_mode(request.config), **settings)
+    yield recording
+    if _test_failed(request):
+        return
+    if recording.failures:
+        pytest.fail("cuecard: " + "; ".join(recording.failures), pytrace=False)
+    if recording.replays and not recording.records and options.get("strict", True):
+        assert_that(recording.mock).script_fully_used()

@@ -11,6 +11,9 @@ whichever module the SDK uses. Sync and async clients are both supported.
     client = cuecard.ollama_client(mock)          # ollama.Client wired to the mock
     client = cuecard.bedrock_client(mock)         # boto3's bedrock-runtime client wired to the mock
     transport = cuecard.transport_for(httpx2, mock)   # any httpx2.Client(transport=...)
+
+Each takes a `Recording` in place of the mock: the recording is replayed, and in a record mode what it lacks is
+forwarded to the real API with the SDK's own HTTP module and recorded (see `cuecard.recording`).
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from types import ModuleType
 from typing import Any
 
 from .mock import MockModel
+from .recording import Recording, arelay, relay
 
 _CACHE: dict[tuple[int, bool], type] = {}
 
@@ -84,10 +88,48 @@ def _classes(http: ModuleType) -> tuple[type, type]:
                 yield data
             self._end()
 
-    def answer(mock: MockModel, request: Any, body: bytes) -> dict:
+    def parts(request: Any) -> tuple[str, list[tuple[str, str]]]:
         path = request.url.raw_path.decode("ascii")
-        headers = [(name.decode("latin-1"), value.decode("latin-1")) for name, value in request.headers.raw]
+        return path, [(name.decode("latin-1"), value.decode("latin-1")) for name, value in request.headers.raw]
+
+    def answer(mock: MockModel | Recording, request: Any, body: bytes) -> dict | None:
+        """The reply, or None when a recording forwards the request."""
+        path, headers = parts(request)
         return mock.handle_http(request.method, path, headers, body)
+
+    def outgoing(recording: Recording, request: Any, body: bytes, started: float) -> tuple[Any, Any]:
+        """The request to the upstream, and a function making the exchange its reply is recorded into."""
+        path, headers = parts(request)
+        url, sent = recording.forward(request.method, path, headers)
+
+        def exchange(upstream: Any):
+            reply_headers = [(n.decode("latin-1"), v.decode("latin-1")) for n, v in upstream.headers.raw]
+            return recording.recorder(request.method, path, headers, body, upstream.status_code, reply_headers,
+                                      started)
+
+        return http.Request(request.method, url, headers=sent, content=body), exchange
+
+    class RelayStream(http.SyncByteStream):
+        """A forwarded reply's body: each upstream chunk passed on as it arrives, and recorded."""
+
+        def __init__(self, exchange, upstream):
+            self._exchange, self._upstream = exchange, upstream
+
+        def __iter__(self):
+            return relay(self._exchange, self._upstream.stream)
+
+        def close(self):
+            self._upstream.close()
+
+    class AsyncRelayStream(http.AsyncByteStream):
+        def __init__(self, exchange, upstream):
+            self._exchange, self._upstream = exchange, upstream
+
+        def __aiter__(self):
+            return arelay(self._exchange, self._upstream.stream)
+
+        async def aclose(self):
+            await self._upstream.aclose()
 
     def response(request, reply, instant, streaming_class):
         if reply["kind"] == "abort":
@@ -99,39 +141,71 @@ def _classes(http: ModuleType) -> tuple[type, type]:
                              request=request)
 
     class CuecardTransport(http.BaseTransport):
-        """A sync transport answering from a MockModel."""
+        """A sync transport answering from a MockModel, or from a Recording (forwarding what it records)."""
 
-        def __init__(self, mock: MockModel, *, instant: bool = False):
+        def __init__(self, mock: MockModel | Recording, *, instant: bool = False):
             self.mock, self.instant = mock, instant
+            self._upstream = None
 
         def handle_request(self, request):
-            reply = answer(self.mock, request, request.read())
+            body = request.read()
+            reply = answer(self.mock, request, body)
+            if reply is None:
+                return self._forward(request, body)
             if reply["kind"] != "stream" and reply["delay_ms"] and not self.instant:
                 time.sleep(reply["delay_ms"] / 1000)
             return response(request, reply, self.instant, FrameStream)
 
+        def _forward(self, request, body):
+            if self._upstream is None:
+                self._upstream = http.HTTPTransport()
+            sent, exchange = outgoing(self.mock, request, body, time.monotonic())
+            upstream = self._upstream.handle_request(sent)
+            return http.Response(upstream.status_code, headers=upstream.headers,
+                                 stream=RelayStream(exchange(upstream), upstream), request=request)
+
+        def close(self):
+            if self._upstream is not None:
+                self._upstream.close()
+
     class AsyncCuecardTransport(http.AsyncBaseTransport):
         """An async transport answering from a MockModel; delays are awaited, never blocking the loop."""
 
-        def __init__(self, mock: MockModel, *, instant: bool = False):
+        def __init__(self, mock: MockModel | Recording, *, instant: bool = False):
             self.mock, self.instant = mock, instant
+            self._upstream = None
 
         async def handle_async_request(self, request):
-            reply = answer(self.mock, request, await request.aread())
+            body = await request.aread()
+            reply = answer(self.mock, request, body)
+            if reply is None:
+                return await self._forward(request, body)
             if reply["kind"] != "stream" and reply["delay_ms"] and not self.instant:
                 await asyncio.sleep(reply["delay_ms"] / 1000)
             return response(request, reply, self.instant, AsyncFrameStream)
+
+        async def _forward(self, request, body):
+            if self._upstream is None:
+                self._upstream = http.AsyncHTTPTransport()
+            sent, exchange = outgoing(self.mock, request, body, time.monotonic())
+            upstream = await self._upstream.handle_async_request(sent)
+            return http.Response(upstream.status_code, headers=upstream.headers,
+                                 stream=AsyncRelayStream(exchange(upstream), upstream), request=request)
+
+        async def aclose(self):
+            if self._upstream is not None:
+                await self._upstream.aclose()
 
     _CACHE[(key, True)], _CACHE[(key, False)] = CuecardTransport, AsyncCuecardTransport
     return CuecardTransport, AsyncCuecardTransport
 
 
-def transport_for(http: ModuleType, mock: MockModel, *, instant: bool = False):
-    """A sync transport for the httpx-like module `http` (`httpx` or `httpx2`)."""
+def transport_for(http: ModuleType, mock: MockModel | Recording, *, instant: bool = False):
+    """A sync transport for the httpx-like module `http` (`httpx` or `httpx2`), answered by a mock or a recording."""
     return _classes(http)[0](mock, instant=instant)
 
 
-def async_transport_for(http: ModuleType, mock: MockModel, *, instant: bool = False):
+def async_transport_for(http: ModuleType, mock: MockModel | Recording, *, instant: bool = False):
     """An async transport for the httpx-like module `http`."""
     return _classes(http)[1](mock, instant=instant)
 
@@ -146,32 +220,33 @@ def _http_module_of(client_class: type) -> ModuleType:
     raise TypeError(f"{client_class!r} is not built on httpx or httpx2")
 
 
-def _sdk_client(sdk: ModuleType, sync_name: str, async_name: str, base_url: str, mock: MockModel, instant: bool,
-                async_: bool, options: dict[str, Any]):
+def _sdk_client(sdk: ModuleType, sync_name: str, async_name: str, base_url: str, mock: MockModel | Recording,
+                instant: bool, async_: bool, options: dict[str, Any]):
     """An SDK client whose HTTP client (the SDK's own default class, so its settings are kept) uses a transport."""
     http_class = sdk.DefaultAsyncHttpxClient if async_ else sdk.DefaultHttpxClient
     http = _http_module_of(http_class)
     transport = (async_transport_for if async_ else transport_for)(http, mock, instant=instant)
     client_class = getattr(sdk, async_name if async_ else sync_name)
-    options.setdefault("api_key", "test-key")
+    if not (isinstance(mock, Recording) and mock.records):  # recording sends the SDK's own key (its environment)
+        options.setdefault("api_key", "test-key")
     return client_class(base_url=base_url, http_client=http_class(transport=transport), **options)
 
 
-def openai_client(mock: MockModel, *, instant: bool = True, async_: bool = False, **options: Any):
+def openai_client(mock: MockModel | Recording, *, instant: bool = True, async_: bool = False, **options: Any):
     """An `openai.OpenAI` (or `AsyncOpenAI`) client answered in-process by `mock`."""
     import openai
 
     return _sdk_client(openai, "OpenAI", "AsyncOpenAI", BASE_URL + "/v1", mock, instant, async_, options)
 
 
-def anthropic_client(mock: MockModel, *, instant: bool = True, async_: bool = False, **options: Any):
+def anthropic_client(mock: MockModel | Recording, *, instant: bool = True, async_: bool = False, **options: Any):
     """An `anthropic.Anthropic` (or `AsyncAnthropic`) client answered in-process by `mock`."""
     import anthropic
 
     return _sdk_client(anthropic, "Anthropic", "AsyncAnthropic", BASE_URL, mock, instant, async_, options)
 
 
-def gemini_client(mock: MockModel, *, instant: bool = True, **options: Any):
+def gemini_client(mock: MockModel | Recording, *, instant: bool = True, **options: Any):
     """A `google.genai.Client` answered in-process by `mock`, its `.aio` side too (one Client serves both, so there is
     no `async_` here): both HTTP clients are wired. google-genai is built on `httpx2` (3.x) or `httpx` (older
     releases); whichever its `HttpOptions` takes is used."""
@@ -184,7 +259,8 @@ def gemini_client(mock: MockModel, *, instant: bool = True, **options: Any):
         httpx_client=http.Client(transport=transport_for(http, mock, instant=instant)),
         httpx_async_client=http.AsyncClient(transport=async_transport_for(http, mock, instant=instant)),
     )
-    options.setdefault("api_key", "test-key")
+    if not (isinstance(mock, Recording) and mock.records):
+        options.setdefault("api_key", "test-key")
     return genai.Client(http_options=http_options, **options)
 
 
@@ -198,7 +274,7 @@ def _genai_http_module() -> ModuleType:
     return importlib.import_module("httpx2" if backend == "httpx2" else "httpx")
 
 
-def ollama_client(mock: MockModel, *, instant: bool = True, async_: bool = False, **options: Any):
+def ollama_client(mock: MockModel | Recording, *, instant: bool = True, async_: bool = False, **options: Any):
     """An `ollama.Client` (or `AsyncClient`) answered in-process by `mock`; ollama is built on `httpx`."""
     import httpx
     import ollama
@@ -248,7 +324,7 @@ class _BotocoreBody:
         self.close()
 
 
-def bedrock_client(mock: MockModel, *, instant: bool = True, **options: Any):
+def bedrock_client(mock: MockModel | Recording, *, instant: bool = True, **options: Any):
     """A boto3 `bedrock-runtime` client answered in-process by `mock`: botocore's `before-send` event hands each
     signed request to the wire layer (no socket), and its own parsers read the reply, event streams included. boto3
     options (`config=`, `region_name=`, ...) are passed on; credentials and a region default to test values."""
@@ -271,6 +347,9 @@ def bedrock_client(mock: MockModel, *, instant: bool = True, **options: Any):
         body = request.body or b""
         body = body.encode() if isinstance(body, str) else (body.read() if hasattr(body, "read") else bytes(body))
         reply = mock.handle_http(request.method, path, headers, body)
+        if reply is None:
+            raise NotImplementedError("boto3 clients replay recordings in-process; record Bedrock with `cuecard record`"
+                                      " (a proxy: endpoint_url=its base URL)")
         if reply["kind"] == "abort":
             from botocore.exceptions import ConnectionClosedError
 
