@@ -4,7 +4,7 @@ import cuecard from '../lib/index.js';
 export const {
   MockModel, MockStream, assertThat, verify, runCheck, RecordingObserver, MockTool, MockMemory, Server, createFetch,
   awsRequestHandler,
-  openaiOptions, anthropicOptions, BASE_URL, cuecardMock, tokenize, countTokens, checkNames, VERSION, CuecardError,
+  openaiOptions, anthropicOptions, BASE_URL, cuecardMock, Recording, cuecardRecording, tokenize, countTokens, checkNames, VERSION, CuecardError,
   InvalidScenarioError, InvalidRequestError, ScriptExhaustedError, NoRouteMatchedError, InvalidArgumentError,
   InvalidStateError, RequestCountMismatchError, AssertionFailedError, CallbackFailedError, InvalidUtf8Error,
   CuecardIOError, ToolFailedError, InternalError, NotFoundError, RequestTooLargeError, HostCallbackError,

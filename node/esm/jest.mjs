@@ -1,3 +1,3 @@
 import cjs from '../lib/jest.js';
 
-export const { matchers, useCuecardMock } = cjs;
+export const { matchers, useCuecardMock, useCuecardRecording } = cjs;

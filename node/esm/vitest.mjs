@@ -14,3 +14,8 @@ export function cuecardMock(settings) {
   });
   return mock;
 }
+
+/** This test's recording, checked when it finishes (see `cuecard/vitest`'s CommonJS entry). */
+export function cuecardRecording(options) {
+  return perTest.vitestRecording(expect, onTestFinished, options);
+}

@@ -7,6 +7,7 @@ const { nativeOf, wait } = require('./mock.js');
 const computed = require('./computed.js');
 const keys = require('./keys.js');
 const { wrongType } = require('./errors.js');
+const { Recording } = require('./recording.js');
 
 /** The base URL the SDK options below use; any URL works, only its path is read. */
 const BASE_URL = 'http://cuecard.invalid';
@@ -108,8 +109,11 @@ function streamBody(reply, signal) {
   });
 }
 
-/** A `fetch` answered by `mock` (`options.instant` skips the scripted delays; by default the mock's setting). */
+/** A `fetch` answered by `mock` (`options.instant` skips the scripted delays; by default the mock's setting), or
+ * by a `Recording`: replayed from its file, and in a record mode forwarded and recorded where the file lacks it. */
 function createFetch(mock, options = {}) {
+  const recording = mock instanceof Recording ? mock : null;
+  if (recording !== null) mock = recording.mock;
   const handle = nativeOf(mock);
   if (!keys.isPlainObject(options)) throw wrongType('options', 'an options object', options);
   return async function cuecardFetch(input, init) {
@@ -122,8 +126,11 @@ function createFetch(mock, options = {}) {
     let body = bodyOf(input, init);
     if (typeof body !== 'string') body = await body;
     const instant = options.instant ?? mock.instant;
-    const answered = handle.handleHttp(method.toUpperCase(), url.pathname + url.search, headers, body, instant ? 'always' : 'unless_waits');
+    const target = url.pathname + url.search;
+    if (recording !== null && !recording.replays) return recording.forward(method.toUpperCase(), target, headers, body, signal);
+    const answered = handle.handleHttp(method.toUpperCase(), target, headers, body, instant ? 'always' : 'unless_waits');
     const reply = replyOf(typeof answered === 'string' ? answered : await computed.finishAsync(answered));
+    if (recording?.forwardsReply(reply)) return recording.forward(method.toUpperCase(), target, headers, body, signal);
     if (reply.kind === 'abort') {
       await wait(reply.delay_ms, instant, signal);
       throw connectionReset();
@@ -137,14 +144,19 @@ function createFetch(mock, options = {}) {
   };
 }
 
-/** Options for `new OpenAI(...)`: an API key, the base URL and the in-process fetch (plus `extra`). */
+/** Options for `new OpenAI(...)`: an API key, the base URL and the in-process fetch (plus `extra`). A recording
+ * that records sends the SDK's own key (from its environment) unless `extra` gives one. */
 function openaiOptions(mock, extra = {}) {
-  return { apiKey: 'test-key', baseURL: `${BASE_URL}/v1`, fetch: createFetch(mock, extra.fetchOptions), ...withoutFetchOptions(extra) };
+  return { ...testKey(mock), baseURL: `${BASE_URL}/v1`, fetch: createFetch(mock, extra.fetchOptions), ...withoutFetchOptions(extra) };
 }
 
 /** Options for `new Anthropic(...)`: an API key, the base URL and the in-process fetch (plus `extra`). */
 function anthropicOptions(mock, extra = {}) {
-  return { apiKey: 'test-key', baseURL: BASE_URL, fetch: createFetch(mock, extra.fetchOptions), ...withoutFetchOptions(extra) };
+  return { ...testKey(mock), baseURL: BASE_URL, fetch: createFetch(mock, extra.fetchOptions), ...withoutFetchOptions(extra) };
+}
+
+function testKey(mock) {
+  return mock instanceof Recording && mock.records ? {} : { apiKey: 'test-key' };
 }
 
 function withoutFetchOptions(extra) {

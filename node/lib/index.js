@@ -11,7 +11,8 @@ const { MockMemory } = require('./memory.js');
 const { Server } = require('./server.js');
 const { createFetch, openaiOptions, anthropicOptions, BASE_URL } = require('./fetch.js');
 const { awsRequestHandler } = require('./aws.js');
-const { cuecardMock } = require('./per-test.js');
+const { cuecardMock, cuecardRecording } = require('./per-test.js');
+const { Recording } = require('./recording.js');
 
 /** Splits text into word-like tokens. */
 function tokenize(text) {
@@ -41,6 +42,8 @@ module.exports = {
   anthropicOptions,
   BASE_URL,
   cuecardMock,
+  Recording,
+  cuecardRecording,
   tokenize,
   countTokens,
   checkNames: native.checkNames,

@@ -4,7 +4,7 @@
 // `cuecard.mock`) that fails the test if a step was unused or a request unexpected.
 
 const { matchers } = require('./matchers.js');
-const { createChecked } = require('./per-test.js');
+const { createChecked, createRecording } = require('./per-test.js');
 
 function jestGlobals() {
   if (typeof expect === 'function' && typeof beforeEach === 'function') {
@@ -36,4 +36,25 @@ function useCuecardMock(settings) {
   };
 }
 
-module.exports = { matchers, useCuecardMock };
+/** Registers a recording per test (`recordings/<file>/<describe test>.yaml` beside the test file, in the mode
+ * `CUECARD_RECORD` gives, `none` by default; read it as `cuecard.recording`), checked after each test. */
+function useCuecardRecording(options) {
+  let current = null;
+  globals.beforeEach(() => {
+    const { testPath, currentTestName } = globals.expect.getState();
+    current = createRecording(testPath, [currentTestName], options);
+  });
+  globals.afterEach(() => {
+    const ended = current;
+    current = null;
+    ended?.check();
+  });
+  return {
+    get recording() {
+      if (current === null) throw new Error('useCuecardRecording: the recording exists only while a test runs');
+      return current.recording;
+    },
+  };
+}
+
+module.exports = { matchers, useCuecardMock, useCuecardRecording };

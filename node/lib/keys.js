@@ -19,6 +19,7 @@ const USAGE_FIELDS = { inputTokens: 'input_tokens', outputTokens: 'output_tokens
 const ROUTE_FIELDS = { onExhausted: 'on_exhausted' };
 const TOOL_FIELDS = { delayMs: 'delay_ms' };
 const CONTEXT_FIELDS = { providerId: 'provider_id' };
+const RECORDING_FIELDS = { redactFields: 'redact_fields', allowInCi: 'allow_in_ci' };
 
 function isPlainObject(value) {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
@@ -73,4 +74,5 @@ module.exports = {
   tool: (o) => rename(o, TOOL_FIELDS),
   toolCall: (o) => rename(o, TOOL_CALL_FIELDS),
   context: (o) => rename(o, CONTEXT_FIELDS),
+  recording: (o) => rename(o, RECORDING_FIELDS),
 };

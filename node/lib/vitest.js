@@ -5,7 +5,7 @@
 
 const { expect, onTestFinished } = require('vitest');
 const { matchers } = require('./matchers.js');
-const { createChecked } = require('./per-test.js');
+const { createChecked, vitestRecording } = require('./per-test.js');
 
 expect.extend(matchers);
 
@@ -18,4 +18,11 @@ function cuecardMock(settings) {
   return mock;
 }
 
-module.exports = { matchers, cuecardMock };
+/** This test's recording (`recordings/<file>/<describe.test>.yaml` beside the test file, in the mode
+ * `CUECARD_RECORD` gives, `none` by default), checked when the test finishes (unless it failed, or
+ * `strict: false`). Pass it where a mock goes: `openaiOptions(recording)`, `createFetch(recording)`. */
+function cuecardRecording(options) {
+  return vitestRecording(expect, onTestFinished, options);
+}
+
+module.exports = { matchers, cuecardMock, cuecardRecording };

@@ -38,6 +38,8 @@ function adaptWasm(wasm, readFile) {
     ...wasm,
     backend: 'wasm',
     NativeServer: unavailable('Server'),
+    NativeRecordingFile: unavailable('Recording (replay a recording with MockModel.fromScenario(path))'),
+    recordingPathForTest: unavailable('a per-test recording'),
     cliMain: unavailable('the cuecard command'),
     settleComputed: unavailable('a server thread'),
     failComputed: unavailable('a server thread'),

@@ -137,6 +137,29 @@ export declare class NativePending {
   fail(message: string): string
 }
 
+/** A recording file opened in a record mode (`none`, `once`, `new`, `all`). */
+export declare class NativeRecordingFile {
+  /** Opens `path` with core's settings (`{mode, upstream, redact, redact_fields, allow_in_ci, description}`). */
+  constructor(path: string, settings?: unknown | undefined | null)
+  /** The record mode's name. */
+  get mode(): string
+  /** Whether requests are answered from the file first. */
+  get replays(): boolean
+  /** Whether requests the file lacks are forwarded and recorded. */
+  get records(): boolean
+  /** How many exchanges were recorded since the file was opened. */
+  get recorded(): number
+  /** Whether a replayed reply's headers (`name:value` lines) say it is a miss the file forwards. */
+  static isMiss(headers: string): boolean
+  /** The URL a request is forwarded to. */
+  forwardUrl(method: string, target: string): string
+  /**
+   * Records one forwarded exchange (headers as `name:value` lines; each chunk with the milliseconds since the
+   * request was sent, in `chunk_ms`) and writes the file.
+   */
+  record(method: string, target: string, headers: string, body: string | Buffer, status: number, replyHeaders: string, headersMs: number, chunks: Array<Buffer>, chunkMs: Array<number>, cut: boolean): void
+}
+
 /** The loopback server. `stop()` is idempotent. */
 export declare class NativeServer {
   /** Serves `mock` on 127.0.0.1 (`{port?, host?, instant?}`; port 0 picks a free one). */
@@ -205,6 +228,12 @@ export declare function failComputed(ticket: number, message: string): void
  * the dispatcher that runs computed answers for the server's threads (`dispatch(key, requestJson, ticket)`).
  */
 export declare function init(makeError: (family: string, json: string) => Error, dispatch: (key: number, request: string, ticket: number) => void): void
+
+/**
+ * The file a test's recording is kept in, relative to the test file's directory (core's one rule):
+ * `recordings/<module>/<names joined with .>.yaml`.
+ */
+export declare function recordingPathForTest(module: string, names: Array<string>): string
 
 /** The package's function for `ticket` returned `answer` (a text or a step object). */
 export declare function settleComputed(ticket: number, answer: unknown): void

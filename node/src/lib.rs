@@ -19,6 +19,7 @@ mod memory;
 mod mock;
 mod observe;
 mod pending;
+mod record;
 mod server;
 mod tools;
 

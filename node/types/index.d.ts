@@ -462,8 +462,43 @@ export declare class Server {
 
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
-/** A `fetch` answered in-process by the mock (`instant` skips scripted delays; default: the mock's setting). */
-export declare function createFetch(mock: MockModel, options?: { instant?: boolean }): Fetch;
+/** A record mode: `none` replays only (the default), `once` records a missing file, `new` records what the file
+ * lacks, `all` records anew. */
+export type RecordMode = 'none' | 'once' | 'new' | 'all';
+
+export interface RecordingOptions {
+  mode?: RecordMode;
+  /** Where requests the file lacks go: a URL, or `URL` and `PROTOCOL=URL` entries (default: the providers' APIs). */
+  upstream?: string | string[];
+  /** Texts never written (the keys a client sends never are). */
+  redact?: string[];
+  /** Request fields written as `[REDACTED]` and not compared on replay (`messages[*].content`). */
+  redactFields?: string[];
+  /** Record even though `CI` is set. */
+  allowInCi?: boolean;
+  description?: string;
+  /** What forwards (default: the global `fetch`). */
+  fetch?: Fetch;
+}
+
+/** A recording file in a record mode, answered by `createFetch(recording)` and the SDK option helpers: replayed,
+ * and in a record mode forwarded and recorded where the file lacks a request. */
+export declare class Recording {
+  constructor(path: string, options?: RecordingOptions);
+  readonly path: string;
+  /** The mock replaying the file (empty when nothing is replayed): its journal, its checks. */
+  readonly mock: MockModel;
+  readonly mode: RecordMode;
+  readonly replays: boolean;
+  readonly records: boolean;
+  readonly recorded: number;
+  /** What could not be recorded, in order. */
+  readonly failures: string[];
+}
+
+/** A `fetch` answered in-process by the mock (`instant` skips scripted delays; default: the mock's setting), or by
+ * a recording. */
+export declare function createFetch(mock: MockModel | Recording, options?: { instant?: boolean }): Fetch;
 
 /** An AWS SDK v3 request handler (`requestHandler:` of `BedrockRuntimeClient` and others) answered in-process by
  * `mock` through the wire encoders: the SDK's own serializers, event-stream decoder, errors and retries run. */
@@ -476,13 +511,21 @@ export declare function awsRequestHandler(mock: MockModel, options?: { instant?:
 };
 /** `{apiKey, baseURL, fetch}` for `new OpenAI(...)`, plus `extra`. */
 export declare function openaiOptions<E extends object = {}>(mock: MockModel, extra?: E & { fetchOptions?: { instant?: boolean } }): { apiKey: string; baseURL: string; fetch: Fetch } & Omit<E, 'fetchOptions'>;
+/** For a recording: no test key when it records (the SDK's own key is sent). */
+export declare function openaiOptions<E extends object = {}>(recording: Recording, extra?: E & { fetchOptions?: { instant?: boolean } }): { apiKey?: string; baseURL: string; fetch: Fetch } & Omit<E, 'fetchOptions'>;
 /** `{apiKey, baseURL, fetch}` for `new Anthropic(...)`, plus `extra`. */
 export declare function anthropicOptions<E extends object = {}>(mock: MockModel, extra?: E & { fetchOptions?: { instant?: boolean } }): { apiKey: string; baseURL: string; fetch: Fetch } & Omit<E, 'fetchOptions'>;
+export declare function anthropicOptions<E extends object = {}>(recording: Recording, extra?: E & { fetchOptions?: { instant?: boolean } }): { apiKey?: string; baseURL: string; fetch: Fetch } & Omit<E, 'fetchOptions'>;
 export declare const BASE_URL: string;
 
 /** node:test: a fresh mock for the test `t`, checked in its `after` hook (every step used, no unexpected request;
  * `strict: false` skips the check; `scenario` scripts it). */
 export declare function cuecardMock(t: { after(fn: () => void): void }, settings?: MockSettings & { strict?: boolean; scenario?: string | object }): MockModel;
+
+/** node:test (Node 22.6 or later): the test's recording, `recordings/<file>/<names>.yaml` beside the test file (or
+ * `recording`, relative to it), in the mode `CUECARD_RECORD` gives (`none` by default); checked in its `after` hook
+ * (every replayed exchange used unless `strict: false`; every exchange recorded). */
+export declare function cuecardRecording(t: { after(fn: () => void): void; name: string; filePath: string }, options?: Omit<RecordingOptions, 'mode'> & { strict?: boolean; recording?: string }): Recording;
 
 export declare function tokenize(text: string): string[];
 export declare function countTokens(text: string): number;

@@ -1,5 +1,5 @@
 // `cuecard/jest`: importing it adds the matchers to jest's `expect` (types below) and gives `useCuecardMock`.
-import type { MockModel, MockSettings } from './index.js';
+import type { MockModel, MockSettings, Recording, RecordingOptions } from './index.js';
 import type { CuecardMatchers } from './matchers.js';
 
 export { matchers } from './matchers.js';
@@ -7,6 +7,10 @@ export type { CuecardMatchers } from './matchers.js';
 
 /** Gives each test a fresh mock (`.mock`), checked after it: every step used and no unexpected request. */
 export declare function useCuecardMock(settings?: MockSettings & { strict?: boolean; scenario?: string | object }): { readonly mock: MockModel };
+
+/** Gives each test a recording (`.recording`: `recordings/<file>/<test name>.yaml` beside the test file, in the mode
+ * `CUECARD_RECORD` gives), checked after it. */
+export declare function useCuecardRecording(options?: Omit<RecordingOptions, 'mode'> & { strict?: boolean; recording?: string }): { readonly recording: Recording };
 
 declare module 'expect' {
   interface Matchers<R extends void | Promise<void>, T = unknown> extends CuecardMatchers<R> {}

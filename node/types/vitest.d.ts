@@ -1,5 +1,5 @@
 // `cuecard/vitest`: importing it adds the matchers to vitest's `expect` (types below) and gives `cuecardMock`.
-import type { MockModel, MockSettings } from './index.js';
+import type { MockModel, MockSettings, Recording, RecordingOptions } from './index.js';
 import type { CuecardMatchers } from './matchers.js';
 
 export { matchers } from './matchers.js';
@@ -7,6 +7,10 @@ export type { CuecardMatchers } from './matchers.js';
 
 /** A fresh mock for this test, checked when it finishes: every step used and no unexpected request. */
 export declare function cuecardMock(settings?: MockSettings & { strict?: boolean; scenario?: string | object }): MockModel;
+
+/** This test's recording (`recordings/<file>/<describe.test>.yaml` beside the test file, in the mode `CUECARD_RECORD`
+ * gives, `none` by default), checked when the test finishes. */
+export declare function cuecardRecording(options?: Omit<RecordingOptions, 'mode'> & { strict?: boolean; recording?: string }): Recording;
 
 declare module 'vitest' {
   interface Matchers<R extends void | Promise<void> = void | Promise<void>, T = unknown> extends CuecardMatchers<R> {}

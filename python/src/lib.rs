@@ -78,6 +78,7 @@ fn _cuecard(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(message_text, module)?)?;
     module.add_function(wrap_pyfunction!(error_catalogue, module)?)?;
     module.add_function(wrap_pyfunction!(cli_main, module)?)?;
+    module.add_function(wrap_pyfunction!(record::recording_path_for_test, module)?)?;
     #[cfg(feature = "testing")]
     module.add_function(wrap_pyfunction!(_raise_error, module)?)?;
     module.add("VERSION", cuecard::VERSION)?;

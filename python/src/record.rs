@@ -118,3 +118,10 @@ impl PyRecordingFile {
         f(&mut file)
     }
 }
+
+/// The file a test's recording is kept in, relative to the test file's directory (core's one rule):
+/// `recordings/<module>/<names joined with .>.yaml`.
+#[pyfunction]
+pub fn recording_path_for_test(module: &str, names: Vec<String>) -> String {
+    cuecard::record::recording_path_for_test(module, &names.iter().map(String::as_str).collect::<Vec<_>>())
+}

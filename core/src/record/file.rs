@@ -226,6 +226,25 @@ impl RecordingFile {
     }
 }
 
+/// The file a test's recording is kept in, relative to the test file's directory:
+/// `recordings/<module>/<name>.yaml`, the name being the test's names (class, test, parameters) joined with `.`.
+/// A character a file name cannot safely hold (anything but letters, digits, `_ . [ ] = , + -`) becomes `-`, and
+/// an empty part becomes `test`; so pytest, vitest, jest and node:test name their files by one rule.
+pub fn recording_path_for_test(module: &str, names: &[&str]) -> String {
+    let safe = |text: &str| -> String {
+        let cleaned: String =
+            text.chars().map(|c| if c.is_alphanumeric() || "_.[]=,+-".contains(c) { c } else { '-' }).collect();
+        // A name of dots alone would climb out of the recordings directory.
+        if cleaned.is_empty() || cleaned.chars().all(|c| c == '.') {
+            "test".to_string()
+        } else {
+            cleaned
+        }
+    };
+    let name = names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()).collect::<Vec<_>>().join(".");
+    format!("recordings/{}/{}.yaml", safe(module), safe(&name))
+}
+
 /// Whether a path names a YAML file (`.yaml`/`.yml`); anything else is written as JSON.
 pub fn is_yaml(path: &Path) -> bool {
     path.extension()

@@ -16,7 +16,9 @@ pub mod redact;
 mod split;
 pub mod upstream;
 
-pub use file::{is_yaml, RecordMode, RecordingFile, RecordingSettings, CI_VARIABLE, PUBLIC_UPSTREAMS};
+pub use file::{
+    is_yaml, recording_path_for_test, RecordMode, RecordingFile, RecordingSettings, CI_VARIABLE, PUBLIC_UPSTREAMS,
+};
 pub use upstream::{parse_upstreams, protocol_of, upstream_for, Upstream};
 
 use crate::api::StepSpec;

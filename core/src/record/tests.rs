@@ -391,3 +391,17 @@ fn a_miss_is_what_the_replay_says_it_lacks_or_used_up() {
     assert!(RecordingFile::is_miss([("x-cuecard-error", "script_exhausted")]));
     assert!(!RecordingFile::is_miss([("x-cuecard-error", "invalid_request"), ("content-type", "text/plain")]));
 }
+
+#[test]
+fn a_tests_recording_is_named_by_one_rule() {
+    assert_eq!(recording_path_for_test("test_weather", &["test_asks"]), "recordings/test_weather/test_asks.yaml");
+    assert_eq!(
+        recording_path_for_test("test_weather", &["TestCity", "test_asks[paris-1]"]),
+        "recordings/test_weather/TestCity.test_asks[paris-1].yaml"
+    );
+    assert_eq!(
+        recording_path_for_test("weather.test", &["suite > asks: \"Paris\"/now"]),
+        "recordings/weather.test/suite---asks---Paris--now.yaml"
+    );
+    assert_eq!(recording_path_for_test("..", &["..", ""]), "recordings/test/test.yaml");
+}

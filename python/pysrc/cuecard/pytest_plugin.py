@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import os
 import pathlib
-import re
 from typing import Iterator
 
 import pytest
 
-from ._cuecard import Server
+from ._cuecard import Server, recording_path_for_test
 from .mock import MockModel
 from .recording import Recording
 from .verify import assert_that
@@ -113,11 +112,10 @@ def _record_mode(config: pytest.Config) -> str:
 
 
 def recording_path(node: pytest.Item) -> pathlib.Path:
-    """`recordings/<module>/<Class.>test_name[param].yaml` beside the test file; characters a file name cannot
-    hold become `-`."""
+    """`recordings/<module>/<Class.>test_name[param].yaml` beside the test file (core's rule: characters a file
+    name cannot hold become `-`)."""
     test_file = pathlib.Path(node.path)
-    name = re.sub(r"[^\w.\[\]=,+-]", "-", ".".join(node.nodeid.split("::")[1:])) or "test"
-    return test_file.parent / "recordings" / test_file.stem / f"{name}.yaml"
+    return test_file.parent / recording_path_for_test(test_file.stem, node.nodeid.split("::")[1:])
 
 
 @pytest.fixture
