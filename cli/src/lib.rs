@@ -98,6 +98,11 @@ enum Command {
         #[arg(long)]
         allow_in_ci: bool,
     },
+    /// Work with recordings: `cuecard recording import --from vcrpy CASSETTE --out FILE`.
+    Recording {
+        #[command(subcommand)]
+        command: RecordingCommand,
+    },
     /// Check scenario files (JSON, or YAML for .yaml/.yml) and print each problem with its path.
     Validate {
         /// The scenario files.
@@ -109,6 +114,49 @@ enum Command {
 /// A `--mode` value (none, once, new, all), read by core's rule.
 fn record_mode(text: &str) -> Result<cuecard::record::RecordMode, String> {
     text.parse().map_err(|e: cuecard::Error| e.message().to_string())
+}
+
+#[derive(Subcommand)]
+enum RecordingCommand {
+    /// Convert another tool's recording of LLM calls into a cuecard recording (a scenario every cuecard replays):
+    /// each model call becomes a route matching its request, with the reply kept byte for byte; other requests
+    /// (a model list) are left out and named. Keys and credential headers are never written.
+    Import {
+        /// The format of the input: vcrpy (pytest-recording's and pydantic-ai's cassettes).
+        #[arg(long = "from", value_parser = ["vcrpy"])]
+        format: String,
+        /// The cassette (YAML or JSON).
+        input: PathBuf,
+        /// The recording to write (YAML for .yaml/.yml, JSON otherwise).
+        #[arg(long)]
+        out: PathBuf,
+        /// A text never written (replaced by [REDACTED]); repeatable.
+        #[arg(long = "redact")]
+        redact_texts: Vec<String>,
+        /// A request field written as [REDACTED] and not compared on replay; repeatable.
+        #[arg(long = "redact-field")]
+        redact_fields: Vec<String>,
+    },
+}
+
+/// `cuecard recording import`: the cassette read by core's importer, written as a recording.
+fn import_recording(
+    input: &std::path::Path,
+    out: &std::path::Path,
+    options: cuecard::record::RecordOptions,
+) -> Result<ExitCode, String> {
+    let shown = input.display();
+    let text = std::fs::read_to_string(input).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let imported = cuecard::record::import_vcrpy(&text, options).map_err(|e| format!("{shown}: {e}"))?;
+    let written = imported.recorder.to_text(cuecard::record::is_yaml(out)).map_err(|e| e.to_string())?;
+    std::fs::write(out, written).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    let mut report = std::io::stdout().lock();
+    for (index, why) in &imported.skipped {
+        writeln!(report, "{shown}: interaction {index} left out: {why}").map_err(|e| e.to_string())?;
+    }
+    let recorded = imported.recorder.recorded();
+    writeln!(report, "{shown}: {recorded} exchange(s) imported into {}", out.display()).map_err(|e| e.to_string())?;
+    Ok(0)
 }
 
 /// Runs the command line `args` (the first is the program name) and returns the exit code. Usage errors print
@@ -134,6 +182,12 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
             let settings =
                 record::RecordSettings { upstreams, out, host, port, mode, upstream_ca, options, allow_in_ci };
             Signals::register().and_then(|signals| record::record(settings, || signals.wait()))
+        }
+        Command::Recording {
+            command: RecordingCommand::Import { format: _, input, out, redact_texts, redact_fields },
+        } => {
+            let description = Some(format!("imported by cuecard recording import from {}", input.display()));
+            import_recording(&input, &out, cuecard::record::RecordOptions { redact_texts, redact_fields, description })
         }
         Command::Tokenize { count } => tokenize(count),
         Command::Validate { files } => validate(&files),

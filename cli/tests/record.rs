@@ -297,3 +297,45 @@ fn an_https_upstream_with_a_private_ca_records_and_replays_the_same_bytes() {
     replay.stop();
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_vcrpy_cassette_imports_validates_and_replays_its_stream_byte_for_byte() {
+    let dir = std::env::temp_dir().join(format!("cuecard-import-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cassette = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/recordings/vcrpy-cassette.yaml");
+    let out = dir.join("imported.yaml");
+    let imported = Command::new(env!("CARGO_BIN_EXE_cuecard"))
+        .args(["recording", "import", "--from", "vcrpy", cassette, "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&imported.stdout);
+    assert!(imported.status.success(), "{report}{}", String::from_utf8_lossy(&imported.stderr));
+    assert!(report.contains("interaction 1 left out") && report.contains("3 exchange(s) imported"), "{report}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(!text.contains("sk-live-") && !text.contains("sk-ant-secret") && !text.contains("org-secret"));
+    let validated = Command::new(env!("CARGO_BIN_EXE_cuecard")).arg("validate").arg(&out).output().unwrap();
+    assert!(String::from_utf8_lossy(&validated.stdout).contains("ok (3 routes, 3 steps)"));
+    let server = Running::start(&["serve", "--port", "0", "--instant", "--scenario", out.to_str().unwrap()]);
+    let body = r#"{"messages":[{"role":"user","content":"Stream it"}],"model":"gpt-4o","stream":true}"#;
+    let (status, _, streamed, _) =
+        send(&server.addr, "POST", "/v1/chat/completions", &[("content-type", "application/json")], body);
+    assert_eq!(status, 200);
+    // The cassette's SSE body, as its YAML string says it.
+    let chunk = |delta: &str, finish: &str| {
+        format!(
+            "data: {{\"id\":\"c2\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-4o\",\"choices\":[{{\"index\":0,\"delta\":{delta},\"finish_reason\":{finish}}}]}}\n\n"
+        )
+    };
+    let expected = chunk(r#"{"role":"assistant","content":"Hot"}"#, "null")
+        + &chunk(r#"{"content":" today"}"#, r#""stop""#)
+        + "data: [DONE]\n\n";
+    assert_eq!(String::from_utf8(streamed).unwrap(), expected);
+    server.stop();
+    let missing = Command::new(env!("CARGO_BIN_EXE_cuecard"))
+        .args(["recording", "import", "--from", "vcrpy", "/nonexistent.yaml", "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read /nonexistent.yaml"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

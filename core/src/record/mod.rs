@@ -12,6 +12,7 @@
 
 mod answer;
 mod file;
+mod import;
 pub mod redact;
 mod split;
 pub mod upstream;
@@ -19,6 +20,7 @@ pub mod upstream;
 pub use file::{
     is_yaml, recording_path_for_test, RecordMode, RecordingFile, RecordingSettings, CI_VARIABLE, PUBLIC_UPSTREAMS,
 };
+pub use import::{import_vcrpy, Imported};
 pub use upstream::{parse_upstreams, protocol_of, upstream_for, Upstream};
 
 use crate::api::StepSpec;

@@ -405,3 +405,60 @@ fn a_tests_recording_is_named_by_one_rule() {
     );
     assert_eq!(recording_path_for_test("..", &["..", ""]), "recordings/test/test.yaml");
 }
+
+/// A vcrpy cassette as pytest-recording writes it (constructed): a whole chat answer, a streamed one, a model list,
+/// a `!!binary` body, and pydantic-ai's `parsed_body`.
+const CASSETTE: &str = include_str!("../../../tests/recordings/vcrpy-cassette.yaml");
+
+#[test]
+fn a_vcrpy_cassette_imports_into_a_recording_that_replays_on_the_wire_and_in_process() {
+    let imported = import_vcrpy(CASSETTE, RecordOptions::default()).unwrap();
+    assert_eq!(imported.skipped.len(), 1, "{:?}", imported.skipped);
+    assert_eq!(imported.skipped[0].0, 1);
+    assert!(imported.skipped[0].1.contains("models"), "{}", imported.skipped[0].1);
+    let text = imported.recorder.to_text(true).unwrap();
+    for secret in ["sk-live-abcdefghijklmnop0123456789", "sk-ant-secret-0123456789abcdef", "org-secret"] {
+        assert!(!text.contains(secret), "{secret} was written");
+    }
+    let mock = MockModel::from_scenario(&Scenario::from_yaml(&text).unwrap()).unwrap();
+    // The streamed answer replays as the same SSE bytes, split into its events.
+    let stream = HttpRequest::post_json(
+        "/v1/chat/completions",
+        r#"{"messages":[{"role":"user","content":"Stream it"}],"model":"gpt-4o","stream":true}"#,
+    );
+    let HttpReply::Stream { frames, .. } = handle(&mock, &stream) else { panic!("not a stream") };
+    let frames = frames.to_vec();
+    assert_eq!(frames.len(), 3);
+    assert!(frames[0].data.contains("\"Hot\"") && frames[2].data == "data: [DONE]\n\n");
+    // The whole answer, and the Anthropic one (its body was !!binary), read back in-process as neutral answers.
+    let paris = crate::ChatRequest::from_value(
+        json!({"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris?"}]}),
+    )
+    .unwrap();
+    assert_eq!(mock.chat(&paris).unwrap().message.text.as_deref(), Some("Sunny."));
+    let hello = HttpRequest::post_json(
+        "/v1/messages",
+        r#"{"model":"claude-test","max_tokens":64,"messages":[{"role":"user","content":"Hello?"}]}"#,
+    );
+    let HttpReply::Full { status, body, .. } = handle(&mock, &hello) else { panic!("not whole") };
+    assert_eq!(status, 200);
+    assert!(body.contains("Bonjour."), "{body}");
+}
+
+#[test]
+fn a_cassette_that_cannot_be_imported_says_why_and_where() {
+    let error = import_vcrpy("version: 1\n", RecordOptions::default()).unwrap_err();
+    assert!(error.message().contains("no `interactions` list"), "{}", error.message());
+    let compressed = CASSETTE.replacen(
+        "content-type: [application/json]\n      openai-organization",
+        "content-encoding: [gzip]\n      openai-organization",
+        1,
+    );
+    let error = import_vcrpy(&compressed, RecordOptions::default()).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::InvalidScenario);
+    assert!(
+        error.message().starts_with("interaction 0: ") && error.message().contains("decode_compressed_response"),
+        "{}",
+        error.message()
+    );
+}
