@@ -38,6 +38,8 @@ pub mod observe;
 pub mod record;
 pub mod recorded;
 pub mod request_match;
+#[cfg(not(target_arch = "wasm32"))]
+mod route_index;
 pub mod scenario;
 mod script;
 mod segments;

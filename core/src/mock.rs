@@ -115,6 +115,9 @@ impl Default for Settings {
 #[derive(Debug)]
 struct State {
     routes: Vec<RouteState>,
+    /// The routes indexed by request, made on the first request after a route was added (many routes only).
+    #[cfg(not(target_arch = "wasm32"))]
+    route_index: Option<crate::route_index::RouteIndex>,
     current_route: usize,
     settings: Settings,
     journal: Journal,
@@ -127,6 +130,8 @@ impl State {
     fn new() -> State {
         State {
             routes: vec![RouteState { route: Route::new(RouteMatch::any()), cursor: 0, sealed: false }],
+            #[cfg(not(target_arch = "wasm32"))]
+            route_index: None,
             current_route: 0,
             settings: Settings::default(),
             journal: Journal::unbounded(),
@@ -223,6 +228,10 @@ impl MockModel {
             state.routes.len() - 1
         };
         state.current_route = index;
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            state.route_index = None;
+        }
         Ok(index)
     }
 
@@ -665,7 +674,7 @@ impl MockModel {
             error: None,
             left_mid_stream: false,
         };
-        let Some(route_index) = state.routes.iter().position(|r| r.route.matcher.matches(request)) else {
+        let Some(route_index) = find_route(state, request) else {
             entry.outcome = Outcome::Unmatched;
             _evicted = state.journal.push(entry);
             let error = unmatched_error(index, request, &state.routes, state.settings.recording);
@@ -1097,6 +1106,19 @@ fn exhausted_error(
             route.route.matcher.describe(),
         ),
     )
+}
+
+/// The first route that takes `request`: through the route index when there are many routes, else by a scan in
+/// route order (the same answer either way).
+fn find_route(state: &mut State, request: &ChatRequest) -> Option<usize> {
+    #[cfg(not(target_arch = "wasm32"))]
+    if state.routes.len() >= crate::route_index::INDEXED_FROM {
+        let State { routes, route_index, .. } = state;
+        let index = route_index
+            .get_or_insert_with(|| crate::route_index::RouteIndex::build(routes.iter().map(|r| &r.route.matcher)));
+        return index.find(request, |i| routes.get(i).map(|r| &r.route.matcher));
+    }
+    state.routes.iter().position(|r| r.route.matcher.matches(request))
 }
 
 fn unmatched_error(index: u64, request: &ChatRequest, routes: &[RouteState], recording: bool) -> Error {

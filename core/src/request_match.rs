@@ -56,8 +56,25 @@ impl RequestMatcher {
 
     /// Whether `request` has every field this matcher gives, equal.
     pub fn matches(&self, request: &ChatRequest) -> bool {
-        let found = canonical(request, &self.ignore);
+        self.matches_canonical(&canonical(request, &self.ignore))
+    }
+
+    /// [`RequestMatcher::matches`] on a request already in its canonical form for this matcher's `ignore`.
+    pub(crate) fn matches_canonical(&self, found: &Map<String, Value>) -> bool {
         self.expected.iter().all(|(key, expected)| found.get(key) == Some(expected))
+    }
+
+    /// The paths this matcher never compares.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) fn ignored(&self) -> &[FieldPath] {
+        &self.ignore
+    }
+
+    /// The fingerprint of the fields this matcher expects: a request it matches has the same fingerprint over
+    /// those fields ([`fingerprint_of`]).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) fn fingerprint(&self) -> u64 {
+        fingerprint(self.expected.iter())
     }
 
     /// The fields of `request` that differ from this matcher's, by path, in the order of the matcher's fields.
@@ -156,6 +173,48 @@ fn compare(path: String, expected: &Value, found: &Value, out: &mut Vec<Differen
         _ if expected == found => {}
         _ => out.push(Difference { path, expected: expected.clone(), found: found.clone() }),
     }
+}
+
+/// A request's canonical form for `ignore` (what [`RequestMatcher::matches_canonical`] takes).
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn canonical_for(request: &ChatRequest, ignore: &[FieldPath]) -> Map<String, Value> {
+    canonical(request, ignore)
+}
+
+/// The fingerprint of a canonical request over `keys`, or `None` when it lacks one of them (no matcher of those
+/// keys takes it).
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn fingerprint_of<'a>(found: &Map<String, Value>, keys: impl Iterator<Item = &'a str>) -> Option<u64> {
+    let mut fields = Vec::new();
+    for key in keys {
+        fields.push((key, found.get(key)?));
+    }
+    Some(fingerprint(fields.into_iter()))
+}
+
+/// FNV-1a over the fields' keys and JSON text (the same text for equal values: serde_json's maps are ordered).
+#[cfg(not(target_arch = "wasm32"))]
+fn fingerprint<'a, K: AsRef<str> + 'a>(fields: impl Iterator<Item = (K, &'a Value)>) -> u64 {
+    struct Fnv(u64);
+    impl std::io::Write for Fnv {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            for &byte in bytes {
+                self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+            }
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    use std::io::Write;
+    let mut hash = Fnv(0xcbf2_9ce4_8422_2325);
+    for (key, value) in fields {
+        let _ = hash.write_all(key.as_ref().as_bytes());
+        let _ = serde_json::to_writer(&mut hash, value);
+        let _ = hash.write_all(&[0]);
+    }
+    hash.0
 }
 
 /// The request as compared: its JSON form without the volatile fields, the tool-call ids and the ignored paths.

@@ -2,8 +2,6 @@
 // The per-test mock: fresh for each test, and the test fails when a step was left unused or a request was
 // unexpected (as the Python `cuecard_mock` fixture does). Each runner registers the end-of-test check its way.
 
-const path = require('node:path');
-const { fileURLToPath } = require('node:url');
 const native = require('./native.js');
 const { MockModel } = require('./mock.js');
 const { Recording } = require('./recording.js');
@@ -33,10 +31,13 @@ function recordMode() {
  * left unused fails it, as an unused step does; `strict: false` skips that). */
 function createRecording(testFile, names, options = {}) {
   const { strict = true, recording: named, ...settings } = options;
-  const file = testFile.startsWith('file:') ? fileURLToPath(testFile) : testFile;
-  const dir = path.dirname(file);
-  const module = path.basename(file).replace(/\.[cm]?[jt]sx?$/, '');
-  const where = named === undefined ? path.join(dir, native.recordingPathForTest(module, names)) : path.resolve(dir, named);
+  // Paths by hand: this module is in the browser bundle too, where `node:path` is not.
+  const file = testFile.startsWith('file:') ? decodeURIComponent(new URL(testFile).pathname) : testFile;
+  const cut = Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\'));
+  const dir = file.slice(0, cut + 1);
+  const module = file.slice(cut + 1).replace(/\.[cm]?[jt]sx?$/, '');
+  const absolute = (p) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p);
+  const where = named === undefined ? dir + native.recordingPathForTest(module, names) : absolute(named) ? named : dir + named;
   const recording = new Recording(where, { mode: recordMode(), ...settings });
   const check = () => {
     if (recording.failures.length > 0) throw new Error(`cuecard: ${recording.failures.join('; ')}`);
