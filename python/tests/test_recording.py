@@ -174,3 +174,26 @@ def test_the_pytest_fixture_records_per_test_files_then_replays_them_and_fails_o
         result.stdout.fnmatch_lines(["*script_fully_used() failed*", "*two*"])
     finally:
         upstream.stop()
+
+
+def test_a_tool_loop_records_one_route_per_exchange_and_its_continuation_replays(tmp_path, monkeypatch):
+    monkeypatch.delenv("CI", raising=False)
+    path = tmp_path / "tool-loop.yaml"
+
+    def run(client):
+        messages = [{"role": "user", "content": "Weather in Paris?"}]
+        first = client.chat.completions.create(model="gpt-4o", messages=messages, tools=[{
+            "type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}])
+        call = first.choices[0].message.tool_calls[0]
+        messages += [first.choices[0].message.model_dump(exclude_none=True),
+                     {"role": "tool", "tool_call_id": call.id, "content": '{"sky": "clear"}'}]
+        second = client.chat.completions.create(model="gpt-4o", messages=messages)
+        return call.function.name, second.choices[0].message.content
+
+    mock = cuecard.MockModel().then_calls_tool("get_weather", {"city": "Paris"}).then_responds("Clear skies.")
+    with cuecard.Server(mock, instant=True) as upstream:
+        live = run(cuecard.openai_client(cuecard.Recording(path, "once", upstream=upstream.base_url), api_key=KEY))
+    replay = cuecard.Recording(path)
+    assert run(cuecard.openai_client(replay)) == live == ("get_weather", "Clear skies.")
+    assert [e["route"] for e in replay.mock.entries()] == [0, 1]
+    cuecard.assert_that(replay.mock).script_fully_used()
