@@ -49,16 +49,23 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+def _marker_options(request: pytest.FixtureRequest) -> dict:
+    marker = request.node.get_closest_marker("cuecard")
+    return dict(marker.kwargs) if marker else {}
+
+
+def _beside_test(request: pytest.FixtureRequest, name: str) -> pathlib.Path:
+    """A path a marker names, relative to the test file unless absolute."""
+    path = pathlib.Path(name)
+    return path if path.is_absolute() else pathlib.Path(request.node.path).parent / path
+
+
 @pytest.fixture
 def cuecard_mock(request: pytest.FixtureRequest) -> Iterator[MockModel]:
-    marker = request.node.get_closest_marker("cuecard")
-    options = dict(marker.kwargs) if marker else {}
+    options = _marker_options(request)
     scenario = options.get("scenario")
     if scenario is not None:
-        path = pathlib.Path(scenario)
-        if not path.is_absolute():
-            path = pathlib.Path(request.node.path).parent / path
-        mock = MockModel.from_scenario(path)
+        mock = MockModel.from_scenario(_beside_test(request, scenario))
     else:
         mock = MockModel()
     yield mock
@@ -121,15 +128,9 @@ def recording_path(node: pytest.Item) -> pathlib.Path:
 @pytest.fixture
 def cuecard_recording(request: pytest.FixtureRequest) -> Iterator[Recording]:
     """A `Recording` for this test (see the module's text)."""
-    marker = request.node.get_closest_marker("cuecard")
-    options = dict(marker.kwargs) if marker else {}
+    options = _marker_options(request)
     named = options.get("recording")
-    if named is not None:
-        path = pathlib.Path(named)
-        if not path.is_absolute():
-            path = pathlib.Path(request.node.path).parent / path
-    else:
-        path = recording_path(request.node)
+    path = recording_path(request.node) if named is None else _beside_test(request, named)
     settings = {key: options[key] for key in _RECORDING_SETTINGS if options.get(key) is not None}
     recording = Recording(path, _record_mode(request.config), **settings)
     yield recording
