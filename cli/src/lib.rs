@@ -68,9 +68,10 @@ enum Command {
     /// replays). Keys and credential headers are never written.
     Record {
         /// Where to forward: a URL for every protocol (`https://api.openai.com`), or `PROTOCOL=URL` for one of
-        /// openai, anthropic, gemini, ollama, bedrock, azure. The client's path is kept.
-        #[arg(long = "upstream")]
-        upstreams: Vec<cuecard::record::Upstream>,
+        /// openai, anthropic, gemini, ollama, bedrock, azure. The client's path is kept. None given: the providers'
+        /// public APIs (OpenAI, Anthropic, Gemini, Ollama on 127.0.0.1:11434).
+        #[arg(long = "upstream", value_parser = upstream)]
+        upstreams: Vec<String>,
         /// The recording (YAML for .yaml/.yml, JSON otherwise), rewritten after every exchange.
         #[arg(long)]
         out: PathBuf,
@@ -109,6 +110,11 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+}
+
+/// An `--upstream` value, checked by core's rule and kept as given.
+fn upstream(text: &str) -> Result<String, String> {
+    text.parse::<cuecard::record::Upstream>().map(|_| text.to_string()).map_err(|e| e.message().to_string())
 }
 
 /// A `--mode` value (none, once, new, all), read by core's rule.
@@ -174,13 +180,16 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
             serve(scenario, ServeOptions { host, port, instant, journal_limit, idle_timeout_ms, admin_token })
         }
         Command::Record { upstreams, out, host, port, mode, upstream_ca, redact_texts, redact_fields, allow_in_ci } => {
-            let options = cuecard::record::RecordOptions {
-                redact_texts,
+            let recording = cuecard::record::RecordingSettings {
+                mode,
+                upstream: upstreams,
+                redact: redact_texts,
                 redact_fields,
+                allow_in_ci,
                 description: Some("recorded by cuecard record".into()),
             };
-            let settings =
-                record::RecordSettings { upstreams, out, host, port, mode, upstream_ca, options, allow_in_ci };
+            let proxy = cuecard::record::ProxyOptions { host, port, upstream_ca };
+            let settings = record::RecordSettings { out, recording, proxy };
             Signals::register().and_then(|signals| record::record(settings, || signals.wait()))
         }
         Command::Recording {

@@ -1,80 +1,21 @@
-//! `cuecard record`: a loopback proxy that forwards each request to the upstream of its protocol, relays the reply
-//! to the client as it arrives (chunk by chunk, never buffered), and hands each exchange to core's recorder, which
-//! writes the recording after every exchange (so a stopped proxy leaves a whole file).
-//!
-//! Requests the recording already answers are replayed instead (modes `new` and `once` with a file): they go to an
-//! in-process `cuecard::Server` on the recording, which answers as `cuecard serve` would; only its
-//! `no_recording` and `script_exhausted` misses go to the upstream.
+//! `cuecard record`: core's recording proxy (`cuecard::record::RecordingProxy`) on the address given, until Ctrl-C
+//! or SIGTERM; the recording is written after every exchange.
 
-use bytes::Bytes;
-use cuecard::record::{RecordMode, RecordOptions, RecordingFile, Upstream, UpstreamReply};
-use http_body_util::{combinators::BoxBody, BodyExt, Full};
-use hyper::body::{Frame, Incoming};
-use hyper::{Request, Response};
-use hyper_util::rt::TokioIo;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::time::Instant;
-
-type Body = BoxBody<Bytes, std::io::Error>;
+use cuecard::record::{ProxyOptions, RecordingProxy, RecordingSettings};
+use std::path::PathBuf;
 
 /// What `cuecard record` was told.
 pub struct RecordSettings {
-    pub upstreams: Vec<Upstream>,
     pub out: PathBuf,
-    pub host: std::net::IpAddr,
-    pub port: u16,
-    pub mode: RecordMode,
-    pub upstream_ca: Option<PathBuf>,
-    pub options: RecordOptions,
-    /// Record even though `CI` is set.
-    pub allow_in_ci: bool,
+    pub recording: RecordingSettings,
+    pub proxy: ProxyOptions,
 }
 
-/// The proxy's shared state.
-struct Proxy {
-    upstreams: Vec<Upstream>,
-    tls: tokio_rustls::TlsConnector,
-    /// The recording file: whether it records, and writing it.
-    file: Mutex<RecordingFile>,
-    records: bool,
-    /// The server replaying what the file held when the proxy started.
-    replay: Option<cuecard::Server>,
-}
-
-/// Runs the proxy until Ctrl-C; the recording is written after every exchange.
+/// Runs the proxy until `until_stopped` returns.
 pub fn record(settings: RecordSettings, until_stopped: impl FnOnce() -> Result<(), String>) -> Result<u8, String> {
-    let file = RecordingFile::open(&settings.out, settings.mode, settings.options, settings.allow_in_ci)
-        .map_err(|e| e.to_string())?;
-    let (records, replays) = (file.records(), file.replays());
-    if records && settings.upstreams.is_empty() {
-        return Err("recording needs an --upstream to forward to".into());
-    }
-    let replay = match file.replay_scenario().map_err(|e| e.to_string())? {
-        Some(scenario) => {
-            let mock = Arc::new(cuecard::MockModel::from_scenario(&scenario).map_err(|e| e.to_string())?);
-            let options = cuecard::ServerOptions { port: 0, ..cuecard::ServerOptions::default() };
-            Some(cuecard::Server::start_with(mock, options).map_err(|e| e.to_string())?)
-        }
-        None => None,
-    };
-    let proxy = Arc::new(Proxy {
-        upstreams: settings.upstreams,
-        tls: tls_connector(settings.upstream_ca.as_deref())?,
-        file: Mutex::new(file),
-        records,
-        replay,
-    });
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| e.to_string())?;
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind((settings.host, settings.port)))
-        .map_err(|e| format!("cannot listen on {}:{}: {e}", settings.host, settings.port))?;
-    let address = listener.local_addr().map_err(|e| e.to_string())?;
-    let doing = match (records, replays) {
+    let mut proxy =
+        RecordingProxy::start(&settings.out, &settings.recording, &settings.proxy).map_err(|e| e.to_string())?;
+    let doing = match (proxy.records(), proxy.replays()) {
         (true, true) => "replaying it and recording what it lacks into",
         (true, false) => "recording into",
         (false, _) => "replaying only",
@@ -82,253 +23,16 @@ pub fn record(settings: RecordSettings, until_stopped: impl FnOnce() -> Result<(
     {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "base URL: http://{address} (OpenAI clients: http://{address}/v1)");
+        let _ = writeln!(out, "base URL: {} (OpenAI clients: {})", proxy.base_url(), proxy.openai_base_url());
         let _ = writeln!(out, "{doing} {}", settings.out.display());
         let _ = out.flush();
     }
-    let accepting = proxy.clone();
-    runtime.spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else { continue };
-            let proxy = accepting.clone();
-            tokio::spawn(async move {
-                let service = hyper::service::service_fn(move |request| answer(proxy.clone(), request));
-                let _ =
-                    hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
-            });
-        }
-    });
     until_stopped()?;
-    runtime.shutdown_background();
-    let recorded = proxy.file.lock().map_or(0, |file| file.recorded());
+    proxy.stop();
+    let recorded = proxy.recorded();
     let _ = {
         use std::io::Write;
         writeln!(std::io::stderr(), "cuecard: stopped; {recorded} exchange(s) recorded")
     };
     Ok(0)
-}
-
-fn tls_connector(extra_ca: Option<&Path>) -> Result<tokio_rustls::TlsConnector, String> {
-    use rustls_pki_types::pem::PemObject;
-    let mut roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
-    if let Some(path) = extra_ca {
-        let certificates = rustls_pki_types::CertificateDer::pem_file_iter(path)
-            .map_err(|e| format!("cannot read --upstream-ca {}: {e}", path.display()))?;
-        for certificate in certificates {
-            let certificate = certificate.map_err(|e| format!("--upstream-ca {}: {e}", path.display()))?;
-            roots.add(certificate).map_err(|e| format!("--upstream-ca {}: {e}", path.display()))?;
-        }
-    }
-    let config = rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-        .with_safe_default_protocol_versions()
-        .map_err(|e| e.to_string())?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    Ok(tokio_rustls::TlsConnector::from(Arc::new(config)))
-}
-
-/// Headers that belong to one connection, never forwarded either way.
-const HOP_BY_HOP: [&str; 9] = [
-    "connection",
-    "keep-alive",
-    "proxy-connection",
-    "transfer-encoding",
-    "te",
-    "trailer",
-    "upgrade",
-    "host",
-    "content-length",
-];
-
-fn full(status: u16, text: String) -> Response<Body> {
-    let mut response = Response::new(Full::new(Bytes::from(text)).map_err(|never| match never {}).boxed());
-    *response.status_mut() = hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::BAD_GATEWAY);
-    response
-}
-
-/// One request from the client: replayed when the recording answers it, else forwarded (and recorded).
-async fn answer(proxy: Arc<Proxy>, request: Request<Incoming>) -> Result<Response<Body>, std::convert::Infallible> {
-    let (parts, body) = request.into_parts();
-    let body = match http_body_util::Limited::new(body, cuecard::wire::MAX_BODY_BYTES).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(e) => return Ok(full(400, format!("cuecard record: cannot read the request body: {e}"))),
-    };
-    let target = parts.uri.path_and_query().map_or("/", |p| p.as_str()).to_string();
-    let headers: Vec<(String, String)> = parts
-        .headers
-        .iter()
-        .filter_map(|(n, v)| v.to_str().ok().map(|v| (n.as_str().to_string(), v.to_string())))
-        .collect();
-    if let Some(replay) = &proxy.replay {
-        match forward(&proxy.tls, &local(replay), parts.method.as_str(), &target, &headers, body.clone()).await {
-            Ok(response) if !is_miss(&response) => return Ok(relay(response, None)),
-            Ok(_) => {}
-            Err(e) => return Ok(full(502, format!("cuecard record: the replay server failed: {e}"))),
-        }
-        if !proxy.records {
-            // Replay only: the miss itself is the answer (the replay server's provider-shaped no_recording).
-            return match forward(&proxy.tls, &local(replay), parts.method.as_str(), &target, &headers, body).await {
-                Ok(response) => Ok(relay(response, None)),
-                Err(e) => Ok(full(502, format!("cuecard record: the replay server failed: {e}"))),
-            };
-        }
-    }
-    if !proxy.records {
-        return Ok(full(502, "cuecard record: nothing to replay and nothing to record (--mode none)".into()));
-    }
-    let recorded_request =
-        cuecard::wire::HttpRequest::new(parts.method.as_str(), &target, headers.clone(), body.to_vec());
-    let upstream = match cuecard::record::upstream_for(&proxy.upstreams, &recorded_request) {
-        Ok(upstream) => upstream,
-        Err(e) => return Ok(full(502, format!("cuecard record: {}", e.message()))),
-    };
-    let started = Instant::now();
-    match forward(&proxy.tls, upstream, parts.method.as_str(), &target, &headers, body).await {
-        Ok(response) => Ok(relay(response, Some((proxy.clone(), recorded_request, started)))),
-        Err(e) => {
-            Ok(full(502, format!("cuecard record: the upstream {}:{} failed: {e}", upstream.host, upstream.port)))
-        }
-    }
-}
-
-/// The in-process replay server as an upstream.
-fn local(server: &cuecard::Server) -> Upstream {
-    let address = server.addr();
-    Upstream {
-        protocol: None,
-        https: false,
-        host: address.ip().to_string(),
-        port: address.port(),
-        prefix: String::new(),
-    }
-}
-
-/// Whether the replay server's answer is a recording it lacks (or one it has used up).
-fn is_miss(response: &Response<Incoming>) -> bool {
-    let code = response.headers().get("x-cuecard-error").and_then(|v| v.to_str().ok());
-    matches!(code, Some("no_recording" | "script_exhausted"))
-}
-
-/// Sends one request to `upstream` on a connection of its own (a recorder's load is a test's).
-async fn forward(
-    tls: &tokio_rustls::TlsConnector,
-    upstream: &Upstream,
-    method: &str,
-    target: &str,
-    headers: &[(String, String)],
-    body: Bytes,
-) -> Result<Response<Incoming>, String> {
-    let mut builder = Request::builder().method(method).uri(format!("{}{target}", upstream.prefix));
-    builder = builder.header("host", upstream.authority());
-    for (name, value) in headers {
-        // The reply is recorded as sent: ask for it uncompressed.
-        if !HOP_BY_HOP.contains(&name.as_str()) && name != "accept-encoding" {
-            builder = builder.header(name, value);
-        }
-    }
-    let request = builder.body(Full::new(body)).map_err(|e| e.to_string())?;
-    let tcp =
-        tokio::net::TcpStream::connect((upstream.host.as_str(), upstream.port)).await.map_err(|e| e.to_string())?;
-    if upstream.https {
-        let name = rustls_pki_types::ServerName::try_from(upstream.host.clone()).map_err(|e| e.to_string())?;
-        let stream = tls.connect(name, tcp).await.map_err(|e| format!("TLS: {e}"))?;
-        send(TokioIo::new(stream), request).await
-    } else {
-        send(TokioIo::new(tcp), request).await
-    }
-}
-
-async fn send<IO>(io: IO, request: Request<Full<Bytes>>) -> Result<Response<Incoming>, String>
-where
-    IO: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
-{
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(io).await.map_err(|e| e.to_string())?;
-    tokio::spawn(connection);
-    sender.send_request(request).await.map_err(|e| e.to_string())
-}
-
-/// The client's response: the upstream's status and headers at once, then each body chunk as it arrives. With a
-/// recorder, the chunks are kept with their times and the exchange is recorded when the body ends.
-fn relay(
-    response: Response<Incoming>,
-    recording: Option<(Arc<Proxy>, cuecard::wire::HttpRequest, Instant)>,
-) -> Response<Body> {
-    let (parts, mut incoming) = response.into_parts();
-    let status = parts.status.as_u16();
-    let headers: Vec<(String, String)> = parts
-        .headers
-        .iter()
-        .filter_map(|(n, v)| v.to_str().ok().map(|v| (n.as_str().to_string(), v.to_string())))
-        .collect();
-    let headers_ms = recording.as_ref().map_or(0, |(_, _, started)| elapsed_ms(*started));
-    let (sender, receiver) = tokio::sync::mpsc::channel::<Result<Frame<Bytes>, std::io::Error>>(16);
-    let kept_headers = headers.clone();
-    tokio::spawn(async move {
-        let mut chunks = Vec::new();
-        let mut cut = false;
-        loop {
-            match incoming.frame().await {
-                Some(Ok(frame)) => {
-                    if let Some(data) = frame.data_ref() {
-                        if let Some((_, _, started)) = &recording {
-                            chunks.push((elapsed_ms(*started), data.to_vec()));
-                        }
-                        // A client that left does not stop the recording.
-                        let _ = sender.send(Ok(Frame::data(data.clone()))).await;
-                    }
-                }
-                Some(Err(e)) => {
-                    cut = true;
-                    let _ = sender.send(Err(std::io::Error::other(e.to_string()))).await;
-                    break;
-                }
-                None => break,
-            }
-        }
-        if let Some((proxy, request, _)) = recording {
-            let reply = UpstreamReply { status, headers: kept_headers, headers_ms, chunks, cut };
-            write_exchange(&proxy, &request, &reply);
-        }
-    });
-    let mut out = Response::new(BodyExt::boxed(ChannelBody(receiver)));
-    *out.status_mut() = parts.status;
-    for (name, value) in &headers {
-        if !HOP_BY_HOP.contains(&name.as_str()) {
-            if let (Ok(name), Ok(value)) =
-                (hyper::header::HeaderName::from_bytes(name.as_bytes()), hyper::header::HeaderValue::from_str(value))
-            {
-                out.headers_mut().append(name, value);
-            }
-        }
-    }
-    out
-}
-
-/// A body whose frames come from a channel: the relay task sends each upstream chunk as it arrives.
-struct ChannelBody(tokio::sync::mpsc::Receiver<Result<Frame<Bytes>, std::io::Error>>);
-
-impl hyper::body::Body for ChannelBody {
-    type Data = Bytes;
-    type Error = std::io::Error;
-
-    fn poll_frame(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
-        self.0.poll_recv(cx)
-    }
-}
-
-fn elapsed_ms(started: Instant) -> u64 {
-    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
-}
-
-/// Records one exchange and writes the whole recording (to a temporary file renamed over the old one, so the file
-/// is never half written).
-fn write_exchange(proxy: &Proxy, request: &cuecard::wire::HttpRequest, reply: &UpstreamReply) {
-    use std::io::Write;
-    let Ok(mut file) = proxy.file.lock() else { return };
-    if let Err(e) = file.record(request, reply) {
-        let _ = writeln!(std::io::stderr(), "cuecard: not recorded in {}: {e}", file.path().display());
-    }
 }

@@ -30,7 +30,8 @@ fn readme_examples_are_the_files_ci_runs() {
             "jvm/src/test/java/dev/cuecard/ReadmeExampleTest.java",
             "jvm/src/test/kotlin/dev/cuecard/tramai/ReadmeExampleTest.kt",
             "tests/sdk/python/test_readme_example.py",
-            "tests/sdk/node/test/readme-example.test.mjs"
+            "tests/sdk/node/test/readme-example.test.mjs",
+            "core/tests/recording_proxy.rs"
         ]
     );
 }

@@ -37,6 +37,21 @@ impl RecordMode {
     }
 }
 
+/// The environment variable per-test recordings take their mode from (`none` when unset).
+pub const RECORD_MODE_VARIABLE: &str = "CUECARD_RECORD";
+
+impl RecordMode {
+    /// The mode `CUECARD_RECORD` names, `none` when it is unset or empty.
+    pub fn from_env() -> Result<RecordMode> {
+        match std::env::var(RECORD_MODE_VARIABLE) {
+            Ok(text) if !text.is_empty() => text
+                .parse()
+                .map_err(|e: Error| Error::new(e.kind(), format!("{RECORD_MODE_VARIABLE}: {}", e.message()))),
+            _ => Ok(RecordMode::None),
+        }
+    }
+}
+
 impl std::str::FromStr for RecordMode {
     type Err = Error;
 
@@ -152,6 +167,11 @@ impl RecordingFile {
         };
         let file = RecordingFile::open(path, settings.mode, options, settings.allow_in_ci)?;
         Ok(RecordingFile { upstreams, ..file })
+    }
+
+    /// The upstream a request the file lacks is forwarded to.
+    pub fn upstream_for(&self, request: &HttpRequest) -> Result<&Upstream> {
+        upstream_for(&self.upstreams, request)
     }
 
     /// The URL a request the file lacks is forwarded to (its upstream's origin and prefix, then the request's own

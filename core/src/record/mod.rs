@@ -13,14 +13,19 @@
 mod answer;
 mod file;
 mod import;
+#[cfg(feature = "proxy")]
+mod proxy;
 pub mod redact;
 mod split;
 pub mod upstream;
 
 pub use file::{
     is_yaml, recording_path_for_test, RecordMode, RecordingFile, RecordingSettings, CI_VARIABLE, PUBLIC_UPSTREAMS,
+    RECORD_MODE_VARIABLE,
 };
 pub use import::{import_vcrpy, Imported};
+#[cfg(feature = "proxy")]
+pub use proxy::{ProxyOptions, RecordingProxy};
 pub use upstream::{parse_upstreams, protocol_of, upstream_for, Upstream};
 
 use crate::api::StepSpec;
