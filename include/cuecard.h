@@ -156,6 +156,11 @@ typedef struct cuecard_mock cuecard_mock;
 typedef struct cuecard_observer cuecard_observer;
 
 /**
+ * A running (or stopped) recording proxy. Thread-safe.
+ */
+typedef struct cuecard_recording_proxy cuecard_recording_proxy;
+
+/**
  * A running (or stopped) server. Thread-safe: stop it from any thread.
  */
 typedef struct cuecard_server cuecard_server;
@@ -539,6 +544,42 @@ cuecard_status cuecard_observer_report(const struct cuecard_observer *observer, 
  * `observer` is a live handle; out-parameters are writable.
  */
 cuecard_status cuecard_observer_records(const struct cuecard_observer *observer, char **out_records_json, struct cuecard_error **err);
+
+/**
+ * Starts a recording proxy on the file at `path` (UTF-8). `settings_json` (may be NULL with length 0) is core's
+ * recording settings: `{"mode"? ("none", the default, replays only; "once", "new", "all"), "upstream"? (a list of
+ * "URL" or "PROTOCOL=URL"), "redact"?, "redact_fields"?, "allow_in_ci"?}`; `options_json` (may be NULL with
+ * length 0) is `{"host"?, "port"? (0, a free one, by default), "upstream_ca"?}`. Caller owns `*out_proxy`; free
+ * it with `cuecard_recording_proxy_free` (which stops it).
+ *
+ * # Safety
+ * Pointers are valid for their lengths; out-parameters are writable.
+ */
+cuecard_status cuecard_recording_proxy_start(const char *path, size_t path_len, const char *settings_json, size_t settings_len, const char *options_json, size_t options_len, struct cuecard_recording_proxy **out_proxy, struct cuecard_error **err);
+
+/**
+ * The proxy's base URL (`http://127.0.0.1:PORT`; OpenAI clients add `/v1`). Caller owns `*out_url`.
+ *
+ * # Safety
+ * `proxy` is a live handle; out-parameters are writable.
+ */
+cuecard_status cuecard_recording_proxy_base_url(const struct cuecard_recording_proxy *proxy, char **out_url, struct cuecard_error **err);
+
+/**
+ * How many exchanges the proxy recorded since it started.
+ *
+ * # Safety
+ * As for `cuecard_recording_proxy_base_url`.
+ */
+cuecard_status cuecard_recording_proxy_recorded(const struct cuecard_recording_proxy *proxy, size_t *out_count, struct cuecard_error **err);
+
+/**
+ * Stops (if running) and frees a proxy; every exchange recorded is in its file. NULL is a no-op.
+ *
+ * # Safety
+ * `proxy` is NULL or a live handle, not used afterwards.
+ */
+void cuecard_recording_proxy_free(struct cuecard_recording_proxy *proxy);
 
 /**
  * Serves `mock` on loopback. `options_json` (may be NULL with length 0) is `{"host"? (default "127.0.0.1"),

@@ -13,7 +13,7 @@ pub struct RecordSettings {
 
 /// Runs the proxy until `until_stopped` returns.
 pub fn record(settings: RecordSettings, until_stopped: impl FnOnce() -> Result<(), String>) -> Result<u8, String> {
-    let mut proxy =
+    let proxy =
         RecordingProxy::start(&settings.out, &settings.recording, &settings.proxy).map_err(|e| e.to_string())?;
     let doing = match (proxy.records(), proxy.replays()) {
         (true, true) => "replaying it and recording what it lacks into",

@@ -34,7 +34,7 @@ fn weather() {
         allow_in_ci: true,
         ..Default::default()
     };
-    let mut proxy = RecordingProxy::start(&path, &settings, &ProxyOptions::default()).unwrap();
+    let proxy = RecordingProxy::start(&path, &settings, &ProxyOptions::default()).unwrap();
     let (status, recorded) = post(&proxy.base_url(), "/v1/chat/completions", question);
     assert_eq!((status, proxy.recorded()), (200, 1));
     proxy.stop();

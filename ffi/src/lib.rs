@@ -22,6 +22,7 @@ mod jvm;
 mod memory;
 mod mock;
 mod observer;
+mod recording;
 mod server;
 #[cfg(feature = "testing")]
 mod testing;
@@ -32,6 +33,7 @@ pub use error::{cuecard_error, cuecard_status};
 pub use memory::cuecard_memory;
 pub use mock::cuecard_mock;
 pub use observer::cuecard_observer;
+pub use recording::cuecard_recording_proxy;
 pub use server::cuecard_server;
 pub use tool::cuecard_tool;
 

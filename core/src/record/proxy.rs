@@ -20,8 +20,9 @@ use std::time::Instant;
 
 type Body = BoxBody<Bytes, std::io::Error>;
 
-/// Where the proxy listens, and whom it trusts upstream.
-#[derive(Clone, Debug)]
+/// Where the proxy listens, and whom it trusts upstream (as data for the bindings: `{host?, port?, upstream_ca?}`).
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct ProxyOptions {
     /// The address to bind (127.0.0.1 unless told).
     pub host: IpAddr,
@@ -53,7 +54,8 @@ pub struct RecordingProxy {
     addr: SocketAddr,
     replays: bool,
     replay_mock: Option<Arc<crate::MockModel>>,
-    runtime: Option<tokio::runtime::Runtime>,
+    /// The proxy's threads, until stopped.
+    runtime: Mutex<Option<tokio::runtime::Runtime>>,
 }
 
 impl std::fmt::Debug for RecordingProxy {
@@ -103,7 +105,7 @@ impl RecordingProxy {
                 });
             }
         });
-        Ok(RecordingProxy { proxy, addr, replays, replay_mock, runtime: Some(runtime) })
+        Ok(RecordingProxy { proxy, addr, replays, replay_mock, runtime: Mutex::new(Some(runtime)) })
     }
 
     /// The address it listens on.
@@ -142,9 +144,10 @@ impl RecordingProxy {
         self.replay_mock.as_ref()
     }
 
-    /// Stops it (idempotent): no new connection is taken, and exchanges in flight are dropped.
-    pub fn stop(&mut self) {
-        if let Some(runtime) = self.runtime.take() {
+    /// Stops it (idempotent, from any thread): no new connection is taken, and exchanges in flight are dropped.
+    pub fn stop(&self) {
+        let runtime = self.runtime.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        if let Some(runtime) = runtime {
             runtime.shutdown_background();
         }
         if let Some(replay) = &self.proxy.replay {

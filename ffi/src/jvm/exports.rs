@@ -6,6 +6,7 @@ use super::{java_string, json_text, optional_text, run, text, JsonFunction, Outc
 use crate::boundary::{data_of_text, json_of_text};
 use cuecard::api::outcome::{exchange_json, stream_json, tool_outcome_json};
 use cuecard::api::{FailSpec, RequestInput, RouteOptions, StepInput, ToolCallSpec};
+use cuecard::record::{ProxyOptions, RecordingProxy, RecordingSettings};
 use cuecard::{MockModel, MockSettings, RecordingObserver, Server, ServerOptions};
 use jni::objects::{JByteArray, JClass, JObject, JString};
 use jni::sys::{jint, jlong, jstring};
@@ -60,8 +61,10 @@ pub extern "system" fn Java_dev_cuecard_internal_Native_errorCatalogue<'l>(
 pub extern "system" fn Java_dev_cuecard_internal_Native_release<'l>(env: EnvUnowned<'l>, _: JClass<'l>, id: jlong) {
     run(env, |_| {
         // A server stops when its last holder lets go; stop it now so close() returns with the port free.
-        if let Some(Native::Server(server)) = handles::release(id) {
-            server.stop();
+        match handles::release(id) {
+            Some(Native::Server(server)) => server.stop(),
+            Some(Native::Proxy(proxy)) => proxy.stop(),
+            _ => {}
         }
         Ok(())
     })
@@ -427,6 +430,81 @@ pub extern "system" fn Java_dev_cuecard_internal_Native_serverInfo<'l>(
             "port": server.addr().port(),
         });
         java_string(env, info.to_string())
+    })
+}
+
+/// Starts a recording proxy on the file at `path` (`settings` as core's `RecordingSettings`, `options` as
+/// `ProxyOptions` or null); returns its id.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_cuecard_internal_Native_recordingProxyStart<'l>(
+    env: EnvUnowned<'l>,
+    _: JClass<'l>,
+    path: JString<'l>,
+    settings: JString<'l>,
+    options: JString<'l>,
+) -> jlong {
+    run(env, |env| {
+        let path = text(env, &path, "path")?;
+        let settings: RecordingSettings = data_of_text(&text(env, &settings, "settings")?, "settings")?;
+        let options = match optional_text(env, &options, "options")? {
+            Some(options) => data_of_text::<ProxyOptions>(&options, "options")?,
+            None => ProxyOptions::default(),
+        };
+        let proxy = RecordingProxy::start(&path, &settings, &options)?;
+        Ok(handles::register(Native::Proxy(Arc::new(proxy))))
+    })
+}
+
+/// `{"base_url", "openai_base_url", "replays", "records", "recorded"}`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_cuecard_internal_Native_recordingProxyInfo<'l>(
+    env: EnvUnowned<'l>,
+    _: JClass<'l>,
+    proxy: jlong,
+) -> jstring {
+    run(env, |env| {
+        let proxy = handles::proxy(proxy, "proxy")?;
+        let info = serde_json::json!({
+            "base_url": proxy.base_url(),
+            "openai_base_url": proxy.openai_base_url(),
+            "replays": proxy.replays(),
+            "records": proxy.records(),
+            "recorded": proxy.recorded(),
+        });
+        java_string(env, info.to_string())
+    })
+}
+
+/// Checks that a replaying proxy's recording was used whole (`script_fully_used`); nothing when it records.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_cuecard_internal_Native_recordingProxyCheck<'l>(
+    env: EnvUnowned<'l>,
+    _: JClass<'l>,
+    proxy: jlong,
+) {
+    run(env, |_| {
+        let proxy = handles::proxy(proxy, "proxy")?;
+        if let (Some(mock), false) = (proxy.replay_mock(), proxy.records()) {
+            cuecard::verify::run_check(mock, None, &cuecard::verify::Check::ScriptFullyUsed)
+                .map_err(cuecard::Error::from)?;
+        }
+        Ok(())
+    })
+}
+
+/// The file of a test's recording, relative to its directory (core's rule): `names` is a JSON list of strings.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_cuecard_internal_Native_recordingPathForTest<'l>(
+    env: EnvUnowned<'l>,
+    _: JClass<'l>,
+    module: JString<'l>,
+    names: JString<'l>,
+) -> jstring {
+    run(env, |env| {
+        let module = text(env, &module, "module")?;
+        let names: Vec<String> = data_of_text(&text(env, &names, "names")?, "names")?;
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        java_string(env, cuecard::record::recording_path_for_test(&module, &names))
     })
 }
 

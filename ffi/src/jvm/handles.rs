@@ -3,6 +3,7 @@
 //! map probe (tens of nanoseconds beside a call that serializes JSON).
 
 use crate::boundary::{invalid, Failure};
+use cuecard::record::RecordingProxy;
 use cuecard::{MockMemory, MockModel, MockTool, RecordingObserver, Server};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -16,6 +17,7 @@ pub(super) enum Native {
     Observer(Arc<RecordingObserver>),
     Tool(Arc<MockTool>),
     Memory(Arc<MockMemory>),
+    Proxy(Arc<RecordingProxy>),
 }
 
 impl Native {
@@ -26,6 +28,7 @@ impl Native {
             Native::Observer(_) => "a RecordingObserver",
             Native::Tool(_) => "a MockTool",
             Native::Memory(_) => "a MockMemory",
+            Native::Proxy(_) => "a RecordingProxy",
         }
     }
 }
@@ -78,3 +81,4 @@ getter!(server, Server, Server, "a Server");
 getter!(observer, Observer, RecordingObserver, "a RecordingObserver");
 getter!(tool, Tool, MockTool, "a MockTool");
 getter!(memory, Memory, MockMemory, "a MockMemory");
+getter!(proxy, Proxy, RecordingProxy, "a RecordingProxy");

@@ -496,6 +496,27 @@ static void tools_memory_and_observer(void) {
 
 /* ---- the server ------------------------------------------------------------------------------------------ */
 
+/* One POST /v1/chat/completions to 127.0.0.1:port over HTTP/1.1; the whole reply, NUL-terminated, in `reply`. */
+static void http_post(uint16_t port, const char *body, char *reply, size_t capacity) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in address;
+    memset(&address, 0, sizeof address);
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK(connect(fd, (struct sockaddr *)&address, sizeof address) == 0, "connect to %u", port);
+    char request[1024];
+    int n = snprintf(request, sizeof request,
+                     "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nconnection: close\r\nauthorization: Bearer sk-live-c0123456789abcdefgh\r\ncontent-length: %zu\r\n\r\n%s",
+                     strlen(body), body);
+    CHECK(write(fd, request, (size_t)n) == n, "send");
+    size_t got = 0;
+    ssize_t r;
+    while (got < capacity - 1 && (r = read(fd, reply + got, capacity - 1 - got)) > 0) got += (size_t)r;
+    reply[got] = '\0';
+    close(fd);
+}
+
 static void server_answers_http(void) {
     cuecard_mock *mock = NULL;
     cuecard_server *server = NULL;
@@ -510,25 +531,9 @@ static void server_answers_http(void) {
     CHECK(cuecard_server_openai_base_url(server, &url, NULL) == CUECARD_STATUS_OK && strstr(url, "http://127.0.0.1:"), "url");
     cuecard_string_free(url);
 
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in address;
-    memset(&address, 0, sizeof address);
-    address.sin_family = AF_INET;
-    address.sin_port = htons(port);
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    CHECK(connect(fd, (struct sockaddr *)&address, sizeof address) == 0, "connect");
     const char *body = "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
-    char request[512];
-    int n = snprintf(request, sizeof request,
-                     "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nconnection: close\r\ncontent-length: %zu\r\n\r\n%s",
-                     strlen(body), body);
-    CHECK(write(fd, request, (size_t)n) == n, "send");
     char reply[8192];
-    size_t got = 0;
-    ssize_t r;
-    while ((r = read(fd, reply + got, sizeof reply - 1 - got)) > 0) got += (size_t)r;
-    reply[got] = '\0';
-    close(fd);
+    http_post(port, body, reply, sizeof reply);
     CHECK(strstr(reply, "HTTP/1.1 200") && strstr(reply, "\"content\":\"Hello from C!\""), "reply %.200s", reply);
 
     CHECK(cuecard_server_stop(server, NULL) == CUECARD_STATUS_OK, "stop");
@@ -537,6 +542,81 @@ static void server_answers_http(void) {
     CHECK(err && strcmp(cuecard_error_message(err), "the server is stopped") == 0, "stopped message");
     drop_error(&err);
     cuecard_server_free(server);
+}
+
+/* ---- recordings ------------------------------------------------------------------------------------------ */
+
+/* The port of a base URL `http://127.0.0.1:PORT`. */
+static uint16_t port_of(const char *url) {
+    unsigned port = 0;
+    CHECK(sscanf(url, "http://127.0.0.1:%u", &port) == 1, "port of %s", url);
+    return (uint16_t)port;
+}
+
+/* Record once through a proxy in front of a cuecard server, then replay without it: the same body, a miss with the
+ * nearest recording named, no key in the file. */
+static void recording_proxy_records_and_replays(void) {
+    cuecard_mock *mock = NULL;
+    cuecard_server *provider = NULL;
+    cuecard_recording_proxy *proxy = NULL;
+    cuecard_error *err = NULL;
+    cuecard_mock_new(NULL, 0, &mock, NULL);
+    const char *answer = "\"Recorded in C.\"";
+    CHECK(cuecard_mock_then_responds(mock, answer, strlen(answer), NULL) == CUECARD_STATUS_OK, "script");
+    CHECK(cuecard_server_start(mock, "{\"instant\": true}", 17, &provider, NULL) == CUECARD_STATUS_OK, "provider");
+    cuecard_mock_free(mock);
+    char *provider_url = NULL;
+    cuecard_server_anthropic_base_url(provider, &provider_url, NULL);
+    char path[256], settings[512], reply[8192], replayed[8192];
+    snprintf(path, sizeof path, "/tmp/cuecard-c-recording-%d.yaml", (int)getpid());
+    unlink(path);
+    snprintf(settings, sizeof settings, "{\"mode\": \"once\", \"upstream\": [\"%s\"], \"allow_in_ci\": true}", provider_url);
+    cuecard_string_free(provider_url);
+    CHECK(cuecard_recording_proxy_start(path, strlen(path), settings, strlen(settings), NULL, 0, &proxy, &err) == CUECARD_STATUS_OK,
+          "proxy start: %s", err ? cuecard_error_message(err) : "");
+    drop_error(&err);
+    char *url = NULL;
+    CHECK(cuecard_recording_proxy_base_url(proxy, &url, NULL) == CUECARD_STATUS_OK, "proxy url");
+    const char *body = "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"Weather in Paris?\"}]}";
+    http_post(port_of(url), body, reply, sizeof reply);
+    cuecard_string_free(url);
+    size_t recorded = 0;
+    CHECK(cuecard_recording_proxy_recorded(proxy, &recorded, NULL) == CUECARD_STATUS_OK && recorded == 1, "recorded %zu", recorded);
+    cuecard_recording_proxy_free(proxy);
+    cuecard_server_free(provider);
+    CHECK(strstr(reply, "HTTP/1.1 200") && strstr(reply, "Recorded in C."), "recorded reply %.200s", reply);
+
+    proxy = NULL;
+    CHECK(cuecard_recording_proxy_start(path, strlen(path), NULL, 0, NULL, 0, &proxy, NULL) == CUECARD_STATUS_OK, "replay start");
+    cuecard_recording_proxy_base_url(proxy, &url, NULL);
+    http_post(port_of(url), body, replayed, sizeof replayed);
+    const char *recorded_body = strstr(reply, "\r\n\r\n"), *replayed_body = strstr(replayed, "\r\n\r\n");
+    CHECK(recorded_body && replayed_body && strcmp(recorded_body, replayed_body) == 0, "replayed %.200s", replayed);
+    const char *lyon = "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"Weather in Lyon?\"}]}";
+    http_post(port_of(url), lyon, replayed, sizeof replayed);
+    CHECK(strstr(replayed, "HTTP/1.1 422") && strstr(replayed, "no_recording") && strstr(replayed, "Weather in Paris?"), "miss %.300s", replayed);
+    cuecard_string_free(url);
+    cuecard_recording_proxy_free(proxy);
+    FILE *file = fopen(path, "r");
+    char text[16384];
+    size_t length = file ? fread(text, 1, sizeof text - 1, file) : 0;
+    text[length] = '\0';
+    if (file) fclose(file);
+    CHECK(length > 0 && strstr(text, "Weather in Paris?") && !strstr(text, "sk-live-c0123456789abcdefgh"), "the file");
+    unlink(path);
+
+    /* A missing file in mode none, bad settings, and NULLs are typed errors. */
+    proxy = NULL;
+    CHECK(cuecard_recording_proxy_start(path, strlen(path), NULL, 0, NULL, 0, &proxy, &err) == CUECARD_STATUS_NOT_FOUND && proxy == NULL, "missing");
+    CHECK(err && strstr(cuecard_error_message(err), "record it with mode once"), "missing message");
+    drop_error(&err);
+    CHECK(cuecard_recording_proxy_start(path, strlen(path), "{\"mode\": 1}", 11, NULL, 0, &proxy, &err) == CUECARD_STATUS_INVALID_ARGUMENT, "bad mode");
+    drop_error(&err);
+    CHECK(cuecard_recording_proxy_start(NULL, 4, NULL, 0, NULL, 0, &proxy, &err) == CUECARD_STATUS_INVALID_ARGUMENT, "NULL path");
+    drop_error(&err);
+    CHECK(cuecard_recording_proxy_base_url(NULL, &url, &err) == CUECARD_STATUS_INVALID_ARGUMENT, "NULL proxy");
+    drop_error(&err);
+    cuecard_recording_proxy_free(NULL);
 }
 
 /* ---- misuse ---------------------------------------------------------------------------------------------- */
@@ -651,6 +731,7 @@ int main(int argc, char **argv) {
     computed_answers();
     tools_memory_and_observer();
     server_answers_http();
+    recording_proxy_records_and_replays();
     misuse();
     printf("c ffi: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

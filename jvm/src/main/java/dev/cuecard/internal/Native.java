@@ -81,6 +81,11 @@ public final class Native {
     public static native long serverStart(long mock, String optionsJson);
     public static native String serverInfo(long server);
 
+    public static native long recordingProxyStart(String path, String settingsJson, String optionsJson);
+    public static native String recordingProxyInfo(long proxy);
+    public static native void recordingProxyCheck(long proxy);
+    public static native String recordingPathForTest(String module, String namesJson);
+
     public static native long toolNew(String optionsJson, JsonFunction function);
     public static native String toolInvoke(long tool, String argumentsJson);
     public static native String toolInvocations(long tool);

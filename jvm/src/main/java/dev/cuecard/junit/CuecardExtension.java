@@ -3,9 +3,13 @@ package dev.cuecard.junit;
 import dev.cuecard.CuecardAssertions;
 import dev.cuecard.MockModel;
 import dev.cuecard.RecordingObserver;
+import dev.cuecard.RecordingProxy;
 import dev.cuecard.Server;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -17,7 +21,9 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * fresh mock served on loopback; script it through {@link Server#mock()}) or {@link RecordingObserver} as a parameter,
  * and after the test fails it when a mock has unused steps or received requests beyond its script, with core's
  * message listing them. {@link UnusedStepsAllowed} on the test or its class keeps the check of unexpected requests
- * only. Everything is closed after the test.
+ * only. A {@link RecordingProxy} parameter is the test's recording ({@link CuecardRecording} says where and to
+ * whom it forwards), in the mode {@code CUECARD_RECORD} names; a replayed recording not used whole fails the test.
+ * Everything is closed after the test.
  */
 public final class CuecardExtension implements ParameterResolver, AfterEachCallback {
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(CuecardExtension.class);
@@ -25,7 +31,8 @@ public final class CuecardExtension implements ParameterResolver, AfterEachCallb
     @Override
     public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
         Class<?> type = parameter.getParameter().getType();
-        return type == MockModel.class || type == Server.class || type == RecordingObserver.class;
+        return type == MockModel.class || type == Server.class || type == RecordingObserver.class
+                || type == RecordingProxy.class;
     }
 
     @Override
@@ -35,6 +42,7 @@ public final class CuecardExtension implements ParameterResolver, AfterEachCallb
         if (type == MockModel.class) return resources.mock();
         if (type == Server.class) return resources.server();
         if (type == RecordingObserver.class) return resources.observer();
+        if (type == RecordingProxy.class) return resources.recording(context);
         throw new ParameterResolutionException("cuecard cannot give a " + type.getName());
     }
 
@@ -48,6 +56,9 @@ public final class CuecardExtension implements ParameterResolver, AfterEachCallb
             for (MockModel mock : resources.mocks) {
                 if (lenient) CuecardAssertions.assertThat(mock).noUnexpectedRequests();
                 else CuecardAssertions.assertThat(mock).scriptFullyUsed();
+            }
+            for (RecordingProxy recording : resources.recordings) {
+                if (!lenient) recording.assertAllReplayed();
             }
         } finally {
             resources.close();
@@ -70,6 +81,26 @@ public final class CuecardExtension implements ParameterResolver, AfterEachCallb
             Server server = mock().serve();
             closeables.add(0, server);
             return server;
+        }
+
+        final List<RecordingProxy> recordings = new ArrayList<>();
+
+        RecordingProxy recording(ExtensionContext context) {
+            CuecardRecording where = context.getTestMethod().map(m -> m.getAnnotation(CuecardRecording.class))
+                    .or(() -> context.getTestClass().map(c -> c.getAnnotation(CuecardRecording.class)))
+                    .orElse(null);
+            String directory = where == null ? "src/test/resources" : where.directory();
+            Path path = where != null && !where.path().isEmpty() ? Path.of(where.path()) : Path.of(directory).resolve(
+                    RecordingProxy.pathForTest(context.getRequiredTestClass().getSimpleName(),
+                            List.of(context.getRequiredTestMethod().getName())));
+            Map<String, Object> settings = new LinkedHashMap<>();
+            settings.put("mode", RecordingProxy.modeFromEnvironment());
+            if (where != null && where.upstream().length > 0) settings.put("upstream", List.of(where.upstream()));
+            if (where != null && where.redact().length > 0) settings.put("redact", List.of(where.redact()));
+            RecordingProxy recording = RecordingProxy.start(path, settings);
+            recordings.add(recording);
+            closeables.add(0, recording);
+            return recording;
         }
 
         RecordingObserver observer() {
