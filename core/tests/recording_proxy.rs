@@ -47,5 +47,7 @@ fn weather() {
     let (status, miss) = post(&replay.base_url(), "/v1/chat/completions", &question.replace("Paris", "Lyon"));
     assert_eq!(status, 422);
     assert!(miss.contains(r#"messages[0].content[0].text: \"Weather in Paris?\" != \"Weather in Lyon?\""#), "{miss}");
+    // The replay's journal: one request answered, one miss, each once.
+    assert_eq!(replay.replay_mock().unwrap().request_count(), 2);
     std::fs::remove_dir_all(&dir).unwrap();
 }

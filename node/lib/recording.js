@@ -10,13 +10,6 @@ const keys = require('./keys.js');
 const { MockModel } = require('./mock.js');
 const { wrongType } = require('./errors.js');
 
-/** Headers of one connection, or that the forwarding fetch sets itself; `accept-encoding` is dropped so the reply
- * is recorded as sent, uncompressed. */
-const NOT_FORWARDED = new Set([
-  'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer',
-  'upgrade', 'accept-encoding',
-]);
-
 /** `[name, value]` pairs as the addon's `name:value` lines. */
 function lines(pairs) {
   let text = '';
@@ -74,12 +67,7 @@ class Recording {
 
   /** Forwards one request to its upstream and answers with the upstream's reply, recording it as it arrives. */
   async forward(method, target, headerLines, body, signal) {
-    const url = this.#native.forwardUrl(method, target);
-    const sent = new Headers();
-    for (const line of headerLines.split('\n')) {
-      const colon = line.indexOf(':');
-      if (colon > 0 && !NOT_FORWARDED.has(line.slice(0, colon))) sent.append(line.slice(0, colon), line.slice(colon + 1));
-    }
+    const { url, headers: sent } = JSON.parse(this.#native.forwarding(method, target, headerLines));
     const started = performance.now();
     const upstream = await this.#fetch(url, { method, headers: sent, body: method === 'GET' || method === 'HEAD' ? undefined : body, signal });
     const replyHeaders = [...upstream.headers];

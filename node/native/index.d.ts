@@ -151,8 +151,11 @@ export declare class NativeRecordingFile {
   get recorded(): number
   /** Whether a replayed reply's headers (`name:value` lines) say it is a miss the file forwards. */
   static isMiss(headers: string): boolean
-  /** The URL a request is forwarded to. */
-  forwardUrl(method: string, target: string): string
+  /**
+   * Where and how a request is forwarded (headers as `name:value` lines): `{"url", "headers": [[name, value]]}`
+   * as JSON (core's rule: the connection's own headers and `accept-encoding` are left out).
+   */
+  forwarding(method: string, target: string, headers: string): string
   /**
    * Records one forwarded exchange (headers as `name:value` lines; each chunk with the milliseconds since the
    * request was sent, in `chunk_ms`) and writes the file.

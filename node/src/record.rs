@@ -1,7 +1,7 @@
 //! `NativeRecordingFile`: core's recording file (its mode, where a request it lacks is forwarded, recording an
 //! exchange). `lib/recording.js` does the network I/O with the platform's `fetch`.
 
-use crate::convert::data_of;
+use crate::convert::{data_of, json_text};
 use crate::errors::Fallible;
 use cuecard::api::outcome::headers_from_lines;
 use cuecard::record::{RecordingFile, RecordingSettings, UpstreamReply};
@@ -71,11 +71,13 @@ impl NativeRecordingFile {
         RecordingFile::is_miss(headers.iter().map(|(n, v)| (n.as_str(), v.as_str())))
     }
 
-    /// The URL a request is forwarded to.
+    /// Where and how a request is forwarded (headers as `name:value` lines): `{"url", "headers": [[name, value]]}`
+    /// as JSON (core's rule: the connection's own headers and `accept-encoding` are left out).
     #[napi]
-    pub fn forward_url(&self, env: Env, method: String, target: String) -> napi::Result<String> {
-        let request = HttpRequest::new(&method, &target, Vec::new(), Vec::new());
-        self.with(&env, |f| f.forward_url(&request))
+    pub fn forwarding(&self, env: Env, method: String, target: String, headers: String) -> napi::Result<String> {
+        let request = HttpRequest::new(&method, &target, headers_from_lines(&headers), Vec::new());
+        let (url, headers) = self.with(&env, |f| f.forwarding(&request))?;
+        json_text(&env, &serde_json::json!({"url": url, "headers": headers}))
     }
 
     /// Records one forwarded exchange (headers as `name:value` lines; each chunk with the milliseconds since the

@@ -73,16 +73,17 @@ impl PyRecordingFile {
         RecordingFile::is_miss(headers.iter().map(|(n, v)| (n.as_str(), v.as_str())))
     }
 
-    /// The URL a request is forwarded to.
-    fn forward_url(
+    /// Where and how a request is forwarded: `(url, headers)` (core's rule: the connection's own headers and
+    /// `accept-encoding` are left out).
+    fn forwarding(
         &self,
         py: Python<'_>,
         method: &str,
         target: &str,
         headers: Vec<(String, String)>,
-    ) -> PyResult<String> {
+    ) -> PyResult<(String, Vec<(String, String)>)> {
         let request = HttpRequest::new(method, target, headers, Vec::new());
-        self.with(py, |f| f.forward_url(&request))
+        self.with(py, |f| f.forwarding(&request))
     }
 
     /// Records one forwarded exchange (the request, and the reply as it arrived: each chunk with the milliseconds

@@ -174,6 +174,12 @@ impl RecordingFile {
         upstream_for(&self.upstreams, request)
     }
 
+    /// Where and how a request the file lacks is forwarded: the URL (its upstream's origin and prefix, then the
+    /// request's own path and query) and the headers ([`super::forwarded_headers`]).
+    pub fn forwarding(&self, request: &HttpRequest) -> Result<(String, Vec<(String, String)>)> {
+        Ok((self.forward_url(request)?, super::forwarded_headers(&request.headers)))
+    }
+
     /// The URL a request the file lacks is forwarded to (its upstream's origin and prefix, then the request's own
     /// path and query).
     pub fn forward_url(&self, request: &HttpRequest) -> Result<String> {

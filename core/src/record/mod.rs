@@ -26,7 +26,7 @@ pub use file::{
 pub use import::{import_vcrpy, Imported};
 #[cfg(feature = "proxy")]
 pub use proxy::{ProxyOptions, RecordingProxy};
-pub use upstream::{parse_upstreams, protocol_of, upstream_for, Upstream};
+pub use upstream::{forwarded_headers, parse_upstreams, protocol_of, upstream_for, Upstream};
 
 use crate::api::StepSpec;
 use crate::error::{invalid_argument, Error, ErrorKind, Result};

@@ -6,6 +6,7 @@
 //! `cuecard record` runs it; the Rust crate uses it as it is (point any client at [`RecordingProxy::base_url`]),
 //! so Rust tests record and replay real traffic with the same rules as every other host.
 
+use super::upstream::HOP_BY_HOP;
 use super::{RecordingFile, RecordingSettings, Upstream, UpstreamReply};
 use crate::error::{Error, ErrorKind, Result};
 use bytes::Bytes;
@@ -182,19 +183,6 @@ fn tls_connector(extra_ca: Option<&Path>) -> Result<tokio_rustls::TlsConnector> 
     Ok(tokio_rustls::TlsConnector::from(Arc::new(config)))
 }
 
-/// Headers that belong to one connection, never forwarded either way.
-const HOP_BY_HOP: [&str; 9] = [
-    "connection",
-    "keep-alive",
-    "proxy-connection",
-    "transfer-encoding",
-    "te",
-    "trailer",
-    "upgrade",
-    "host",
-    "content-length",
-];
-
 fn full(status: u16, text: String) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::from(text)).map_err(|never| match never {}).boxed());
     *response.status_mut() = hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::BAD_GATEWAY);
@@ -216,16 +204,11 @@ async fn answer(proxy: Arc<Proxy>, request: Request<Incoming>) -> Result<Respons
         .collect();
     if let Some(replay) = &proxy.replay {
         match forward(&proxy.tls, &local(replay), parts.method.as_str(), &target, &headers, body.clone()).await {
-            Ok(response) if !is_miss(&response) => return Ok(relay(response, None)),
+            // Replay only: a miss is the answer itself (the replay server's provider-shaped no_recording), sent
+            // once, so the replay's journal holds it once.
+            Ok(response) if !proxy.records || !is_miss(&response) => return Ok(relay(response, None)),
             Ok(_) => {}
             Err(e) => return Ok(full(502, format!("cuecard record: the replay server failed: {e}"))),
-        }
-        if !proxy.records {
-            // Replay only: the miss itself is the answer (the replay server's provider-shaped no_recording).
-            return match forward(&proxy.tls, &local(replay), parts.method.as_str(), &target, &headers, body).await {
-                Ok(response) => Ok(relay(response, None)),
-                Err(e) => Ok(full(502, format!("cuecard record: the replay server failed: {e}"))),
-            };
         }
     }
     if !proxy.records {
@@ -275,11 +258,8 @@ async fn forward(
 ) -> Result<Response<Incoming>, String> {
     let mut builder = Request::builder().method(method).uri(format!("{}{target}", upstream.prefix));
     builder = builder.header("host", upstream.authority());
-    for (name, value) in headers {
-        // The reply is recorded as sent: ask for it uncompressed.
-        if !HOP_BY_HOP.contains(&name.as_str()) && name != "accept-encoding" {
-            builder = builder.header(name, value);
-        }
+    for (name, value) in super::forwarded_headers(headers) {
+        builder = builder.header(name, value);
     }
     let request = builder.body(Full::new(body)).map_err(|e| e.to_string())?;
     let tcp =

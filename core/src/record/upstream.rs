@@ -118,6 +118,33 @@ pub fn upstream_for<'a>(upstreams: &'a [Upstream], request: &HttpRequest) -> Res
         })
 }
 
+/// Headers that belong to one connection, never forwarded either way.
+pub(crate) const HOP_BY_HOP: [&str; 9] = [
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "transfer-encoding",
+    "te",
+    "trailer",
+    "upgrade",
+    "host",
+    "content-length",
+];
+
+/// The headers a request is forwarded with: the client's, less those of its connection (the forwarding client sets
+/// its own) and `accept-encoding` (the reply is recorded as sent, so it is asked for uncompressed). Every host
+/// forwards with these: the proxy, the Python transports, Node's `fetch`.
+pub fn forwarded_headers(headers: &[(String, String)]) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .filter(|(name, _)| {
+            let name = name.to_ascii_lowercase();
+            !HOP_BY_HOP.contains(&name.as_str()) && name != "accept-encoding"
+        })
+        .cloned()
+        .collect()
+}
+
 /// Parses a list of upstream specs (`URL` or `PROTOCOL=URL`).
 pub fn parse_upstreams<S: AsRef<str>>(specs: &[S]) -> Result<Vec<Upstream>> {
     specs.iter().map(|s| s.as_ref().parse()).collect()
@@ -138,6 +165,14 @@ mod tests {
         for bad in ["mystery=https://x", "ftp://x", "http://:80", "http://x:port"] {
             assert_eq!(bad.parse::<Upstream>().unwrap_err().kind(), crate::ErrorKind::InvalidArgument, "{bad}");
         }
+    }
+
+    #[test]
+    fn forwarded_headers_leave_out_the_connections_own_and_compression() {
+        let given =
+            [("Host", "x"), ("content-length", "2"), ("Accept-Encoding", "gzip"), ("authorization", "Bearer k")];
+        let given: Vec<_> = given.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect();
+        assert_eq!(forwarded_headers(&given), vec![("authorization".to_string(), "Bearer k".to_string())]);
     }
 
     #[test]

@@ -20,14 +20,6 @@ from . import _cuecard
 from .errors import CuecardError
 from .mock import MockModel
 
-# Headers that belong to one connection or that the forwarding client sets itself; `accept-encoding` is dropped
-# so the reply is recorded as sent, uncompressed.
-_NOT_FORWARDED = frozenset({
-    "host", "content-length", "transfer-encoding", "connection", "keep-alive", "proxy-connection", "te", "trailer",
-    "upgrade", "accept-encoding",
-})
-
-
 class RecordingWarning(UserWarning):
     """An exchange was forwarded but could not be recorded (a request that is not a model call, for example)."""
 
@@ -81,9 +73,8 @@ class Recording:
         return None
 
     def forward(self, method: str, target: str, headers: list[tuple[str, str]]) -> tuple[str, list[tuple[str, str]]]:
-        """The URL a request goes to, and the headers it is sent with."""
-        url = self.file.forward_url(method, target, headers)
-        return url, [(name, value) for name, value in headers if name.lower() not in _NOT_FORWARDED]
+        """The URL a request goes to, and the headers it is sent with (core's rule)."""
+        return self.file.forwarding(method, target, headers)
 
     def recorder(self, method: str, target: str, headers: list[tuple[str, str]], body: bytes, status: int,
                  reply_headers: list[tuple[str, str]], started: float) -> "_Exchange":
