@@ -459,7 +459,9 @@ cuecard_status cuecard_mock_stream(const struct cuecard_mock *mock, const char *
  * `target` (path and optional query), `headers_json` (`[["name", "value"], ...]`, may be NULL with length 0) and
  * the raw body. `*out_reply_json` is the reply: `{"kind": "full", "delay_ms", "status", "headers", "body"}`,
  * `{"kind": "stream", "stall_ms", "status", "headers", "frames": [{"delay_ms", "data"}], "end": "close"|"cut"}`
- * or `{"kind": "abort", "delay_ms"}` (see `docs/wire.md`). The request is journaled. Caller owns the reply.
+ * (plus `"base64": true` when each frame's data is base64 of bytes, and `"separate_writes": true` when each frame
+ * must be its own write: the `delivery` setting, `docs/delivery.md`) or `{"kind": "abort", "delay_ms"}` (see
+ * `docs/wire.md`). The request is journaled. Caller owns the reply.
  *
  * # Safety
  * As for `cuecard_mock_chat`; `body` is NULL (length 0) or valid for `body_len` bytes.

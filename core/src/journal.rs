@@ -119,6 +119,12 @@ pub struct JournalEntry {
     /// The connection closed before its stream ended: the client went away (or the server stopped) mid-stream.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub left_mid_stream: bool,
+    /// The seed its streamed reply's writes were drawn from (the `delivery` setting; derived from the delivery
+    /// seed and the request's index, so the same scenario gives the same writes again). Also in the reply's
+    /// `x-cuecard-delivery-seed` header.
+    /// (`NonZeroU64`: the entry stays one word smaller, and a request seed is never 0.)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delivery_seed: Option<std::num::NonZeroU64>,
 }
 
 /// Counters kept for every request, also in bounded mode.
@@ -323,6 +329,7 @@ mod tests {
             response: None,
             error: None,
             left_mid_stream: false,
+            delivery_seed: None,
         }
     }
 

@@ -42,6 +42,7 @@ pub mod request_match;
 mod route_index;
 pub mod scenario;
 mod script;
+mod seeded;
 mod segments;
 #[cfg(feature = "server")]
 pub mod server;

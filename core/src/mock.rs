@@ -92,6 +92,7 @@ struct Settings {
     reasoning_field: ReasoningField,
     replay_speed: f64,
     recording: bool,
+    delivery: Option<crate::wire::Delivery>,
 }
 
 impl Default for Settings {
@@ -108,6 +109,7 @@ impl Default for Settings {
             reasoning_field: ReasoningField::None,
             replay_speed: 1.0,
             recording: false,
+            delivery: None,
         }
     }
 }
@@ -327,6 +329,9 @@ impl MockModel {
                 "invalid replay_speed: {speed} (a positive number: 2 replays twice as fast)"
             )));
         }
+        if let Some((field, problem)) = settings.delivery.as_ref().and_then(crate::wire::Delivery::problem) {
+            return Err(crate::error::invalid_argument(format!("invalid delivery.{field}: {problem}")));
+        }
         let mut state = self.lock();
         if let Some(exhaustion) = settings.on_exhausted {
             for route in &state.routes {
@@ -368,6 +373,9 @@ impl MockModel {
         if let Some(recording) = settings.recording {
             current.recording = recording;
         }
+        if let Some(delivery) = &settings.delivery {
+            current.delivery = Some(delivery.clone());
+        }
         if let Some(limit) = settings.journal_limit {
             state.settings.journal_limit = Some(limit);
             state.journal = Journal::bounded(limit);
@@ -390,6 +398,7 @@ impl MockModel {
             reasoning_field: Some(settings.reasoning_field),
             replay_speed: Some(settings.replay_speed),
             recording: Some(settings.recording),
+            delivery: settings.delivery,
         }
     }
 
@@ -434,6 +443,11 @@ impl MockModel {
     /// Where Chat Completions replies carry scripted thinking (the `reasoning_field` setting).
     pub fn reasoning_field(&self) -> ReasoningField {
         self.lock().settings.reasoning_field
+    }
+
+    /// How streamed wire replies are delivered (the `delivery` setting), when set.
+    pub fn delivery(&self) -> Option<crate::wire::Delivery> {
+        self.lock().settings.delivery.clone()
     }
 
     /// How fast recorded replies are replayed (the `replay_speed` setting).
@@ -638,6 +652,7 @@ impl MockModel {
             response: None,
             error: None,
             left_mid_stream: false,
+            delivery_seed: None,
         };
         let evicted = state.journal.push(entry);
         drop(state);
@@ -654,6 +669,7 @@ impl MockModel {
     fn take(&self, request: &ChatRequest, raw: Option<RawRequest>) -> Result<Taken, (u64, CallError)> {
         // The journal's deep copy is made before the lock is taken: other requests need not wait for it.
         let journaled = Box::new(request.clone());
+        let entry_raw_is_wire = raw.is_some();
         let raw = raw.map(Box::new);
         // Declared before the guard, so an entry a bounded journal lets go of is freed after the lock is released.
         let mut _evicted = None;
@@ -673,6 +689,13 @@ impl MockModel {
             response: None,
             error: None,
             left_mid_stream: false,
+            delivery_seed: match &state.settings.delivery {
+                // Only a streamed wire request is delivered in writes (an in-process stream is events).
+                Some(delivery) if request.stream && entry_raw_is_wire => {
+                    Some(delivery.request_seed(state.settings.seed, index))
+                }
+                _ => None,
+            },
         };
         let Some(route_index) = find_route(state, request) else {
             entry.outcome = Outcome::Unmatched;

@@ -93,6 +93,7 @@ impl Recorded {
                     frames: Frames::from(frames),
                     end: if self.cut { StreamEnd::Cut } else { StreamEnd::Close },
                     base64: self.base64,
+                    separate_writes: false,
                     entry: None,
                 }
             }

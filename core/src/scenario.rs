@@ -50,6 +50,8 @@ struct ScenarioSpec {
     replay_speed: Option<f64>,
     #[serde(default)]
     recording: Option<RecordingSpec>,
+    #[serde(default)]
+    delivery: Option<crate::wire::Delivery>,
     routes: Vec<RouteSpec>,
 }
 
@@ -280,6 +282,9 @@ impl Scenario {
                 message: format!("{speed} is not a positive number (2 replays twice as fast)"),
             });
         }
+        if let Some((field, problem)) = spec.delivery.as_ref().and_then(crate::wire::Delivery::problem) {
+            issues.push(Issue { path: format!("delivery.{field}"), message: problem });
+        }
         let file_ignores: &[String] = spec.recording.as_ref().map_or(&[], |r| r.ignore.as_slice());
         let exhaustion = spec.on_exhausted.unwrap_or_default();
         let mut routes = Vec::new();
@@ -334,6 +339,7 @@ impl Scenario {
             reasoning_field: spec.reasoning_field,
             replay_speed: spec.replay_speed,
             recording: spec.recording.is_some().then_some(true),
+            delivery: spec.delivery,
         };
         Ok(Scenario { script: Script { routes, settings }, description: spec.description })
     }

@@ -765,6 +765,9 @@ pub struct MockSettings {
     /// `no_route_matched`. A scenario's `recording` section sets it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recording: Option<bool>,
+    /// How streamed replies are delivered over the wire: seeded cuts, keep-alives, whitespace (`wire::Delivery`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivery: Option<crate::wire::Delivery>,
 }
 
 /// Where Chat Completions replies carry a step's thinking. OpenAI's own API sends no reasoning text, so by default

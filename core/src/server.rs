@@ -422,8 +422,9 @@ async fn answer(
             wait(delay_ms).await;
             Ok(response(status, &headers, ReplyBody::full(body.into_bytes())))
         }
-        HttpReply::Stream { stall_ms, status, headers, frames, end, base64, entry } => {
+        HttpReply::Stream { stall_ms, status, headers, frames, end, base64, separate_writes, entry } => {
             let mut body = ReplyBody::stream(&frames, base64, end, stall_ms, instant);
+            body.separate_writes = separate_writes;
             body.watch = entry.map(|entry| (Arc::clone(&mock), entry));
             Ok(response(status, &headers, body))
         }
@@ -471,6 +472,11 @@ struct ReplyBody {
     sleep: Option<Pin<Box<tokio::time::Sleep>>>,
     stall_ms: u64,
     flushed_before_cut: bool,
+    /// Each frame is its own write, flushed before the next (a `delivery` setting cut them on purpose): frames due
+    /// at once are not joined, and the body pauses once between frames so hyper writes each out alone.
+    separate_writes: bool,
+    /// A frame was just sent in `separate_writes` mode: yield before the next.
+    yield_next: bool,
     /// The mock and journal index of the request a stream answers: dropped before its end, the body records that
     /// the client left mid-stream.
     watch: Option<(Arc<MockModel>, crate::journal::EntryTicket)>,
@@ -508,6 +514,8 @@ impl ReplyBody {
             sleep: None,
             stall_ms: 0,
             flushed_before_cut: false,
+            separate_writes: false,
+            yield_next: false,
             watch: None,
             ended: false,
         }
@@ -595,7 +603,17 @@ impl Body for ReplyBody {
                 this.sleep = Some(Box::pin(tokio::time::sleep(Duration::from_millis(delay))));
                 continue;
             }
+            if this.yield_next && this.next.is_some() {
+                // Returning Pending makes hyper flush what it holds, so the previous frame goes out as its own write.
+                this.yield_next = false;
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
             return match this.next.take() {
+                Some(frame) if this.separate_writes => {
+                    this.yield_next = true;
+                    Poll::Ready(Some(Ok(BodyFrame::data(frame.data))))
+                }
                 Some(frame) => Poll::Ready(Some(Ok(BodyFrame::data(this.due_now(frame.data))))),
                 None => match this.end {
                     StreamEnd::Close => {

@@ -111,3 +111,27 @@ test('the same SDKs through the loopback server', { skip: process.env.CUECARD_BA
     server.stop();
   }
 });
+
+test('a delivery setting reaches the SDK as the same seeded reads through createFetch', async () => {
+  const step = { text: 'Grüße aus Köln — 東京 🌧️', tool_calls: [{ name: 'get_weather', arguments: { city: 'Köln' } }] };
+  const mock = MockModel.fromScenario({
+    cuecard: 1, routes: [{ steps: [step, step] }], delivery: { seed: 3, max_chunk_bytes: 7, keepalives: true },
+  });
+  const fetch = createFetch(mock, { instant: true });
+  const body = JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+  const response = await fetch('http://cuecard.invalid/v1/chat/completions', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+  const reads = [];
+  for await (const read of response.body) reads.push(Buffer.from(read));
+  // Each write of the delivery is one read, cut inside UTF-8 sequences too: as the wire server sends them.
+  assert.ok(reads.length > 20 && Math.max(...reads.map((r) => r.length)) <= 7);
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  assert.ok(reads.some((_, i) => { try { decoder.decode(Buffer.concat(reads.slice(0, i + 1))); return false; } catch { return true; } }));
+  assert.match(Buffer.concat(reads).toString(), /: keep-alive\n\n/);
+  assert.equal(Number(response.headers.get('x-cuecard-delivery-seed')), mock.entries()[0].delivery_seed);
+  const client = new OpenAI(openaiOptions(mock));
+  let text = '';
+  for await (const chunk of await client.chat.completions.create({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'hi' }] })) {
+    text += chunk.choices[0]?.delta?.content ?? '';
+  }
+  assert.equal(text, 'Grüße aus Köln — 東京 🌧️');
+});

@@ -105,3 +105,38 @@ def test_scripted_delays_are_waited_in_real_time_when_not_instant():
     tokens = [c.choices[0].delta.content for c in stream if c.choices and c.choices[0].delta.content]
     assert tokens == ["one", " two", " three"]
     assert time.monotonic() - started >= 0.14  # 60 ms to the first token, then two of 40 ms
+
+
+def _delivered_mock(**delivery):
+    step = {"text": "Grüße aus Köln — 東京 🌧️", "tool_calls": [{"name": "get_weather", "arguments": {"city": "Köln"}}]}
+    return cuecard.MockModel.from_scenario({"cuecard": 1, "routes": [{"steps": [step] * 2}], "delivery": delivery})
+
+
+def test_a_delivery_setting_reaches_the_sdk_as_the_same_seeded_reads_in_process():
+    import httpx
+    mock = _delivered_mock(seed=3, max_chunk_bytes=7, keepalives=True)
+    body = {"model": "gpt-4o", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+    with httpx.Client(transport=cuecard.transport_for(httpx, mock, instant=True), base_url="http://cuecard.invalid") as http:
+        with http.stream("POST", "/v1/chat/completions", json=body) as response:
+            reads = list(response.iter_raw())
+            seed = response.headers["x-cuecard-delivery-seed"]
+    # Each write of the delivery is one read, cut inside UTF-8 sequences too: as the wire server sends them.
+    assert len(reads) > 20 and max(map(len, reads)) <= 7
+    assert any(_splits_a_character(b"".join(reads[:i])) for i in range(1, len(reads)))
+    assert b": keep-alive\n\n" in b"".join(reads)
+    assert int(seed) == mock.entries()[0]["delivery_seed"]
+    # The SDK reads the same cuts to the same message.
+    final = cuecard.openai_client(mock).chat.completions.create(
+        model="gpt-4o", messages=[{"role": "user", "content": "hi"}], stream=True)
+    chunks = list(final)
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == "Grüße aus Köln — 東京 🌧️"
+    assert mock.entries()[1]["delivery_seed"] != mock.entries()[0]["delivery_seed"]
+
+
+def _splits_a_character(prefix: bytes) -> bool:
+    try:
+        prefix.decode()
+        return False
+    except UnicodeDecodeError:
+        return True

@@ -108,11 +108,13 @@ pub fn http_reply_text(reply: HttpReply, collapse: Collapse) -> String {
             let meta = json!({"kind": "full", "delay_ms": delay_ms, "status": status, "headers": headers});
             format!("{meta}\n{body}")
         }
-        HttpReply::Stream { stall_ms, status, headers, frames, end, base64, .. } => {
+        HttpReply::Stream { stall_ms, status, headers, frames, end, base64, separate_writes, .. } => {
             let frames = frames.to_vec(); // an in-process reply crosses whole
             let waits = stall_ms > 0 || frames.iter().any(|f| f.delay_ms > 0);
-            // Binary frames (base64 text) cannot be joined into one text body: they always cross as frames.
+            // Binary frames (base64 text) cannot be joined into one text body, and frames cut on purpose
+            // (`delivery`) are read one by one: they always cross as frames.
             let whole = !base64
+                && !separate_writes
                 && match collapse {
                     Collapse::Never => false,
                     Collapse::UnlessWaits => !waits,
@@ -127,13 +129,20 @@ pub fn http_reply_text(reply: HttpReply, collapse: Collapse) -> String {
                 }
                 text
             } else {
-                let meta = if base64 {
-                    json!({"kind": "stream", "stall_ms": stall_ms, "status": status, "headers": headers,
-                           "frames": frames, "end": end, "base64": true})
-                } else {
-                    json!({"kind": "stream", "stall_ms": stall_ms, "status": status, "headers": headers,
-                           "frames": frames, "end": end})
-                };
+                let mut meta = serde_json::Map::new();
+                meta.insert("kind".into(), json!("stream"));
+                meta.insert("stall_ms".into(), json!(stall_ms));
+                meta.insert("status".into(), json!(status));
+                meta.insert("headers".into(), json!(headers));
+                meta.insert("frames".into(), json!(frames));
+                meta.insert("end".into(), json!(end));
+                if base64 {
+                    meta.insert("base64".into(), json!(true));
+                }
+                if separate_writes {
+                    meta.insert("separate_writes".into(), json!(true));
+                }
+                let meta = serde_json::Value::Object(meta);
                 format!("{meta}\n")
             }
         }

@@ -5,6 +5,7 @@
 //! `text_delta`, `input_json_delta`) / `content_block_stop`, then `message_delta` with the cumulative
 //! `usage.output_tokens`, then `message_stop`. A failure mid-stream is `event: error`.
 
+use super::delivery::{self, StreamFraming};
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::{
@@ -25,6 +26,8 @@ const THINKING_SIGNATURE: &str = "Y3VlY2FyZC1kZXRlcm1pbmlzdGlj";
 
 impl ChatProtocol for AnthropicMessages {
     const DIALECT: Dialect = Dialect::Anthropic;
+    /// `ping` events, as the API sends them between any two events (spec C.5).
+    const FRAMING: StreamFraming = StreamFraming::sse(Some(delivery::ANTHROPIC_PING), true);
 
     fn decode(body: &Value) -> Result<DecodedRequest, String> {
         let top = json::object(body, "the request")?;

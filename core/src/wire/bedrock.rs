@@ -12,6 +12,7 @@
 //! `EventStreamError` and the JS client as the modelled class.
 
 use super::anthropic::{tool_input, AnthropicMessages};
+use super::delivery::{BodyKind, StreamFraming};
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::{
@@ -40,6 +41,7 @@ const REASONING_SIGNATURE: &str = "Y3VlY2FyZC1iZWRyb2Nr";
 
 impl ChatProtocol for BedrockConverse {
     const DIALECT: Dialect = Dialect::Bedrock;
+    const FRAMING: StreamFraming = StreamFraming::only(BodyKind::Binary);
 
     fn decode(body: &Value) -> Result<DecodedRequest, String> {
         let top = json::object(body, "the request")?;
@@ -383,6 +385,7 @@ fn decode_message(value: &Value, what: &str, out: &mut Vec<Message>) -> Result<(
 
 impl ChatProtocol for BedrockInvoke {
     const DIALECT: Dialect = Dialect::Bedrock;
+    const FRAMING: StreamFraming = StreamFraming::only(BodyKind::Binary);
 
     fn decode(body: &Value) -> Result<DecodedRequest, String> {
         // The Messages body without `model` (the path names it) or `stream` (the path says it).

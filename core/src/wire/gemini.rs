@@ -9,6 +9,7 @@
 //! `continuationToken` is never sent (@google/genai would request again). Thinking is sent as `thought: true`
 //! parts only when the request asks for it (`includeThoughts`), as the API does; its tokens are counted either way.
 
+use super::delivery::StreamFraming;
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::routes::Matched;
@@ -40,6 +41,8 @@ fn field<'a>(object: &'a Object, camel: &str, snake: &str) -> Option<&'a Value> 
 
 impl ChatProtocol for GeminiGenerate {
     const DIALECT: Dialect = Dialect::Gemini;
+    /// No keep-alive, `\n` line ends only: what Google's SDKs were checked against.
+    const FRAMING: StreamFraming = StreamFraming::sse(None, false);
 
     fn decode(body: &Value) -> Result<DecodedRequest, String> {
         let top = json::object(body, "the request")?;

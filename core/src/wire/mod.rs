@@ -17,6 +17,7 @@
 mod admin;
 mod anthropic;
 mod bedrock;
+mod delivery;
 mod errors;
 mod escape;
 pub mod eventstream;
@@ -43,6 +44,7 @@ pub(crate) use frames::Encoding;
 pub use frames::{FrameIter, Frames};
 
 pub use admin::{is_whole_journal_read, journal_document, write_journal_document};
+pub use delivery::{Delivery, LineEnding, Split, Variation, MAX_CHUNK_BYTES, SEED_HEADER as DELIVERY_SEED_HEADER};
 pub use errors::{error_reply, Dialect};
 
 /// Largest request body accepted; larger bodies get a provider-shaped 413.
@@ -219,6 +221,11 @@ pub enum HttpReply {
         /// sending; otherwise it is the text sent. Absent in the data form when false.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         base64: bool,
+        /// Each frame is one write, sent (flushed) alone even when no wait separates it from the next: the
+        /// `delivery` setting cut them on purpose. Otherwise a host may join frames that are due at once. Absent in
+        /// the data form when false.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        separate_writes: bool,
         /// The journal entry of the request it answers, so a server can record a client that left before the
         /// end. Not part of the reply's data.
         #[serde(skip)]
@@ -355,6 +362,7 @@ pub(crate) fn streamed_http_reply(
         frames,
         end: if cut { StreamEnd::Cut } else { StreamEnd::Close },
         base64,
+        separate_writes: false,
         entry: Some(stream.entry()),
     }
 }
@@ -362,6 +370,8 @@ pub(crate) fn streamed_http_reply(
 /// A protocol that answers chat requests.
 trait ChatProtocol {
     const DIALECT: Dialect;
+    /// How its streams are framed and what its clients accept (what `delivery` may do to them).
+    const FRAMING: delivery::StreamFraming;
     /// The request JSON as a neutral request, or a message saying what is wrong.
     fn decode(body: &serde_json::Value) -> Result<DecodedRequest, String>;
     /// The request read straight from the body when it has the protocol's common shape, past the
@@ -527,9 +537,20 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest, matched
     let (endpoint, speed) = (matched.endpoint, mock.replay_speed());
     if decoded.request.stream {
         let turn = mock.chat_stream_turn(&decoded.request, Some(raw(http)));
-        turn.map(move |result| match recorded_stream_reply(&result, endpoint, speed) {
-            Some(reply) => reply,
-            None => streamed_reply::<P>(result, &decoded),
+        // The journal keeps the request's delivery seed (`MockModel::take`); the reply is cut with it here.
+        let delivery = mock.delivery().map(|delivery| (delivery, mock.seed()));
+        turn.map(move |result| {
+            let reply = match recorded_stream_reply(&result, endpoint, speed) {
+                Some(reply) => reply,
+                None => streamed_reply::<P>(result, &decoded),
+            };
+            match (delivery, &reply) {
+                (Some((delivery, seed)), HttpReply::Stream { entry: Some(ticket), .. }) => {
+                    let index = ticket.index;
+                    delivery::deliver(reply, &delivery, P::FRAMING, seed, index)
+                }
+                _ => reply,
+            }
         })
     } else {
         let turn = mock.chat_timed_turn(&decoded.request, Some(raw(http)));
@@ -549,8 +570,9 @@ fn recorded_stream_reply(result: &StreamResult, endpoint: &str, speed: f64) -> O
     let stream = result.as_ref().ok()?;
     let recorded = stream.envelope().recorded.as_ref().filter(|r| r.replays_for(endpoint, true))?;
     match recorded.reply(speed) {
-        HttpReply::Stream { stall_ms, status, headers, frames, end, base64, .. } => {
-            Some(HttpReply::Stream { stall_ms, status, headers, frames, end, base64, entry: Some(stream.entry()) })
+        HttpReply::Stream { stall_ms, status, headers, frames, end, base64, separate_writes, .. } => {
+            let entry = Some(stream.entry());
+            Some(HttpReply::Stream { stall_ms, status, headers, frames, end, base64, separate_writes, entry })
         }
         whole => Some(whole),
     }

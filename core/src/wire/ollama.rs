@@ -8,6 +8,7 @@
 //! its `role`; tool calls come whole with `arguments` as an object; thinking is `message.thinking`; errors are
 //! `{"error": "<text>"}`, also as a line mid-stream. Durations are nanoseconds of the virtual clock.
 
+use super::delivery::{BodyKind, StreamFraming};
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::routes::Matched;
@@ -37,6 +38,7 @@ const EMBEDDING_DIMENSIONS: usize = 768;
 
 impl ChatProtocol for OllamaChat {
     const DIALECT: Dialect = Dialect::Ollama;
+    const FRAMING: StreamFraming = StreamFraming::only(BodyKind::Ndjson);
 
     fn decode(body: &Value) -> Result<DecodedRequest, String> {
         let top = json::object(body, "the request")?;
@@ -79,6 +81,7 @@ impl ChatProtocol for OllamaChat {
 
 impl ChatProtocol for OllamaGenerate {
     const DIALECT: Dialect = Dialect::Ollama;
+    const FRAMING: StreamFraming = StreamFraming::only(BodyKind::Ndjson);
 
     fn decode(body: &Value) -> Result<DecodedRequest, String> {
         let top = json::object(body, "the request")?;

@@ -5,6 +5,7 @@
 //! delta carries `finish_reason`, the usage chunk (with `choices: []`) comes last when
 //! `stream_options.include_usage` is set, then `data: [DONE]`.
 
+use super::delivery::{self, StreamFraming};
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::{
@@ -33,6 +34,7 @@ pub(crate) struct AzureChat;
 
 impl ChatProtocol for AzureChat {
     const DIALECT: Dialect = Dialect::Azure;
+    const FRAMING: StreamFraming = OpenAiChat::FRAMING;
 
     #[cfg(not(target_arch = "wasm32"))]
     fn decode_common(body: &str) -> Option<DecodedRequest> {
@@ -60,6 +62,9 @@ impl ChatProtocol for AzureChat {
 
 impl ChatProtocol for OpenAiChat {
     const DIALECT: Dialect = Dialect::OpenAi;
+    /// SSE comments as keep-alives (a named event or a `ping` object would be yielded as a chunk, spec C.3).
+    const FRAMING: StreamFraming =
+        StreamFraming { chat_tool_calls: true, ..StreamFraming::sse(Some(delivery::COMMENT_KEEPALIVE), true) };
 
     #[cfg(not(target_arch = "wasm32"))]
     fn decode_common(body: &str) -> Option<DecodedRequest> {

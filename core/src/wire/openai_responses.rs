@@ -8,6 +8,7 @@
 //! `response.reasoning_summary_text.delta`s, `….done` and `response.reasoning_summary_part.done`, and counted in
 //! `usage.output_tokens_details.reasoning_tokens`.
 
+use super::delivery::{self, StreamFraming};
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::{
@@ -27,6 +28,9 @@ pub(crate) struct OpenAiResponses;
 
 impl ChatProtocol for OpenAiResponses {
     const DIALECT: Dialect = Dialect::OpenAi;
+    /// SSE comments as keep-alives: `keepalive` events would need the stream renumbered, and openai-node before
+    /// 2026-07 throws on them (spec C.4); a comment is skipped by every client.
+    const FRAMING: StreamFraming = StreamFraming::sse(Some(delivery::COMMENT_KEEPALIVE), true);
 
     fn decode(body: &Value) -> Result<DecodedRequest, String> {
         let top = json::object(body, "the request")?;

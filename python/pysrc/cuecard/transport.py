@@ -52,9 +52,17 @@ def _classes(http: ModuleType) -> tuple[type, type]:
         def __init__(self, reply, instant):
             self._frames = _frame_bytes(reply)
             self._stall_ms, self._cut, self._instant = reply["stall_ms"], reply["end"] == "cut", instant
+            # Frames cut on purpose (the `delivery` setting) reach the SDK one read each.
+            self._separate = reply.get("separate_writes", False)
 
         def _waits(self) -> bool:
             return not self._instant and bool(self._stall_ms or any(delay for delay, _ in self._frames))
+
+        def _one_chunk(self) -> bool:
+            return not self._waits() and not self._separate
+
+        def _seconds(self, delay_ms: int) -> float:
+            return 0 if self._instant else delay_ms / 1000
 
         def _whole(self) -> bytes:
             # Nothing to wait for: one chunk, so the SDK's reader does the least work.
@@ -66,25 +74,25 @@ def _classes(http: ModuleType) -> tuple[type, type]:
 
     class FrameStream(_Frames, http.SyncByteStream):
         def __iter__(self):
-            if not self._waits():
+            if self._one_chunk():
                 yield self._whole()
                 self._end()
                 return
-            time.sleep(self._stall_ms / 1000)
+            time.sleep(self._seconds(self._stall_ms))
             for delay_ms, data in self._frames:
-                time.sleep(delay_ms / 1000)
+                time.sleep(self._seconds(delay_ms))
                 yield data
             self._end()
 
     class AsyncFrameStream(_Frames, http.AsyncByteStream):
         async def __aiter__(self):
-            if not self._waits():
+            if self._one_chunk():
                 yield self._whole()
                 self._end()
                 return
-            await asyncio.sleep(self._stall_ms / 1000)
+            await asyncio.sleep(self._seconds(self._stall_ms))
             for delay_ms, data in self._frames:
-                await asyncio.sleep(delay_ms / 1000)
+                await asyncio.sleep(self._seconds(delay_ms))
                 yield data
             self._end()
 

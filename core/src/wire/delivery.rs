@@ -1,0 +1,499 @@
+//! Stream delivery fuzzing: the same events, delivered the way real networks and real servers deliver them.
+//!
+//! A mock that sends each event whole, in one write, gives false greens: production bugs come from an SSE event
+//! split across reads, half a UTF-8 character at the end of a read, keep-alives between events, a `\r\n` split
+//! between its two bytes. With the `delivery` setting, a streamed reply goes through three seeded layers
+//! (`../shared/spec/recording-contracts-streams.md` C.7):
+//!
+//! 1. **Order** (opt-in `variations`, legal on the wire but hostile to some SDKs' helpers): Chat Completions'
+//!    parallel tool-call deltas interleaved by index after each call's first delta.
+//! 2. **Text of each event**: insignificant JSON whitespace, the protocol's legal keep-alives between events,
+//!    `\r\n` or `\r` line ends, a `data:` line broken into several at whitespace outside strings.
+//! 3. **Transport cuts**: the bytes cut at seeded positions (inside UTF-8 sequences, inside `data:` lines,
+//!    between `\r` and `\n`), several events joined in one write where no wait separates them.
+//!
+//! Only what the protocol table says a protocol's clients accept is done to it ([`StreamFraming`]): no `id:`
+//! lines, no invented event types, no split signatures, Anthropic blocks never interleaved, Bedrock's binary
+//! event stream only cut. Every draw comes from the request's own seed (`seeded::request_seed` of the delivery
+//! seed, or the scenario's, and the request's index), so a reply is the same bytes in every language; the reply
+//! carries it in `x-cuecard-delivery-seed` and the journal keeps it (`delivery_seed`).
+
+use super::{Frame, HttpReply};
+use crate::seeded::{request_seed, Seeded};
+use serde::{Deserialize, Serialize};
+
+/// The `delivery` setting (scenario, `configure`, or the server's `--delivery`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Delivery {
+    /// The seed of the cuts (default: the scenario's `seed`). Each request draws from its own stream of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Where writes are cut: `bytes` (default), `lines` (each line its own write) or `none`.
+    #[serde(default)]
+    pub split: Split,
+    /// The largest write when cutting `bytes` (default 16; 1 sends one byte per write).
+    #[serde(default = "default_max_chunk_bytes")]
+    pub max_chunk_bytes: u32,
+    /// Keep-alives between events, where the protocol has them: a `: keep-alive` comment (Chat Completions,
+    /// Responses), an `event: ping` (Anthropic); Gemini, Ollama and Bedrock have none.
+    #[serde(default)]
+    pub keepalives: bool,
+    /// Insignificant whitespace inside the JSON of events (after `:` and `,`, before `}` and `]`).
+    #[serde(default)]
+    pub whitespace: bool,
+    /// The line end of SSE streams whose clients accept all three (Chat Completions, Responses, Anthropic).
+    #[serde(default)]
+    pub line_ending: LineEnding,
+    /// Opt-in changes that are legal on the wire but break some SDKs' helpers (`docs/delivery.md` names which).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variations: Vec<Variation>,
+}
+
+const fn default_max_chunk_bytes() -> u32 {
+    16
+}
+
+/// The largest `max_chunk_bytes` accepted.
+pub const MAX_CHUNK_BYTES: u32 = 1 << 20;
+
+/// Where writes are cut.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Split {
+    /// Each event is one write, as without the setting (the other layers still apply).
+    None,
+    /// Each line (with its line end) is its own write.
+    Lines,
+    /// Writes of 1 to `max_chunk_bytes` bytes, cut anywhere.
+    #[default]
+    Bytes,
+}
+
+/// An SSE stream's line end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LineEnding {
+    /// `\n`.
+    #[default]
+    Lf,
+    /// `\r\n`.
+    Crlf,
+    /// `\r`.
+    Cr,
+}
+
+impl LineEnding {
+    fn text(self) -> &'static str {
+        match self {
+            LineEnding::Lf => "\n",
+            LineEnding::Crlf => "\r\n",
+            LineEnding::Cr => "\r",
+        }
+    }
+}
+
+/// Opt-in variations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Variation {
+    /// Chat Completions: parallel tool calls' argument deltas interleaved by index (0, 1, 0, 1, ...) after each
+    /// call's first delta. Raw iteration, the AI SDK and LangChain4j accept it; the openai-python and openai-node
+    /// `.stream()` helpers end a call at the first change of index (a premature `arguments.done`).
+    InterleaveToolCalls,
+    /// A `data:` line broken into several at whitespace outside JSON strings (clients join them with `\n`).
+    /// Legal for every SSE client the spec read; opt-in because few servers do it.
+    MultilineData,
+}
+
+impl Delivery {
+    /// What is wrong with the setting, if anything: `(field, problem)`.
+    pub fn problem(&self) -> Option<(&'static str, String)> {
+        if self.max_chunk_bytes == 0 || self.max_chunk_bytes > MAX_CHUNK_BYTES {
+            return Some((
+                "max_chunk_bytes",
+                format!("{} is out of range (1 to {MAX_CHUNK_BYTES})", self.max_chunk_bytes),
+            ));
+        }
+        None
+    }
+
+    /// The seed of request `index`'s delivery, when the scenario's seed is `scenario_seed`: never 0, and at most
+    /// 2⁵³ − 1, so that JavaScript (whose numbers are doubles) reads the journal's `delivery_seed` exactly.
+    pub fn request_seed(&self, scenario_seed: u64, index: u64) -> std::num::NonZeroU64 {
+        let seed = request_seed(self.seed.unwrap_or(scenario_seed), PURPOSE, index) & ((1 << 53) - 1);
+        std::num::NonZeroU64::new(seed).unwrap_or(std::num::NonZeroU64::MIN)
+    }
+}
+
+/// `seeded::request_seed`'s purpose for delivery ("delivery" in ASCII).
+const PURPOSE: u64 = 0x0064_656c_6976_6572;
+
+/// The reply header that carries a request's delivery seed.
+pub const SEED_HEADER: &str = "x-cuecard-delivery-seed";
+
+/// How a protocol's stream is framed, and what its clients accept (a column of the protocol table).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StreamFraming {
+    pub body: BodyKind,
+    /// The keep-alive event its clients skip, sent between two events (never before the first).
+    pub keepalive: Option<&'static str>,
+    /// Whether its clients accept `\r\n` and `\r` line ends (spec C.2) and several `data:` lines per event.
+    pub any_line_end: bool,
+    /// Chat Completions' tool-call deltas (the `interleave_tool_calls` variation).
+    pub chat_tool_calls: bool,
+}
+
+/// The body of a protocol's stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BodyKind {
+    /// Server-sent events of JSON data.
+    Sse,
+    /// One JSON object per `\n`-ended line (Ollama).
+    Ndjson,
+    /// Binary messages, as base64 frames (AWS event stream): only cut.
+    Binary,
+}
+
+impl StreamFraming {
+    /// SSE with a keep-alive.
+    pub(crate) const fn sse(keepalive: Option<&'static str>, any_line_end: bool) -> StreamFraming {
+        StreamFraming { body: BodyKind::Sse, keepalive, any_line_end, chat_tool_calls: false }
+    }
+
+    /// A body that is only cut.
+    pub(crate) const fn only(body: BodyKind) -> StreamFraming {
+        StreamFraming { body, keepalive: None, any_line_end: false, chat_tool_calls: false }
+    }
+}
+
+/// An SSE comment: every SSE client skips it (the Chat Completions and Responses keep-alive).
+pub(crate) const COMMENT_KEEPALIVE: &str = ": keep-alive\n\n";
+/// Anthropic's keep-alive, as its API sends it.
+pub(crate) const ANTHROPIC_PING: &str = "event: ping\ndata: {\"type\": \"ping\"}\n\n";
+
+/// `reply` delivered as `delivery` says, for request `index` of a mock seeded `scenario_seed`. A whole reply or an
+/// abort is returned as it is.
+pub(crate) fn deliver(
+    reply: HttpReply,
+    delivery: &Delivery,
+    framing: StreamFraming,
+    scenario_seed: u64,
+    index: u64,
+) -> HttpReply {
+    let HttpReply::Stream { stall_ms, status, mut headers, frames, end, base64, entry, .. } = reply else {
+        return reply;
+    };
+    let seed = delivery.request_seed(scenario_seed, index).get();
+    headers.push((SEED_HEADER.to_string(), seed.to_string()));
+    let plan = Plan { delivery: delivery.clone(), framing, seed, base64 };
+    let cut = plan.delivery.split == Split::Bytes || base64;
+    let frames = frames.through(move |frames| plan.apply(frames));
+    HttpReply::Stream { stall_ms, status, headers, frames, end, base64: cut, separate_writes: true, entry }
+}
+
+/// Everything one reply's delivery depends on; each read of the frames runs it anew from the seed.
+struct Plan {
+    delivery: Delivery,
+    framing: StreamFraming,
+    seed: u64,
+    /// The frames given are base64 (binary).
+    base64: bool,
+}
+
+/// Each layer draws from its own generator, so turning one on does not move another's draws.
+const TEXT: u64 = 2;
+const CUTS: u64 = 3;
+
+impl Plan {
+    fn rng(&self, layer: u64) -> Seeded {
+        Seeded::new(crate::seeded::mix(self.seed ^ layer))
+    }
+
+    fn apply(&self, frames: super::FrameIter) -> super::FrameIter {
+        let delivery = &self.delivery;
+        let frames: super::FrameIter =
+            if self.framing.chat_tool_calls && delivery.variations.contains(&Variation::InterleaveToolCalls) {
+                Box::new(interleave_tool_calls(frames.collect()).into_iter())
+            } else {
+                frames
+            };
+        let pieces: Box<dyn Iterator<Item = Piece> + Send> = if self.base64 {
+            Box::new(frames.map(|frame| Piece { delay_ms: frame.delay_ms, bytes: decode_base64(&frame.data) }))
+        } else {
+            Box::new(self.text_layer(frames))
+        };
+        match delivery.split {
+            Split::Bytes => {
+                let cutter = Cutter::new(self.rng(CUTS), delivery.max_chunk_bytes);
+                Box::new(
+                    cutter
+                        .cut(pieces)
+                        .map(|piece| Frame { delay_ms: piece.delay_ms, data: encode_base64(&piece.bytes) }),
+                )
+            }
+            Split::Lines => Box::new(pieces.flat_map(|piece| by_lines(piece).into_iter())),
+            Split::None => Box::new(pieces.map(Piece::into_text_frame)),
+        }
+    }
+
+    /// Whitespace, line ends and keep-alives, event by event.
+    fn text_layer(&self, frames: super::FrameIter) -> impl Iterator<Item = Piece> + Send {
+        let (delivery, framing) = (self.delivery.clone(), self.framing);
+        let mut rng = self.rng(TEXT);
+        let mut first = true;
+        let line_end = if framing.any_line_end { delivery.line_ending } else { LineEnding::Lf };
+        let multiline = framing.any_line_end && delivery.variations.contains(&Variation::MultilineData);
+        frames.flat_map(move |frame| {
+            let mut out = Vec::with_capacity(2);
+            if let Some(keepalive) = framing.keepalive.filter(|_| delivery.keepalives && !first) {
+                if rng.chance(1, 3) {
+                    out.push(Piece { delay_ms: 0, bytes: with_line_end(keepalive, line_end).into_bytes() });
+                }
+            }
+            first = false;
+            let mut text = frame.data;
+            if delivery.whitespace || multiline {
+                text = match framing.body {
+                    BodyKind::Sse => sse_padded(&text, &mut rng, delivery.whitespace, multiline),
+                    BodyKind::Ndjson | BodyKind::Binary => json_padded(&text, &mut rng, None),
+                };
+            }
+            if line_end != LineEnding::Lf && framing.body == BodyKind::Sse {
+                text = with_line_end(&text, line_end);
+            }
+            // A keep-alive goes out during the wait before the event it precedes.
+            if let Some(keepalive) = out.first_mut() {
+                keepalive.delay_ms = frame.delay_ms;
+                out.push(Piece { delay_ms: 0, bytes: text.into_bytes() });
+            } else {
+                out.push(Piece { delay_ms: frame.delay_ms, bytes: text.into_bytes() });
+            }
+            out
+        })
+    }
+}
+
+/// Bytes to send after waiting `delay_ms`.
+struct Piece {
+    delay_ms: u64,
+    bytes: Vec<u8>,
+}
+
+impl Piece {
+    fn into_text_frame(self) -> Frame {
+        // Only text layers made these bytes (a binary body is always cut, and sent as base64).
+        Frame { delay_ms: self.delay_ms, data: String::from_utf8_lossy(&self.bytes).into_owned() }
+    }
+}
+
+fn with_line_end(text: &str, line_end: LineEnding) -> String {
+    text.replace('\n', line_end.text())
+}
+
+/// Each line of a piece (with its line end) as its own frame; the piece's wait goes before the first.
+fn by_lines(piece: Piece) -> Vec<Frame> {
+    let text = String::from_utf8_lossy(&piece.bytes).into_owned();
+    let mut frames = Vec::new();
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let end = match bytes.get(i) {
+            Some(b'\n') => Some(i + 1),
+            Some(b'\r') if bytes.get(i + 1) == Some(&b'\n') => Some(i + 2),
+            Some(b'\r') => Some(i + 1),
+            _ => None,
+        };
+        match end {
+            Some(end) => {
+                frames.push(text.get(start..end).unwrap_or_default().to_string());
+                start = end;
+                i = end;
+            }
+            None => i += 1,
+        }
+    }
+    if start < text.len() {
+        frames.push(text.get(start..).unwrap_or_default().to_string());
+    }
+    frames
+        .into_iter()
+        .enumerate()
+        .map(|(n, data)| Frame { delay_ms: if n == 0 { piece.delay_ms } else { 0 }, data })
+        .collect()
+}
+
+/// Cuts a stream of pieces into writes of 1 to `max` bytes. Pieces that follow without a wait may share a write
+/// (one read holding several events); a piece after a wait starts a new write, so the timing stays as scripted.
+struct Cutter {
+    rng: Seeded,
+    max: u64,
+}
+
+impl Cutter {
+    fn new(rng: Seeded, max: u32) -> Cutter {
+        Cutter { rng, max: u64::from(max.max(1)) }
+    }
+
+    fn cut(mut self, pieces: impl Iterator<Item = Piece> + Send + 'static) -> impl Iterator<Item = Piece> + Send {
+        let mut pieces = pieces.peekable();
+        let mut buffer: Vec<u8> = Vec::new();
+        let mut buffer_delay = 0u64;
+        let mut want = self.next_size();
+        std::iter::from_fn(move || loop {
+            if buffer.len() >= want {
+                let rest = buffer.split_off(want);
+                let write = std::mem::replace(&mut buffer, rest);
+                want = self.next_size();
+                return Some(Piece { delay_ms: std::mem::take(&mut buffer_delay), bytes: write });
+            }
+            match pieces.peek() {
+                Some(next) if next.delay_ms > 0 && !buffer.is_empty() => {
+                    // A wait comes next: what is buffered goes out before it.
+                    want = self.next_size();
+                    return Some(Piece {
+                        delay_ms: std::mem::take(&mut buffer_delay),
+                        bytes: std::mem::take(&mut buffer),
+                    });
+                }
+                Some(_) => {
+                    if let Some(piece) = pieces.next() {
+                        if buffer.is_empty() {
+                            buffer_delay = piece.delay_ms;
+                        }
+                        buffer.extend_from_slice(&piece.bytes);
+                    }
+                }
+                None if buffer.is_empty() => return None,
+                None => {
+                    return Some(Piece {
+                        delay_ms: std::mem::take(&mut buffer_delay),
+                        bytes: std::mem::take(&mut buffer),
+                    })
+                }
+            }
+        })
+    }
+
+    fn next_size(&mut self) -> usize {
+        usize::try_from(self.rng.between(1, self.max)).unwrap_or(1)
+    }
+}
+
+fn decode_base64(data: &str) -> Vec<u8> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.decode(data).unwrap_or_else(|_| data.as_bytes().to_vec())
+}
+
+fn encode_base64(bytes: &[u8]) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// An SSE event's text with whitespace in the JSON of its `data:` lines (only data that is a JSON object: Chat's
+/// `[DONE]` stays as it is), and with `multiline`, some of that whitespace a line break into a new `data:` line.
+fn sse_padded(event: &str, rng: &mut Seeded, whitespace: bool, multiline: bool) -> String {
+    let mut out = String::with_capacity(event.len() + 16);
+    for line in event.split_inclusive('\n') {
+        match line.strip_prefix("data: ").filter(|json| json.starts_with('{')) {
+            Some(json) => {
+                let (json, end) = json.strip_suffix('\n').map_or((json, ""), |j| (j, "\n"));
+                out.push_str("data: ");
+                let padded = if whitespace { json_padded(json, rng, None) } else { json.to_string() };
+                out.push_str(&if multiline { json_padded(&padded, rng, Some("\ndata: ")) } else { padded });
+                out.push_str(end);
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// JSON text with insignificant whitespace added at seeded places outside strings: after `:` and `,`, before `}`
+/// and `]`. With `break_line`, that text is put at some of those places instead of spaces (and only there, where
+/// it stands between two tokens, never inside a string).
+fn json_padded(json: &str, rng: &mut Seeded, break_line: Option<&str>) -> String {
+    let mut out = String::with_capacity(json.len() + 16);
+    let (mut in_string, mut escaped) = (false, false);
+    for c in json.chars() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        if matches!(c, '}' | ']') {
+            pad(&mut out, rng, break_line);
+        }
+        out.push(c);
+        match c {
+            '"' => in_string = true,
+            ':' | ',' => pad(&mut out, rng, break_line),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn pad(out: &mut String, rng: &mut Seeded, break_line: Option<&str>) {
+    match break_line {
+        Some(text) => {
+            if rng.chance(1, 6) {
+                out.push_str(text);
+            }
+        }
+        None => {
+            if rng.chance(1, 4) {
+                for _ in 0..rng.between(1, 3) {
+                    out.push(' ');
+                }
+            }
+        }
+    }
+}
+
+/// Chat Completions frames with the argument deltas of parallel tool calls interleaved: the frames that carry
+/// tool-call deltas keep their places (and waits), and are refilled round-robin by call index, so each call still
+/// first appears in index order (openai-python corrupts calls whose index 1 comes before index 0; spec C.3).
+fn interleave_tool_calls(frames: Vec<Frame>) -> Vec<Frame> {
+    let index_of = |frame: &Frame| -> Option<u64> {
+        let json = frame.data.strip_prefix("data: ")?.lines().next()?;
+        let value: serde_json::Value = serde_json::from_str(json).ok()?;
+        let calls = value.get("choices")?.get(0)?.get("delta")?.get("tool_calls")?.as_array()?;
+        match calls.as_slice() {
+            [only] => only.get("index")?.as_u64(),
+            _ => None,
+        }
+    };
+    let mut slots = Vec::new();
+    let mut by_call: std::collections::BTreeMap<u64, std::collections::VecDeque<String>> = Default::default();
+    for (position, frame) in frames.iter().enumerate() {
+        if let Some(index) = index_of(frame) {
+            slots.push(position);
+            by_call.entry(index).or_default().push_back(frame.data.clone());
+        }
+    }
+    let mut order = Vec::with_capacity(slots.len());
+    while order.len() < slots.len() {
+        for queue in by_call.values_mut() {
+            if let Some(data) = queue.pop_front() {
+                order.push(data);
+            }
+        }
+    }
+    let mut frames = frames;
+    for (position, data) in slots.into_iter().zip(order) {
+        if let Some(frame) = frames.get_mut(position) {
+            frame.data = data;
+        }
+    }
+    frames
+}
+
+#[cfg(test)]
+mod tests;
