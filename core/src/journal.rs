@@ -119,6 +119,9 @@ pub struct JournalEntry {
     /// The connection closed before its stream ended: the client went away (or the server stopped) mid-stream.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub left_mid_stream: bool,
+    /// The `chaos` setting failed it (its `error`), before the script was reached: no step was used.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub chaos: bool,
     /// The seed its streamed reply's writes were drawn from (the `delivery` setting; derived from the delivery
     /// seed and the request's index, so the same scenario gives the same writes again). Also in the reply's
     /// `x-cuecard-delivery-seed` header.
@@ -329,6 +332,7 @@ mod tests {
             response: None,
             error: None,
             left_mid_stream: false,
+            chaos: false,
             delivery_seed: None,
         }
     }

@@ -26,6 +26,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing))]
 
 pub mod api;
+pub mod chaos;
 pub mod clock;
 mod error;
 mod failure;

@@ -93,6 +93,7 @@ struct Settings {
     replay_speed: f64,
     recording: bool,
     delivery: Option<crate::wire::Delivery>,
+    chaos: Option<crate::chaos::Chaos>,
 }
 
 impl Default for Settings {
@@ -110,6 +111,7 @@ impl Default for Settings {
             replay_speed: 1.0,
             recording: false,
             delivery: None,
+            chaos: None,
         }
     }
 }
@@ -332,6 +334,9 @@ impl MockModel {
         if let Some((field, problem)) = settings.delivery.as_ref().and_then(crate::wire::Delivery::problem) {
             return Err(crate::error::invalid_argument(format!("invalid delivery.{field}: {problem}")));
         }
+        if let Some((field, problem)) = settings.chaos.as_ref().and_then(|c| c.problem(None)) {
+            return Err(crate::error::invalid_argument(format!("invalid chaos.{field}: {problem}")));
+        }
         let mut state = self.lock();
         if let Some(exhaustion) = settings.on_exhausted {
             for route in &state.routes {
@@ -376,6 +381,10 @@ impl MockModel {
         if let Some(delivery) = &settings.delivery {
             current.delivery = Some(delivery.clone());
         }
+        if let Some(chaos) = &settings.chaos {
+            // No rates turns chaos off.
+            current.chaos = Some(chaos.clone()).filter(|c| !c.rates.is_empty());
+        }
         if let Some(limit) = settings.journal_limit {
             state.settings.journal_limit = Some(limit);
             state.journal = Journal::bounded(limit);
@@ -399,6 +408,7 @@ impl MockModel {
             replay_speed: Some(settings.replay_speed),
             recording: Some(settings.recording),
             delivery: settings.delivery,
+            chaos: settings.chaos,
         }
     }
 
@@ -652,6 +662,7 @@ impl MockModel {
             response: None,
             error: None,
             left_mid_stream: false,
+            chaos: false,
             delivery_seed: None,
         };
         let evicted = state.journal.push(entry);
@@ -689,6 +700,7 @@ impl MockModel {
             response: None,
             error: None,
             left_mid_stream: false,
+            chaos: false,
             delivery_seed: match &state.settings.delivery {
                 // Only a streamed wire request is delivered in writes (an in-process stream is events).
                 Some(delivery) if request.stream && entry_raw_is_wire => {
@@ -704,6 +716,23 @@ impl MockModel {
             return Err((index, CallError::Cuecard(error)));
         };
         entry.route = u32::try_from(route_index).ok();
+        let chaos = state.settings.chaos.as_ref().and_then(|c| c.failure_for(state.settings.seed, index, route_index));
+        if let Some(error) = chaos {
+            // The provider failed before the script was reached: the route's step stays for the next request.
+            entry.chaos = true;
+            let number = state.next_response_number;
+            state.next_response_number += 1;
+            _evicted = state.journal.push(entry);
+            return Ok(Taken {
+                entry: ticket,
+                step: Arc::new(Step::fail(error)),
+                number,
+                tool_call_ids: Vec::new(),
+                at_ms,
+                usage: state.settings.usage,
+                step_defaults: state.settings.step_defaults,
+            });
+        }
         let default_exhaustion = state.settings.exhaustion;
         let Some(route) = state.routes.get_mut(route_index) else {
             return Err((index, CallError::Cuecard(Error::new(ErrorKind::Internal, "route index out of range"))));

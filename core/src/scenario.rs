@@ -52,6 +52,8 @@ struct ScenarioSpec {
     recording: Option<RecordingSpec>,
     #[serde(default)]
     delivery: Option<crate::wire::Delivery>,
+    #[serde(default)]
+    chaos: Option<crate::chaos::Chaos>,
     routes: Vec<RouteSpec>,
 }
 
@@ -285,6 +287,9 @@ impl Scenario {
         if let Some((field, problem)) = spec.delivery.as_ref().and_then(crate::wire::Delivery::problem) {
             issues.push(Issue { path: format!("delivery.{field}"), message: problem });
         }
+        if let Some((field, problem)) = spec.chaos.as_ref().and_then(|c| c.problem(Some(spec.routes.len()))) {
+            issues.push(Issue { path: format!("chaos.{field}"), message: problem });
+        }
         let file_ignores: &[String] = spec.recording.as_ref().map_or(&[], |r| r.ignore.as_slice());
         let exhaustion = spec.on_exhausted.unwrap_or_default();
         let mut routes = Vec::new();
@@ -340,6 +345,7 @@ impl Scenario {
             replay_speed: spec.replay_speed,
             recording: spec.recording.is_some().then_some(true),
             delivery: spec.delivery,
+            chaos: spec.chaos,
         };
         Ok(Scenario { script: Script { routes, settings }, description: spec.description })
     }

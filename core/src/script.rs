@@ -768,6 +768,9 @@ pub struct MockSettings {
     /// How streamed replies are delivered over the wire: seeded cuts, keep-alives, whitespace (`wire::Delivery`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delivery: Option<crate::wire::Delivery>,
+    /// Provider failures injected at seeded rates (`chaos::Chaos`); `{"rates": {}}` turns it off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chaos: Option<crate::chaos::Chaos>,
 }
 
 /// Where Chat Completions replies carry a step's thinking. OpenAI's own API sends no reasoning text, so by default

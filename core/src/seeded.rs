@@ -49,6 +49,11 @@ impl Seeded {
         low + self.below(high.saturating_sub(low).saturating_add(1))
     }
 
+    /// A float in `[0, 1)` with 53 random bits (exact: no rounding differs between platforms).
+    pub(crate) fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
     /// True with probability `numerator / denominator`.
     pub(crate) fn chance(&mut self, numerator: u64, denominator: u64) -> bool {
         self.below(denominator) < numerator
