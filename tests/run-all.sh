@@ -107,7 +107,9 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q " 0.2.130"; then
 fi
 (cd node && npm run --silent build:wasm)
 WASM_GZIPPED=$(gzip -9c node/wasm-pkg/cuecard_wasm_bg.wasm | wc -c)
-test "$WASM_GZIPPED" -le 409600 || { echo "the wasm module is $WASM_GZIPPED bytes gzipped, over 400 KB"; exit 1; }
+# The budget was 400 KB until stream delivery, chaos and latency profiles (issue 27) added 19 KB (401 -> 420 KB); each
+# of their settings is a serde type read through the strict host-data reader, about 1.5 KB of code each.
+test "$WASM_GZIPPED" -le 435200 || { echo "the wasm module is $WASM_GZIPPED bytes gzipped, over 425 KB"; exit 1; }
 echo "wasm size: 1 passed, 0 failed ($WASM_GZIPPED bytes gzipped)"
 (cd node && CUECARD_BACKEND=wasm "$NODE24" --test "test/*.test.mjs" "test/*.test.ts")
 (cd node && "$NODE24" browser/build.mjs --page)

@@ -8,7 +8,7 @@
 use crate::failure::{ProviderError, ProviderErrorKind};
 use crate::seeded::{request_seed, Seeded};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use serde_json::{Map, Value};
 
 /// The `chaos` setting.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -18,8 +18,10 @@ pub struct Chaos {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
     /// The probability of each failure kind per request (`{"rate_limited": 0.05, "server_error": 0.02}`); the
-    /// kinds are those of `fail.kind` but `custom`, and the rates add up to at most 1.
-    pub rates: BTreeMap<String, f64>,
+    /// kinds are those of `fail.kind` but `custom`, and the rates add up to at most 1 (`problem` checks). A JSON
+    /// map rather than a map of numbers: the WASM module already carries its code (a `BTreeMap<String, f64>`
+    /// cost it 5 KB).
+    pub rates: Map<String, Value>,
     /// The routes (by index) whose requests may fail; all when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub routes: Option<Vec<usize>>,
@@ -39,6 +41,10 @@ impl Chaos {
     pub fn problem(&self, route_count: Option<usize>) -> Option<(String, String)> {
         let mut total = 0.0;
         for (kind, rate) in &self.rates {
+            let Some(rate) = rate.as_f64() else {
+                return Some((format!("rates.{kind}"), format!("{rate} is not a number")));
+            };
+            let rate = &rate;
             match ProviderErrorKind::from_code(kind) {
                 None | Some(ProviderErrorKind::Custom) => {
                     let kinds: Vec<&str> = ProviderErrorKind::ALL
@@ -75,11 +81,11 @@ impl Chaos {
         }
         let draw = Seeded::new(request_seed(self.seed.unwrap_or(scenario_seed), PURPOSE, index)).unit();
         let mut upper = 0.0;
-        // In the kinds' name order (a BTreeMap), so the draw means the same in every language.
-        for (code, rate) in &self.rates {
-            upper += rate;
+        // In the kinds' fixed order (`ProviderErrorKind::ALL`), not the map's, so that a draw means the same
+        // however a host ordered the keys.
+        for kind in ProviderErrorKind::ALL {
+            upper += self.rates.get(kind.code()).and_then(Value::as_f64).unwrap_or(0.0);
             if draw < upper {
-                let kind = ProviderErrorKind::from_code(code)?;
                 let error =
                     ProviderError::new(kind).with_message(format!("{} (cuecard chaos)", kind.default_message()));
                 return Some(match self.retry_after_ms {
@@ -99,7 +105,7 @@ mod tests {
     fn chaos(rates: &[(&str, f64)]) -> Chaos {
         Chaos {
             seed: Some(1),
-            rates: rates.iter().map(|(k, r)| (k.to_string(), *r)).collect(),
+            rates: rates.iter().map(|(k, r)| (k.to_string(), Value::from(*r))).collect(),
             routes: None,
             retry_after_ms: None,
         }
@@ -126,7 +132,7 @@ mod tests {
         assert!(chaos.failure_for(0, 0, 0).is_none());
         let error = chaos.failure_for(0, 0, 1).unwrap();
         assert_eq!((error.kind, error.retry_after_ms), (ProviderErrorKind::RateLimited, Some(1)));
-        chaos.rates = [("connection_reset".to_string(), 1.0)].into();
+        chaos.rates = [("connection_reset".to_string(), Value::from(1.0))].into_iter().collect();
         assert_eq!(chaos.failure_for(0, 0, 1).unwrap().retry_after_ms, None);
     }
 
@@ -135,6 +141,9 @@ mod tests {
         assert_eq!(chaos(&[("flaky", 0.1)]).problem(None).unwrap().0, "rates.flaky");
         assert_eq!(chaos(&[("custom", 0.1)]).problem(None).unwrap().0, "rates.custom");
         assert_eq!(chaos(&[("timeout", 1.5)]).problem(None).unwrap().0, "rates.timeout");
+        let mut text = chaos(&[]);
+        text.rates.insert("timeout".into(), Value::from("often"));
+        assert_eq!(text.problem(None).unwrap(), ("rates.timeout".into(), "\"often\" is not a number".into()));
         assert_eq!(chaos(&[("timeout", 0.6), ("overloaded", 0.6)]).problem(None).unwrap().0, "rates");
         let mut routes = chaos(&[("timeout", 0.1)]);
         routes.routes = Some(vec![3]);

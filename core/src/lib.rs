@@ -31,6 +31,7 @@ pub mod clock;
 mod error;
 mod failure;
 pub mod journal;
+pub mod latency;
 pub mod memory;
 mod mock;
 pub mod model;

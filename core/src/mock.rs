@@ -94,6 +94,7 @@ struct Settings {
     recording: bool,
     delivery: Option<crate::wire::Delivery>,
     chaos: Option<crate::chaos::Chaos>,
+    latency: Option<crate::latency::Latency>,
 }
 
 impl Default for Settings {
@@ -112,6 +113,7 @@ impl Default for Settings {
             recording: false,
             delivery: None,
             chaos: None,
+            latency: None,
         }
     }
 }
@@ -167,6 +169,8 @@ struct Taken {
     at_ms: u64,
     usage: UsagePolicy,
     step_defaults: StepTiming,
+    /// The request's draws from the `latency` profile, if one is set.
+    latency: Option<crate::latency::RequestLatency>,
 }
 
 /// A resolved answer: the response, what to stream before it, and its delays.
@@ -337,6 +341,9 @@ impl MockModel {
         if let Some((field, problem)) = settings.chaos.as_ref().and_then(|c| c.problem(None)) {
             return Err(crate::error::invalid_argument(format!("invalid chaos.{field}: {problem}")));
         }
+        if let Some((field, problem)) = settings.latency.as_ref().and_then(crate::latency::Latency::problem) {
+            return Err(crate::error::invalid_argument(format!("invalid latency.{field}: {problem}")));
+        }
         let mut state = self.lock();
         if let Some(exhaustion) = settings.on_exhausted {
             for route in &state.routes {
@@ -385,6 +392,10 @@ impl MockModel {
             // No rates turns chaos off.
             current.chaos = Some(chaos.clone()).filter(|c| !c.rates.is_empty());
         }
+        if let Some(latency) = settings.latency {
+            // Neither distribution turns the profile off.
+            current.latency = Some(latency).filter(|l| l.ttft_ms.is_some() || l.itl_ms.is_some());
+        }
         if let Some(limit) = settings.journal_limit {
             state.settings.journal_limit = Some(limit);
             state.journal = Journal::bounded(limit);
@@ -409,6 +420,7 @@ impl MockModel {
             recording: Some(settings.recording),
             delivery: settings.delivery,
             chaos: settings.chaos,
+            latency: settings.latency,
         }
     }
 
@@ -731,6 +743,7 @@ impl MockModel {
                 at_ms,
                 usage: state.settings.usage,
                 step_defaults: state.settings.step_defaults,
+                latency: None,
             });
         }
         let default_exhaustion = state.settings.exhaustion;
@@ -778,6 +791,7 @@ impl MockModel {
             at_ms,
             usage: state.settings.usage,
             step_defaults: state.settings.step_defaults,
+            latency: state.settings.latency.map(|l| l.for_request(state.settings.seed, index)),
         })
     }
 
@@ -789,7 +803,22 @@ impl MockModel {
         taken: Taken,
         computed: Option<Result<Step, CallError>>,
     ) -> Result<Resolved, Box<Failure>> {
-        let Taken { entry, step, number, tool_call_ids, at_ms, usage, step_defaults } = taken;
+        let Taken { entry, step, number, tool_call_ids, at_ms, usage, step_defaults, latency } = taken;
+        // A step's own waits win; then the latency profile's draws; then the step defaults.
+        let step_defaults = match latency {
+            Some(latency) => StepTiming {
+                ttft_ms: latency.ttft_ms.or(step_defaults.ttft_ms),
+                token_delay_ms: latency.itl.map(|_| 0).or(step_defaults.token_delay_ms),
+                ..step_defaults
+            },
+            None => step_defaults,
+        };
+        let with_itl = |own: StepTiming, mut timing: Timing| {
+            if own.token_delay_ms.is_none() {
+                timing.itl = latency.and_then(|l| l.itl);
+            }
+            timing
+        };
         let (step, timing, ids): (Arc<Step>, Timing, Vec<u64>) = match &step.body {
             StepBody::Compute(responder) => {
                 let answer = computed.unwrap_or_else(|| responder.respond(request));
@@ -802,7 +831,8 @@ impl MockModel {
                 match computed {
                     Ok(computed) => {
                         // A computed answer has its own delays where it sets them, else the computed step's.
-                        let timing = computed.timing.or(step.timing).or(step_defaults).resolve();
+                        let own = computed.timing.or(step.timing);
+                        let timing = with_itl(own, own.or(step_defaults).resolve());
                         let count = missing_tool_call_ids(&computed);
                         let first = self.allocate_tool_call_ids(count);
                         (Arc::new(computed), timing, (first..first + count).collect())
@@ -815,7 +845,7 @@ impl MockModel {
                 }
             }
             _ => {
-                let timing = step.timing.or(step_defaults).resolve();
+                let timing = with_itl(step.timing, step.timing.or(step_defaults).resolve());
                 (step, timing, tool_call_ids)
             }
         };

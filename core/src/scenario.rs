@@ -54,6 +54,8 @@ struct ScenarioSpec {
     delivery: Option<crate::wire::Delivery>,
     #[serde(default)]
     chaos: Option<crate::chaos::Chaos>,
+    #[serde(default)]
+    latency: Option<crate::latency::Latency>,
     routes: Vec<RouteSpec>,
 }
 
@@ -290,6 +292,9 @@ impl Scenario {
         if let Some((field, problem)) = spec.chaos.as_ref().and_then(|c| c.problem(Some(spec.routes.len()))) {
             issues.push(Issue { path: format!("chaos.{field}"), message: problem });
         }
+        if let Some((field, problem)) = spec.latency.as_ref().and_then(crate::latency::Latency::problem) {
+            issues.push(Issue { path: format!("latency.{field}"), message: problem });
+        }
         let file_ignores: &[String] = spec.recording.as_ref().map_or(&[], |r| r.ignore.as_slice());
         let exhaustion = spec.on_exhausted.unwrap_or_default();
         let mut routes = Vec::new();
@@ -346,6 +351,7 @@ impl Scenario {
             recording: spec.recording.is_some().then_some(true),
             delivery: spec.delivery,
             chaos: spec.chaos,
+            latency: spec.latency,
         };
         Ok(Scenario { script: Script { routes, settings }, description: spec.description })
     }

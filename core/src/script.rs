@@ -143,6 +143,20 @@ pub struct Timing {
     /// before the body of a whole answer), to provoke a client's read timeout.
     #[serde(default)]
     pub stall_ms: u64,
+    /// Inter-token latencies drawn from the `latency` profile, in place of `token_delay_ms`. Not data: the profile
+    /// and the request's index give it.
+    #[serde(skip)]
+    pub itl: Option<crate::latency::TokenLatency>,
+}
+
+impl Timing {
+    /// The wait before delta `k` after the first event (`k` from 1).
+    pub(crate) fn before_delta(&self, k: u64) -> u64 {
+        match &self.itl {
+            Some(itl) => itl.before_delta(k),
+            None => self.token_delay_ms,
+        }
+    }
 }
 
 /// The delays a step sets. A field it leaves unset takes the mock's step default (Cogitator's
@@ -204,6 +218,7 @@ impl StepTiming {
             ttft_ms: self.ttft_ms.unwrap_or(0),
             token_delay_ms: self.token_delay_ms.unwrap_or(0),
             stall_ms: self.stall_ms.unwrap_or(0),
+            itl: None,
         }
     }
 }
@@ -771,6 +786,9 @@ pub struct MockSettings {
     /// Provider failures injected at seeded rates (`chaos::Chaos`); `{"rates": {}}` turns it off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chaos: Option<crate::chaos::Chaos>,
+    /// Time to first token and inter-token latency drawn from seeded log-normal profiles (`latency::Latency`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<crate::latency::Latency>,
 }
 
 /// Where Chat Completions replies carry a step's thinking. OpenAI's own API sends no reasoning text, so by default

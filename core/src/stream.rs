@@ -79,7 +79,8 @@ pub(crate) struct StreamPlan {
     /// The wait before the first event: the step's delay and time to first token (the delay alone for a failure
     /// before anything streams).
     pub first_delay_ms: u64,
-    pub token_delay_ms: u64,
+    /// The waits before the deltas after the first event (`Timing::before_delta`).
+    pub timing: Timing,
     pub start_ms: u64,
 }
 
@@ -99,7 +100,7 @@ impl StreamPlan {
             response: response.clone(),
             fail_after: fail_after.cloned(),
             first_delay_ms: timing.delay_ms.saturating_add(timing.ttft_ms),
-            token_delay_ms: timing.token_delay_ms,
+            timing,
             start_ms,
         }
     }
@@ -112,14 +113,14 @@ impl StreamPlan {
             response: ChatResponse::default(),
             fail_after: Some(error.clone()),
             first_delay_ms: timing.delay_ms,
-            token_delay_ms: timing.token_delay_ms,
+            timing,
             start_ms,
         }
     }
 
     /// The total virtual duration of the events, computed without making them.
     pub(crate) fn total_delay_ms(&self) -> u64 {
-        span_ms(self.first_delay_ms, self.token_delay_ms, || {
+        span_ms(self.first_delay_ms, &self.timing, || {
             delta_count(self.thinking.as_ref(), self.text.as_ref(), &self.response, self.fail_after.as_ref())
         })
     }
@@ -164,6 +165,8 @@ struct Cursor {
     at: Position,
     clock_ms: u64,
     first_waited: bool,
+    /// How many deltas after the first event have waited (the next is `deltas + 1`).
+    deltas: u64,
     /// Ends of the next tokens of the words being read, found a batch at a time by the tokenizer's block path.
     ahead: [usize; 32],
     ahead_len: usize,
@@ -188,6 +191,7 @@ impl Events {
             at: Position::Thinking(0),
             clock_ms: plan.start_ms,
             first_waited: false,
+            deltas: 0,
             ahead: [0; 32],
             ahead_len: 0,
             ahead_next: 0,
@@ -200,7 +204,10 @@ impl Cursor {
     fn timed(&mut self, plan: &StreamPlan, event: StreamEvent, delta: bool) -> TimedEvent {
         let delay_ms = match (self.first_waited, delta) {
             (false, _) => plan.first_delay_ms,
-            (true, true) => plan.token_delay_ms,
+            (true, true) => {
+                self.deltas += 1;
+                plan.timing.before_delta(self.deltas)
+            }
             (true, false) => 0,
         };
         self.first_waited = true;
@@ -308,15 +315,26 @@ pub(crate) fn planned_delay(
     timing: Timing,
 ) -> u64 {
     let first = timing.delay_ms.saturating_add(timing.ttft_ms);
-    span_ms(first, timing.token_delay_ms, || delta_count(thinking, text, response, fail_after))
+    span_ms(first, &timing, || delta_count(thinking, text, response, fail_after))
 }
 
-/// The first wait, then `token_delay_ms` before every later delta; the closing events wait nothing.
-fn span_ms(first_delay_ms: u64, token_delay_ms: u64, deltas: impl FnOnce() -> usize) -> u64 {
-    if token_delay_ms == 0 {
-        return first_delay_ms; // no time between tokens: nothing to count (a whole answer's usual case)
+/// The first wait, then the token delay before every later delta; the closing events wait nothing.
+fn span_ms(first_delay_ms: u64, timing: &Timing, deltas: impl FnOnce() -> usize) -> u64 {
+    let later = (deltas_if_timed(timing, deltas) as u64).saturating_sub(1);
+    match &timing.itl {
+        // Each drawn latency depends on its delta's number alone, so they are summed without the events.
+        Some(itl) => (1..=later).fold(first_delay_ms, |sum, k| sum.saturating_add(itl.before_delta(k))),
+        None => first_delay_ms.saturating_add(timing.token_delay_ms.saturating_mul(later)),
     }
-    first_delay_ms.saturating_add(token_delay_ms.saturating_mul((deltas() as u64).saturating_sub(1)))
+}
+
+/// The number of deltas, counted only when a delta waits anything (a whole answer's usual case counts nothing).
+fn deltas_if_timed(timing: &Timing, deltas: impl FnOnce() -> usize) -> usize {
+    if timing.token_delay_ms == 0 && timing.itl.is_none() {
+        0
+    } else {
+        deltas()
+    }
 }
 
 /// How many deltas (thinking, text and argument fragments) an answer streams.

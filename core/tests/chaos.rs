@@ -1,5 +1,5 @@
 //! Seeded chaos over 10,000 requests: the journal (which requests failed, how, and which step answered each of the
-//! others) is the golden `tests/vectors/chaos-10k.json`, which the Python and Node suites check against their own
+//! others) is the golden `tests/golden/chaos-10k.json`, which the Python and Node suites check against their own
 //! runs, so the same scenario fails the same requests in every language. Regenerate with
 //! `UPDATE_VECTORS=1 cargo test -p cuecard --test chaos`.
 
@@ -9,7 +9,7 @@ use cuecard::{ChatRequest, MockModel, Scenario};
 use serde_json::{json, Value};
 
 fn golden_path() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/chaos-10k.json")
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/chaos-10k.json")
 }
 
 /// One character per request: the step that answered it (`0`-`2`), or the first letter of the chaos failure's kind.

@@ -1,12 +1,12 @@
 // Seeded chaos from Node: the same 10,000 requests fail as in the Rust core and in Python (the golden
-// `tests/vectors/chaos-10k.json`), and the official SDK's own retries carry a test through the failures.
+// `tests/golden/chaos-10k.json`), and the official SDK's own retries carry a test through the failures.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { MockModel, ProviderError, InvalidScenarioError, InvalidArgumentError, openaiOptions } from 'cuecard';
 
-const golden = JSON.parse(readFileSync(new URL('../../tests/vectors/chaos-10k.json', import.meta.url), 'utf8'));
+const golden = JSON.parse(readFileSync(new URL('../../tests/golden/chaos-10k.json', import.meta.url), 'utf8'));
 
 const journalLine = (mock) => mock.entries().map((entry) => {
   if (!entry.chaos) return String(entry.step);

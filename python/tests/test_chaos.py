@@ -1,5 +1,5 @@
 """Seeded chaos from Python: the same 10,000 requests fail as in the Rust core and in Node (the golden
-`tests/vectors/chaos-10k.json`), and the official SDK's own retries carry a test through the failures."""
+`tests/golden/chaos-10k.json`), and the official SDK's own retries carry a test through the failures."""
 import json
 import pathlib
 
@@ -7,7 +7,7 @@ import pytest
 
 import cuecard
 
-GOLDEN = json.loads((pathlib.Path(__file__).resolve().parents[2] / "tests/vectors/chaos-10k.json").read_text())
+GOLDEN = json.loads((pathlib.Path(__file__).resolve().parents[2] / "tests/golden/chaos-10k.json").read_text())
 
 
 def journal_line(mock) -> str:

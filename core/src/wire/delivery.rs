@@ -173,7 +173,9 @@ pub(crate) const COMMENT_KEEPALIVE: &str = ": keep-alive\n\n";
 pub(crate) const ANTHROPIC_PING: &str = "event: ping\ndata: {\"type\": \"ping\"}\n\n";
 
 /// `reply` delivered as `delivery` says, for request `index` of a mock seeded `scenario_seed`. A whole reply or an
-/// abort is returned as it is.
+/// abort is returned as it is. The writes are made at once (a delivered stream is a test's, and small), which keeps
+/// this module plain loops over vectors: lazily chained iterators cost the WASM module several kilobytes.
+#[inline(never)]
 pub(crate) fn deliver(
     reply: HttpReply,
     delivery: &Delivery,
@@ -186,15 +188,15 @@ pub(crate) fn deliver(
     };
     let seed = delivery.request_seed(scenario_seed, index).get();
     headers.push((SEED_HEADER.to_string(), seed.to_string()));
-    let plan = Plan { delivery: delivery.clone(), framing, seed, base64 };
-    let cut = plan.delivery.split == Split::Bytes || base64;
-    let frames = frames.through(move |frames| plan.apply(frames));
+    let plan = Plan { delivery, framing, seed, base64 };
+    let cut = delivery.split == Split::Bytes || base64;
+    let frames = super::Frames::from(plan.apply(frames.to_vec()));
     HttpReply::Stream { stall_ms, status, headers, frames, end, base64: cut, separate_writes: true, entry }
 }
 
-/// Everything one reply's delivery depends on; each read of the frames runs it anew from the seed.
-struct Plan {
-    delivery: Delivery,
+/// Everything one reply's delivery depends on.
+struct Plan<'a> {
+    delivery: &'a Delivery,
     framing: StreamFraming,
     seed: u64,
     /// The frames given are base64 (binary).
@@ -205,53 +207,57 @@ struct Plan {
 const TEXT: u64 = 2;
 const CUTS: u64 = 3;
 
-impl Plan {
+impl Plan<'_> {
     fn rng(&self, layer: u64) -> Seeded {
         Seeded::new(crate::seeded::mix(self.seed ^ layer))
     }
 
-    fn apply(&self, frames: super::FrameIter) -> super::FrameIter {
-        let delivery = &self.delivery;
-        let frames: super::FrameIter =
-            if self.framing.chat_tool_calls && delivery.variations.contains(&Variation::InterleaveToolCalls) {
-                Box::new(interleave_tool_calls(frames.collect()).into_iter())
-            } else {
-                frames
-            };
-        let pieces: Box<dyn Iterator<Item = Piece> + Send> = if self.base64 {
-            Box::new(frames.map(|frame| Piece { delay_ms: frame.delay_ms, bytes: decode_base64(&frame.data) }))
+    fn apply(&self, mut frames: Vec<Frame>) -> Vec<Frame> {
+        let delivery = self.delivery;
+        if self.framing.chat_tool_calls && delivery.variations.contains(&Variation::InterleaveToolCalls) {
+            frames = interleave_tool_calls(frames);
+        }
+        let pieces: Vec<Piece> = if self.base64 {
+            frames
+                .into_iter()
+                .map(|frame| Piece { delay_ms: frame.delay_ms, bytes: decode_base64(&frame.data) })
+                .collect()
         } else {
-            Box::new(self.text_layer(frames))
+            self.text_layer(frames)
         };
         match delivery.split {
-            Split::Bytes => {
-                let cutter = Cutter::new(self.rng(CUTS), delivery.max_chunk_bytes);
-                Box::new(
-                    cutter
-                        .cut(pieces)
-                        .map(|piece| Frame { delay_ms: piece.delay_ms, data: encode_base64(&piece.bytes) }),
-                )
-            }
-            Split::Lines => Box::new(pieces.flat_map(|piece| by_lines(piece).into_iter())),
-            Split::None => Box::new(pieces.map(Piece::into_text_frame)),
+            Split::Bytes => cut(pieces, self.rng(CUTS), delivery.max_chunk_bytes)
+                .into_iter()
+                .map(|piece| Frame { delay_ms: piece.delay_ms, data: encode_base64(&piece.bytes) })
+                .collect(),
+            Split::Lines => pieces.into_iter().flat_map(by_lines).collect(),
+            // Only text layers made these bytes (a binary body is always cut, and sent as base64).
+            Split::None => pieces
+                .into_iter()
+                .map(|piece| Frame {
+                    delay_ms: piece.delay_ms,
+                    data: String::from_utf8_lossy(&piece.bytes).into_owned(),
+                })
+                .collect(),
         }
     }
 
     /// Whitespace, line ends and keep-alives, event by event.
-    fn text_layer(&self, frames: super::FrameIter) -> impl Iterator<Item = Piece> + Send {
-        let (delivery, framing) = (self.delivery.clone(), self.framing);
+    fn text_layer(&self, frames: Vec<Frame>) -> Vec<Piece> {
+        let (delivery, framing) = (self.delivery, self.framing);
         let mut rng = self.rng(TEXT);
-        let mut first = true;
         let line_end = if framing.any_line_end { delivery.line_ending } else { LineEnding::Lf };
         let multiline = framing.any_line_end && delivery.variations.contains(&Variation::MultilineData);
-        frames.flat_map(move |frame| {
-            let mut out = Vec::with_capacity(2);
-            if let Some(keepalive) = framing.keepalive.filter(|_| delivery.keepalives && !first) {
+        let mut pieces = Vec::with_capacity(frames.len() + frames.len() / 2);
+        for (n, frame) in frames.into_iter().enumerate() {
+            let mut delay_ms = frame.delay_ms;
+            if let Some(keepalive) = framing.keepalive.filter(|_| delivery.keepalives && n > 0) {
                 if rng.chance(1, 3) {
-                    out.push(Piece { delay_ms: 0, bytes: with_line_end(keepalive, line_end).into_bytes() });
+                    // A keep-alive goes out during the wait before the event it precedes.
+                    let bytes = with_line_end(keepalive, line_end).into_bytes();
+                    pieces.push(Piece { delay_ms: std::mem::take(&mut delay_ms), bytes });
                 }
             }
-            first = false;
             let mut text = frame.data;
             if delivery.whitespace || multiline {
                 text = match framing.body {
@@ -262,15 +268,9 @@ impl Plan {
             if line_end != LineEnding::Lf && framing.body == BodyKind::Sse {
                 text = with_line_end(&text, line_end);
             }
-            // A keep-alive goes out during the wait before the event it precedes.
-            if let Some(keepalive) = out.first_mut() {
-                keepalive.delay_ms = frame.delay_ms;
-                out.push(Piece { delay_ms: 0, bytes: text.into_bytes() });
-            } else {
-                out.push(Piece { delay_ms: frame.delay_ms, bytes: text.into_bytes() });
-            }
-            out
-        })
+            pieces.push(Piece { delay_ms, bytes: text.into_bytes() });
+        }
+        pieces
     }
 }
 
@@ -280,110 +280,71 @@ struct Piece {
     bytes: Vec<u8>,
 }
 
-impl Piece {
-    fn into_text_frame(self) -> Frame {
-        // Only text layers made these bytes (a binary body is always cut, and sent as base64).
-        Frame { delay_ms: self.delay_ms, data: String::from_utf8_lossy(&self.bytes).into_owned() }
-    }
-}
-
 fn with_line_end(text: &str, line_end: LineEnding) -> String {
     text.replace('\n', line_end.text())
 }
 
-/// Each line of a piece (with its line end) as its own frame; the piece's wait goes before the first.
+/// Each line of a piece (with its line end: `\n`, `\r\n` or `\r`) as its own frame; the piece's wait goes before
+/// the first.
 fn by_lines(piece: Piece) -> Vec<Frame> {
     let text = String::from_utf8_lossy(&piece.bytes).into_owned();
-    let mut frames = Vec::new();
-    let mut start = 0;
     let bytes = text.as_bytes();
-    let mut i = 0;
+    let mut frames = Vec::new();
+    let (mut start, mut i) = (0, 0);
     while i < bytes.len() {
         let end = match bytes.get(i) {
-            Some(b'\n') => Some(i + 1),
-            Some(b'\r') if bytes.get(i + 1) == Some(&b'\n') => Some(i + 2),
-            Some(b'\r') => Some(i + 1),
-            _ => None,
-        };
-        match end {
-            Some(end) => {
-                frames.push(text.get(start..end).unwrap_or_default().to_string());
-                start = end;
-                i = end;
+            Some(b'\r') if bytes.get(i + 1) == Some(&b'\n') => i + 2,
+            Some(b'\n' | b'\r') => i + 1,
+            _ => {
+                i += 1;
+                continue;
             }
-            None => i += 1,
-        }
+        };
+        frames.push(text.get(start..end).unwrap_or_default().to_string());
+        (start, i) = (end, end);
     }
     if start < text.len() {
         frames.push(text.get(start..).unwrap_or_default().to_string());
     }
-    frames
-        .into_iter()
-        .enumerate()
-        .map(|(n, data)| Frame { delay_ms: if n == 0 { piece.delay_ms } else { 0 }, data })
-        .collect()
+    let mut delay_ms = piece.delay_ms;
+    frames.into_iter().map(|data| Frame { delay_ms: std::mem::take(&mut delay_ms), data }).collect()
 }
 
-/// Cuts a stream of pieces into writes of 1 to `max` bytes. Pieces that follow without a wait may share a write
-/// (one read holding several events); a piece after a wait starts a new write, so the timing stays as scripted.
-struct Cutter {
-    rng: Seeded,
-    max: u64,
-}
-
-impl Cutter {
-    fn new(rng: Seeded, max: u32) -> Cutter {
-        Cutter { rng, max: u64::from(max.max(1)) }
+/// The pieces cut into writes of 1 to `max` bytes. Pieces that follow without a wait may share a write (one read
+/// holding several events); a piece after a wait starts a new write, so the timing stays as scripted.
+fn cut(pieces: Vec<Piece>, mut rng: Seeded, max: u32) -> Vec<Piece> {
+    let max = u64::from(max.max(1));
+    let mut next_size = move || usize::try_from(rng.between(1, max)).unwrap_or(1);
+    let mut writes = Vec::new();
+    let (mut buffer, mut buffer_delay): (Vec<u8>, u64) = (Vec::new(), 0);
+    let mut want = next_size();
+    for piece in pieces {
+        if piece.delay_ms > 0 && !buffer.is_empty() {
+            // A wait comes next: what is buffered goes out before it.
+            writes.push(Piece { delay_ms: std::mem::take(&mut buffer_delay), bytes: std::mem::take(&mut buffer) });
+            want = next_size();
+        }
+        if buffer.is_empty() {
+            buffer_delay = piece.delay_ms;
+        }
+        buffer.extend_from_slice(&piece.bytes);
+        while buffer.len() >= want {
+            let rest = buffer.split_off(want);
+            let write = std::mem::replace(&mut buffer, rest);
+            writes.push(Piece { delay_ms: std::mem::take(&mut buffer_delay), bytes: write });
+            want = next_size();
+        }
     }
-
-    fn cut(mut self, pieces: impl Iterator<Item = Piece> + Send + 'static) -> impl Iterator<Item = Piece> + Send {
-        let mut pieces = pieces.peekable();
-        let mut buffer: Vec<u8> = Vec::new();
-        let mut buffer_delay = 0u64;
-        let mut want = self.next_size();
-        std::iter::from_fn(move || loop {
-            if buffer.len() >= want {
-                let rest = buffer.split_off(want);
-                let write = std::mem::replace(&mut buffer, rest);
-                want = self.next_size();
-                return Some(Piece { delay_ms: std::mem::take(&mut buffer_delay), bytes: write });
-            }
-            match pieces.peek() {
-                Some(next) if next.delay_ms > 0 && !buffer.is_empty() => {
-                    // A wait comes next: what is buffered goes out before it.
-                    want = self.next_size();
-                    return Some(Piece {
-                        delay_ms: std::mem::take(&mut buffer_delay),
-                        bytes: std::mem::take(&mut buffer),
-                    });
-                }
-                Some(_) => {
-                    if let Some(piece) = pieces.next() {
-                        if buffer.is_empty() {
-                            buffer_delay = piece.delay_ms;
-                        }
-                        buffer.extend_from_slice(&piece.bytes);
-                    }
-                }
-                None if buffer.is_empty() => return None,
-                None => {
-                    return Some(Piece {
-                        delay_ms: std::mem::take(&mut buffer_delay),
-                        bytes: std::mem::take(&mut buffer),
-                    })
-                }
-            }
-        })
+    if !buffer.is_empty() {
+        writes.push(Piece { delay_ms: buffer_delay, bytes: buffer });
     }
-
-    fn next_size(&mut self) -> usize {
-        usize::try_from(self.rng.between(1, self.max)).unwrap_or(1)
-    }
+    writes
 }
 
 fn decode_base64(data: &str) -> Vec<u8> {
     use base64::Engine;
-    base64::engine::general_purpose::STANDARD.decode(data).unwrap_or_else(|_| data.as_bytes().to_vec())
+    // `as_bytes`: the same instantiation of `decode` as the wire's request bodies (a second one costs WASM 3 KB).
+    base64::engine::general_purpose::STANDARD.decode(data.as_bytes()).unwrap_or_else(|_| data.as_bytes().to_vec())
 }
 
 fn encode_base64(bytes: &[u8]) -> String {

@@ -75,14 +75,6 @@ impl Frames {
     }
 }
 
-impl Frames {
-    /// These frames passed through `change` (which may split, join, add or reorder them), lazily: `change` runs
-    /// anew on each read.
-    pub(crate) fn through(self, change: impl Fn(FrameIter) -> FrameIter + Send + Sync + 'static) -> Frames {
-        Frames(Source::Made(Arc::new(move || -> FrameIter { change(self.iter()) })))
-    }
-}
-
 impl From<Vec<Frame>> for Frames {
     fn from(frames: Vec<Frame>) -> Frames {
         Frames(Source::Given(frames))

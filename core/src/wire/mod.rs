@@ -544,13 +544,7 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest, matched
                 Some(reply) => reply,
                 None => streamed_reply::<P>(result, &decoded),
             };
-            match (delivery, &reply) {
-                (Some((delivery, seed)), HttpReply::Stream { entry: Some(ticket), .. }) => {
-                    let index = ticket.index;
-                    delivery::deliver(reply, &delivery, P::FRAMING, seed, index)
-                }
-                _ => reply,
-            }
+            delivered(reply, delivery, P::FRAMING)
         })
     } else {
         let turn = mock.chat_timed_turn(&decoded.request, Some(raw(http)));
@@ -561,6 +555,19 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest, matched
                 None => whole_reply::<P>(exchange, &decoded),
             }
         })
+    }
+}
+
+/// A streamed reply delivered as the `delivery` setting says (`(setting, scenario seed)`), when it is set. Not
+/// generic, so that the protocols share one copy of it.
+#[inline(never)]
+fn delivered(reply: HttpReply, delivery: Option<(Delivery, u64)>, framing: delivery::StreamFraming) -> HttpReply {
+    match (delivery, &reply) {
+        (Some((delivery, seed)), HttpReply::Stream { entry: Some(ticket), .. }) => {
+            let index = ticket.index;
+            delivery::deliver(reply, &delivery, framing, seed, index)
+        }
+        _ => reply,
     }
 }
 
