@@ -856,6 +856,7 @@ impl MockModel {
             model: request.model.clone(),
             created: created_seconds(at_ms),
             recorded: step.recorded.clone(),
+            headers: step.reply_headers.clone(),
         };
         let mut next_call_id = || stream::numbered_id("call_", ids.next().unwrap_or(0));
         let resolved = match &step.body {
@@ -876,15 +877,26 @@ impl MockModel {
             }
             StepBody::Answer(answer) => {
                 let id = envelope.id("chatcmpl-");
-                let response = answer_response(answer, &step, request, id, envelope.created, usage, &mut next_call_id);
-                Resolved {
-                    response,
-                    // Planned from the step itself (`plan`).
-                    thinking: None,
-                    text: None,
-                    step: step.clone(),
-                    timing,
-                    envelope,
+                match cut_at_max_tokens(answer, &step, request) {
+                    Some(cut) => {
+                        let mut response =
+                            answer_response(&cut, &step, request, id, envelope.created, usage, &mut next_call_id);
+                        // Text or thinking cut to nothing is none (its empty chunk list still overrides the step's).
+                        let message = &mut response.message;
+                        for part in [&mut message.text, &mut message.thinking] {
+                            if part.as_deref() == Some("") {
+                                *part = None;
+                            }
+                        }
+                        let (thinking, text) = (cut.thinking, cut.text);
+                        Resolved { response, thinking, text, step: step.clone(), timing, envelope }
+                    }
+                    None => {
+                        let response =
+                            answer_response(answer, &step, request, id, envelope.created, usage, &mut next_call_id);
+                        // Planned from the step itself (`plan`).
+                        Resolved { response, thinking: None, text: None, step: step.clone(), timing, envelope }
+                    }
                 }
             }
             StepBody::Response(given) => {
@@ -1086,9 +1098,43 @@ struct Failure {
 /// its calls share, rather than from copies made per call.
 fn streamed_chunks(resolved: &Resolved) -> (Option<&Chunks>, Option<&Chunks>) {
     match &resolved.step.body {
-        StepBody::Answer(answer) => (answer.thinking.as_ref(), answer.text.as_ref()),
+        // An answer cut at `max_tokens` streams its own cut chunks.
+        StepBody::Answer(answer) if resolved.thinking.is_none() && resolved.text.is_none() => {
+            (answer.thinking.as_ref(), answer.text.as_ref())
+        }
         _ => (resolved.thinking.as_ref(), resolved.text.as_ref()),
     }
+}
+
+/// A step that finishes with `length` says the model ran out of output tokens: its thinking and then its text are
+/// cut at the request's `max_tokens` word-like tokens (as the real APIs count thinking against the limit), and
+/// tool calls that come after a cut are dropped. `None` when there is nothing to cut: no `length`, no
+/// `max_tokens`, or an answer that fits (it keeps its scripted `length` all the same).
+fn cut_at_max_tokens(answer: &Answer, step: &Step, request: &ChatRequest) -> Option<Answer> {
+    if step.finish_reason != Some(FinishReason::Length) {
+        return None;
+    }
+    let limit = usize::try_from(request.max_tokens?).unwrap_or(usize::MAX);
+    let tokens = |chunks: Option<&Chunks>| -> Vec<String> {
+        match chunks {
+            Some(Chunks::Words(text)) => crate::tokenize::tokenize(text).map(str::to_string).collect(),
+            Some(Chunks::Exact(tokens)) => tokens.clone(),
+            None => Vec::new(),
+        }
+    };
+    let (thinking, text) = (tokens(answer.thinking.as_ref()), tokens(answer.text.as_ref()));
+    if thinking.len() + text.len() <= limit {
+        return None;
+    }
+    let kept_text = limit.saturating_sub(thinking.len());
+    let mut thinking_kept = thinking;
+    thinking_kept.truncate(limit);
+    Some(Answer {
+        thinking: answer.thinking.as_ref().map(|_| Chunks::Exact(thinking_kept)),
+        // Present even when cut to nothing (an empty list streams nothing), so the cut overrides the step's text.
+        text: Some(Chunks::Exact(text.into_iter().take(kept_text).collect())),
+        tool_calls: Vec::new(),
+    })
 }
 
 fn stream_plan(resolved: &Resolved, at_ms: u64) -> StreamPlan {

@@ -258,6 +258,8 @@ pub struct Step {
     pub(crate) fail_after_as: Option<StreamBreak>,
     /// A real provider's reply to replay as is on its protocol (a recording's step).
     pub(crate) recorded: Option<std::sync::Arc<crate::recorded::Recorded>>,
+    /// Headers added to the step's wire reply (lower-case names), replacing any of the same name.
+    pub(crate) reply_headers: Vec<(String, String)>,
 }
 
 impl Step {
@@ -270,7 +272,15 @@ impl Step {
             fail_after: None,
             fail_after_as: None,
             recorded: None,
+            reply_headers: Vec::new(),
         }
+    }
+
+    /// Adds `headers` to this step's wire reply (names lower-cased), replacing any of the same name: a
+    /// provider's rate-limit headers, or any other.
+    pub fn with_reply_headers(mut self, headers: Vec<(String, String)>) -> Step {
+        self.reply_headers = headers.into_iter().map(|(n, v)| (n.to_ascii_lowercase(), v)).collect();
+        self
     }
 
     /// Replays `recorded` on the protocol it came from, instead of encoding this step's answer there.

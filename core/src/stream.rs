@@ -381,6 +381,9 @@ pub struct Envelope {
     /// The recorded reply of the step that answers, sent as is on its protocol.
     #[serde(skip)]
     pub recorded: Option<std::sync::Arc<crate::recorded::Recorded>>,
+    /// The step's own reply headers (`Step::with_reply_headers`), added on the wire.
+    #[serde(skip)]
+    pub headers: Vec<(String, String)>,
 }
 
 impl Envelope {

@@ -80,6 +80,9 @@ fn run_scenario(input: &Value) -> Value {
             let mut entry = json!({"index": e.index, "route": e.route, "step": e.step, "at_ms": e.at_ms});
             let outcome = serde_json::to_value(&e.outcome).unwrap();
             entry.as_object_mut().unwrap().extend(outcome.as_object().unwrap().clone());
+            if e.chaos {
+                entry["chaos"] = json!(true);
+            }
             entry
         })
         .collect();

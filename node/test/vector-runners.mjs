@@ -41,7 +41,7 @@ function runScenario(input, api) {
   }
   const journal = mock.entries().map((entry) => {
     const row = { index: entry.index, route: entry.route, step: entry.step, at_ms: entry.at_ms, outcome: entry.outcome };
-    for (const key of ['kind', 'status', 'message', 'reason']) if (key in entry) row[key] = entry[key];
+    for (const key of ['kind', 'status', 'message', 'reason', 'chaos']) if (key in entry) row[key] = entry[key];
     return row;
   });
   return { calls, journal, unused_steps: mock.unusedSteps().length };

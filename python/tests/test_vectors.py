@@ -47,7 +47,7 @@ def run_scenario(vector_input):
     for entry in mock.entries():
         row = {"index": entry["index"], "route": entry["route"], "step": entry["step"], "at_ms": entry["at_ms"],
                "outcome": entry["outcome"]}
-        row.update({k: entry[k] for k in ("kind", "status", "message", "reason") if k in entry})
+        row.update({k: entry[k] for k in ("kind", "status", "message", "reason", "chaos") if k in entry})
         journal.append(row)
     return {"calls": calls, "journal": journal, "unused_steps": len(mock.unused_steps())}
 

@@ -227,10 +227,39 @@ pub struct StepSpec {
     /// On the wire: hold the response without sending anything.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stall_ms: Option<u64>,
+    /// Headers added to this step's reply on the wire, replacing any of the same name: a provider's rate-limit
+    /// headers (`x-ratelimit-remaining-requests`, `anthropic-ratelimit-tokens-remaining`, `retry-after-ms`), or
+    /// any other. Values are strings (numbers are written as JSON writes them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headers: Option<serde_json::Map<String, serde_json::Value>>,
     /// What a real provider sent for this answer (a recording's step): replayed as is on the protocol it came
     /// from, while the fields above are the neutral answer every other protocol is encoded from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recorded: Option<Box<crate::recorded::Recorded>>,
+}
+
+/// A step's `headers` as reply headers: names are HTTP tokens (sent lower-cased), values strings or numbers.
+fn reply_headers(
+    headers: &serde_json::Map<String, serde_json::Value>,
+) -> std::result::Result<Vec<(String, String)>, SpecProblem> {
+    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    let mut out = Vec::with_capacity(headers.len());
+    for (name, value) in headers {
+        let path = format!(".headers.{name}");
+        if name.is_empty() || !name.chars().all(token) {
+            return Err(SpecProblem::new(&path, "not an HTTP header name (letters, digits and !#$%&'*+-.^_`|~)"));
+        }
+        let value = match value {
+            serde_json::Value::String(text) => text.clone(),
+            serde_json::Value::Number(number) => number.to_string(),
+            other => return Err(SpecProblem::new(&path, format!("{other} is not a string or a number"))),
+        };
+        if value.contains(['\r', '\n']) {
+            return Err(SpecProblem::new(&path, "a header value cannot hold a line break"));
+        }
+        out.push((name.to_ascii_lowercase(), value));
+    }
+    Ok(out)
 }
 
 impl StepSpec {
@@ -297,6 +326,9 @@ impl StepSpec {
                 ));
             }
             step = step.with_fail_after_as(form);
+        }
+        if let Some(headers) = &self.headers {
+            step = step.with_reply_headers(reply_headers(headers)?);
         }
         if let Some(recorded) = &self.recorded {
             check_recorded(recorded)?;

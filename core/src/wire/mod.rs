@@ -540,22 +540,38 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest, matched
         // The journal keeps the request's delivery seed (`MockModel::take`); the reply is cut with it here.
         let delivery = mock.delivery().map(|delivery| (delivery, mock.seed()));
         turn.map(move |result| {
+            let step_headers = result.as_ref().map(|stream| stream.envelope().headers.clone()).unwrap_or_default();
             let reply = match recorded_stream_reply(&result, endpoint, speed) {
                 Some(reply) => reply,
                 None => streamed_reply::<P>(result, &decoded),
             };
-            delivered(reply, delivery, P::FRAMING)
+            delivered(with_step_headers(reply, step_headers), delivery, P::FRAMING)
         })
     } else {
         let turn = mock.chat_timed_turn(&decoded.request, Some(raw(http)));
         turn.map(move |exchange| {
+            let step_headers = exchange.envelope.as_ref().map(|e| e.headers.clone()).unwrap_or_default();
             let recorded = exchange.envelope.as_ref().and_then(|e| e.recorded.as_ref());
-            match recorded.filter(|r| r.replays_for(endpoint, false)) {
+            let reply = match recorded.filter(|r| r.replays_for(endpoint, false)) {
                 Some(recorded) => recorded.reply(speed),
                 None => whole_reply::<P>(exchange, &decoded),
-            }
+            };
+            with_step_headers(reply, step_headers)
         })
     }
+}
+
+/// `reply` with a step's own headers (`headers` in a scenario step), each replacing any of the same name. Not
+/// generic, so that the protocols share one copy of it.
+#[inline(never)]
+fn with_step_headers(mut reply: HttpReply, step_headers: Vec<(String, String)>) -> HttpReply {
+    if let HttpReply::Full { headers, .. } | HttpReply::Stream { headers, .. } = &mut reply {
+        for (name, value) in step_headers {
+            headers.retain(|(existing, _)| *existing != name);
+            headers.push((name, value));
+        }
+    }
+    reply
 }
 
 /// A streamed reply delivered as the `delivery` setting says (`(setting, scenario seed)`), when it is set. Not

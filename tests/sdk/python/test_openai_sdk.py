@@ -80,6 +80,19 @@ def test_finish_reason_length(cuecard):
     assert response.choices[0].finish_reason == "length"
 
 
+def test_finish_reason_length_cuts_the_answer_at_max_completion_tokens(cuecard):
+    step = {"text": "one two three four five", "finish_reason": "length"}
+    cuecard.load({"cuecard": 1, "routes": [{"steps": [step, step]}]})
+    whole = client(cuecard).chat.completions.create(model="gpt-4o", messages=ask(), max_completion_tokens=3)
+    assert (whole.choices[0].message.content, whole.choices[0].finish_reason) == ("one two three", "length")
+    # The SDK's stream helper refuses a completion cut by the length limit, and keeps it on the error.
+    with pytest.raises(openai.LengthFinishReasonError) as raised:
+        with client(cuecard).chat.completions.stream(model="gpt-4o", messages=ask(), max_tokens=2) as stream:
+            stream.get_final_completion()
+    final = raised.value.completion
+    assert (final.choices[0].message.content, final.choices[0].finish_reason) == ("one two", "length")
+
+
 def test_429_with_retry_after_ms_is_retried_by_the_sdk(cuecard):
     cuecard.load(scenario({"fail": {"kind": "rate_limited", "retry_after_ms": 1}}, {"text": "Recovered."}))
     response = client(cuecard, max_retries=2).chat.completions.create(model="gpt-4o", messages=ask())
@@ -176,3 +189,12 @@ def test_models_list(cuecard):
                                            {"steps": [{"text": "b"}]}]})
     ids = [m.id for m in client(cuecard).models.list()]
     assert ids == ["gpt-4o-mini", "cuecard-mock"]
+
+
+def test_a_steps_rate_limit_headers_reach_the_sdk(cuecard):
+    cuecard.load(scenario({"text": "Hello", "headers": {"x-ratelimit-remaining-requests": 0,
+                                                        "x-ratelimit-reset-tokens": "6m0s"}}))
+    raw = client(cuecard).chat.completions.with_raw_response.create(model="gpt-4o", messages=ask())
+    assert raw.headers["x-ratelimit-remaining-requests"] == "0"
+    assert raw.headers["x-ratelimit-reset-tokens"] == "6m0s"
+    assert raw.parse().choices[0].message.content == "Hello"

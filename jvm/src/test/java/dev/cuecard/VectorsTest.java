@@ -102,7 +102,7 @@ class VectorsTest {
                     if (entry.step() == null) row.putNull("step");
                     else row.put("step", entry.step());
                     row.put("at_ms", entry.atMs()).put("outcome", entry.outcome());
-                    for (String key : List.of("kind", "status", "message", "reason")) {
+                    for (String key : List.of("kind", "status", "message", "reason", "chaos")) {
                         if (entry.json().has(key)) row.set(key, entry.json().get(key));
                     }
                 }
