@@ -45,6 +45,13 @@ pub enum Outcome {
         /// Why.
         reason: String,
     },
+    /// Refused as the real API refuses it, under `contracts: strict`: it broke `rule` (the spec's id, `A1`).
+    ContractViolation {
+        /// The rule's id.
+        rule: String,
+        /// The real API's message.
+        message: String,
+    },
 }
 
 impl Outcome {
@@ -70,6 +77,7 @@ impl Outcome {
             Outcome::Unmatched => "unmatched".into(),
             Outcome::CallbackFailed { .. } => "callback failed".into(),
             Outcome::Rejected { reason } => format!("rejected: {reason}"),
+            Outcome::ContractViolation { rule, .. } => format!("contract violation {rule}"),
         }
     }
 }
@@ -88,6 +96,10 @@ pub struct RawRequest {
     pub path: Box<str>,
     /// The body as received (lossy UTF-8 if it was not valid UTF-8).
     pub body: Box<str>,
+    /// The rule of the real API it broke, found under `contracts: warn` (it was answered as scripted all the same;
+    /// under `strict` the outcome is `contract_violation`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contract_violation: Option<Box<crate::wire::Violation>>,
 }
 
 /// One journaled request. The large parts are boxed: the journal's ring holds a small entry per request (no
@@ -158,7 +170,7 @@ impl JournalCounts {
             Outcome::Exhausted => &mut self.exhausted,
             Outcome::Unmatched => &mut self.unmatched,
             Outcome::CallbackFailed { .. } => &mut self.callback_failed,
-            Outcome::Rejected { .. } => &mut self.rejected,
+            Outcome::Rejected { .. } | Outcome::ContractViolation { .. } => &mut self.rejected,
         };
         *counter = counter.saturating_add_signed(delta);
     }

@@ -95,6 +95,7 @@ struct Settings {
     delivery: Option<crate::wire::Delivery>,
     chaos: Option<crate::chaos::Chaos>,
     latency: Option<crate::latency::Latency>,
+    contracts: crate::wire::Contracts,
 }
 
 impl Default for Settings {
@@ -114,6 +115,7 @@ impl Default for Settings {
             delivery: None,
             chaos: None,
             latency: None,
+            contracts: crate::wire::Contracts::Off,
         }
     }
 }
@@ -392,6 +394,9 @@ impl MockModel {
             // No rates turns chaos off.
             current.chaos = Some(chaos.clone()).filter(|c| !c.rates.is_empty());
         }
+        if let Some(contracts) = settings.contracts {
+            current.contracts = contracts;
+        }
         if let Some(latency) = settings.latency {
             // Neither distribution turns the profile off.
             current.latency = Some(latency).filter(|l| l.ttft_ms.is_some() || l.itl_ms.is_some());
@@ -421,6 +426,7 @@ impl MockModel {
             delivery: settings.delivery,
             chaos: settings.chaos,
             latency: settings.latency,
+            contracts: Some(settings.contracts),
         }
     }
 
@@ -465,6 +471,41 @@ impl MockModel {
     /// Where Chat Completions replies carry scripted thinking (the `reasoning_field` setting).
     pub fn reasoning_field(&self) -> ReasoningField {
         self.lock().settings.reasoning_field
+    }
+
+    /// Whether wire requests are checked against the real APIs' rules (the `contracts` setting).
+    pub fn contracts(&self) -> crate::wire::Contracts {
+        self.lock().settings.contracts
+    }
+
+    /// Journals a request refused under `contracts: strict` and returns its journal index.
+    pub fn refuse_by_contract(
+        &self,
+        request: ChatRequest,
+        raw: Option<RawRequest>,
+        violation: &crate::wire::Violation,
+    ) -> u64 {
+        let outcome = Outcome::ContractViolation { rule: violation.rule.clone(), message: violation.message.clone() };
+        self.journal_outside_script(request, raw, outcome)
+    }
+
+    /// The rules of the real APIs that journaled requests broke: refused under `contracts: strict`, or answered
+    /// under `warn`. `(journal index, rule, message)`, oldest first.
+    pub fn contract_violations(&self) -> Vec<(u64, String, String)> {
+        let state = self.lock();
+        state
+            .journal
+            .entries()
+            .filter_map(|entry| {
+                match (&entry.outcome, entry.raw.as_ref().and_then(|r| r.contract_violation.as_ref())) {
+                    (Outcome::ContractViolation { rule, message }, _) => {
+                        Some((entry.index, rule.clone(), message.clone()))
+                    }
+                    (_, Some(v)) => Some((entry.index, v.rule.clone(), v.message.clone())),
+                    _ => None,
+                }
+            })
+            .collect()
     }
 
     /// How streamed wire replies are delivered (the `delivery` setting), when set.

@@ -111,6 +111,13 @@ impl FailureInfo {
                 message: reason.clone(),
                 type_names: Vec::new(),
             }),
+            Outcome::ContractViolation { rule, message } => Some(FailureInfo {
+                kind: "contract_violation".into(),
+                status: Some(400),
+                retryable: false,
+                message: format!("{rule}: {message}"),
+                type_names: Vec::new(),
+            }),
             Outcome::Pending | Outcome::Answered => None,
         }
     }

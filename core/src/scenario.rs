@@ -56,6 +56,8 @@ struct ScenarioSpec {
     chaos: Option<crate::chaos::Chaos>,
     #[serde(default)]
     latency: Option<crate::latency::Latency>,
+    #[serde(default)]
+    contracts: Option<crate::wire::Contracts>,
     routes: Vec<RouteSpec>,
 }
 
@@ -352,6 +354,7 @@ impl Scenario {
             delivery: spec.delivery,
             chaos: spec.chaos,
             latency: spec.latency,
+            contracts: spec.contracts,
         };
         Ok(Scenario { script: Script { routes, settings }, description: spec.description })
     }

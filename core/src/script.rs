@@ -799,6 +799,9 @@ pub struct MockSettings {
     /// Time to first token and inter-token latency drawn from seeded log-normal profiles (`latency::Latency`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency: Option<crate::latency::Latency>,
+    /// Whether wire requests are checked against the real APIs' rules: `off` (default), `warn`, `strict`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contracts: Option<crate::wire::Contracts>,
 }
 
 /// Where Chat Completions replies carry a step's thinking. OpenAI's own API sends no reasoning text, so by default

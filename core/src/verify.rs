@@ -93,6 +93,8 @@ pub enum Check {
     NoUnexpectedRequests,
     /// Both: every step used and no unexpected request.
     ScriptFullyUsed,
+    /// No wire request broke a rule of the real API (`contracts: warn` or `strict`).
+    NoContractViolations,
     /// The mock received exactly `times` requests in all.
     ReceivedRequests {
         /// How many.
@@ -212,10 +214,11 @@ pub enum Check {
 }
 
 /// The name of every check, as `Check`'s `"check"` tag: each binding's test asserts its fluent chain covers them.
-pub const CHECK_NAMES: [&str; 19] = [
+pub const CHECK_NAMES: [&str; 20] = [
     "all_steps_used",
     "no_unexpected_requests",
     "script_fully_used",
+    "no_contract_violations",
     "received_requests",
     "was_called_times",
     "and_retried",
@@ -311,6 +314,7 @@ pub fn run_check(mock: &MockModel, observer: Option<&RecordingObserver>, check: 
         Check::AllStepsUsed => all_steps_used(mock),
         Check::NoUnexpectedRequests => no_unexpected_requests(mock),
         Check::ScriptFullyUsed => script_fully_used(mock),
+        Check::NoContractViolations => no_contract_violations(mock),
         Check::ReceivedRequests { times } => received_requests(mock, *times),
         Check::WasCalledTimes { operation, .. }
         | Check::AndRetried { operation, .. }
@@ -356,6 +360,28 @@ fn no_unexpected_requests(mock: &MockModel) -> CheckResult<()> {
         expected: "no request beyond the script".into(),
         actual: format!("{count} unexpected request{}", plural(count as usize)),
         history: format!("{}\n{}", unexpected_table(mock), headed_journal(mock)),
+    })
+}
+
+fn no_contract_violations(mock: &MockModel) -> CheckResult<()> {
+    let violations = mock.contract_violations();
+    if violations.is_empty() {
+        return Ok(());
+    }
+    let table: Vec<String> = violations
+        .iter()
+        .map(|(index, rule, message)| format!("  request #{} broke {rule}: {message}", index + 1))
+        .collect();
+    Err(AssertionFailure {
+        check: "no_contract_violations()".into(),
+        expected: "no request the real API would refuse".into(),
+        actual: format!(
+            "{} request{} that break{} the API's rules",
+            violations.len(),
+            plural(violations.len()),
+            if violations.len() == 1 { "s" } else { "" }
+        ),
+        history: format!("{}\n{}", table.join("\n"), headed_journal(mock)),
     })
 }
 
@@ -785,6 +811,11 @@ impl<'a> Verification<'a> {
         self.check(&Check::ScriptFullyUsed)
     }
 
+    /// No wire request broke a rule of the real API (the `contracts` setting).
+    pub fn no_contract_violations(&self) -> CheckResult<&Self> {
+        self.check(&Check::NoContractViolations)
+    }
+
     /// The mock received exactly `n` requests.
     pub fn received_requests(&self, n: u64) -> CheckResult<&Self> {
         self.check(&Check::ReceivedRequests { times: n })
@@ -1079,6 +1110,12 @@ impl<'a> Expect<'a> {
         self
     }
 
+    /// Panics if a wire request broke a rule of the real API.
+    pub fn no_contract_violations(&self) -> &Self {
+        or_panic(self.inner.no_contract_violations());
+        self
+    }
+
     /// Panics unless the mock received exactly `n` requests.
     pub fn received_requests(&self, n: u64) -> &Self {
         or_panic(self.inner.received_requests(n));
@@ -1149,6 +1186,7 @@ mod tests {
             json!({"check": "all_steps_used"}),
             json!({"check": "no_unexpected_requests"}),
             json!({"check": "script_fully_used"}),
+            json!({"check": "no_contract_violations"}),
             json!({"check": "received_requests", "times": 1}),
             json!({"check": "was_called_times", "operation": "o", "times": 1}),
             json!({"check": "and_retried", "operation": "o", "times": 1}),

@@ -133,6 +133,12 @@ fn scenario_vectors() {
 fn verify_setup(input: &Value) -> (MockModel, Option<RecordingObserver>) {
     let mock = MockModel::from_scenario(&Scenario::from_value(input["scenario"].clone()).unwrap()).unwrap();
     for call in input["calls"].as_array().unwrap() {
+        if call["mode"] == "http" {
+            // A wire request (what the contract checks read).
+            let http: cuecard::wire::HttpRequest = serde_json::from_value(call["request"].clone()).unwrap();
+            let _ = cuecard::wire::handle(&mock, &http);
+            continue;
+        }
         let request = ChatRequest::from_value(call["request"].clone()).unwrap();
         let _ = match call["mode"].as_str().unwrap() {
             "stream" => mock.chat_stream(&request).map(|_| ()),

@@ -74,6 +74,11 @@ const matchers = {
     requireMock(received, 'toHaveNoUnexpectedRequests');
     return result(this, received, { check: 'no_unexpected_requests' }, 'no unexpected requests');
   },
+  /** No wire request broke a rule of the real API (the `contracts` setting). */
+  toHaveNoContractViolations(received) {
+    requireMock(received, 'toHaveNoContractViolations');
+    return result(this, received, { check: 'no_contract_violations' }, 'no contract violations');
+  },
   /** Every step used and no request beyond the script. */
   toHaveUsedScriptFully(received) {
     requireMock(received, 'toHaveUsedScriptFully');

@@ -67,6 +67,11 @@ class Verification {
     return this._run({ check: 'no_unexpected_requests' });
   }
 
+  /** No wire request broke a rule of the real API (the `contracts` setting: `warn` or `strict`). */
+  noContractViolations() {
+    return this._run({ check: 'no_contract_violations' });
+  }
+
   /** Every step used and no request beyond the script. */
   scriptFullyUsed() {
     return this._run({ check: 'script_fully_used' });

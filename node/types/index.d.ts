@@ -294,6 +294,8 @@ export declare class Verification {
   whenCalled(operation: string): MethodCheck;
   allStepsUsed(): this;
   noUnexpectedRequests(): this;
+  /** No wire request broke a rule of the real API (the `contracts` setting: `warn` or `strict`). */
+  noContractViolations(): this;
   scriptFullyUsed(): this;
   receivedRequests(times: number): this;
   lastRequest(): RequestCheck;

@@ -11,6 +11,8 @@ export interface CuecardMatchers<R = unknown> {
   toHaveOfferedTool(name: string, options?: { request?: 'last' | 'only' | number }): R;
   toHaveUsedAllSteps(): R;
   toHaveNoUnexpectedRequests(): R;
+  /** No wire request broke a rule of the real API (the `contracts` setting). */
+  toHaveNoContractViolations(): R;
   /** Every step used and no request beyond the script. */
   toHaveUsedScriptFully(): R;
   toHaveRetried(operation: string, times: number): R;

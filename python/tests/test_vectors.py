@@ -92,6 +92,11 @@ def test_error_vectors():
 def verify_setup(vector_input):
     mock = cuecard.MockModel.from_scenario(vector_input["scenario"])
     for call in vector_input["calls"]:
+        if call["mode"] == "http":  # a wire request (what the contract checks read)
+            request = call["request"]
+            mock.handle_http(request["method"], request["path"], [tuple(h) for h in request.get("headers", [])],
+                             request.get("body", "").encode())
+            continue
         try:
             (mock.stream if call["mode"] == "stream" else mock.chat)(call["request"])
         except (cuecard.ProviderError, cuecard.CuecardError):

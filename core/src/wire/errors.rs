@@ -195,6 +195,18 @@ fn body(dialect: Dialect, inner: Value, request_id: &str) -> Value {
     }
 }
 
+/// The real API's 400 for a request that broke one of its rules (`contracts: strict`): OpenAI's error object with
+/// the rule's `param` and `code`, Anthropic's `invalid_request_error`.
+pub(crate) fn contract_reply(dialect: Dialect, violation: &super::Violation, request_id: &str) -> HttpReply {
+    let inner = match dialect {
+        Dialect::Anthropic => json!({"type": "invalid_request_error", "message": violation.message}),
+        _ => json!({"message": violation.message, "type": "invalid_request_error", "param": violation.param,
+                    "code": violation.code}),
+    };
+    let headers = vec![(dialect.request_id_header().to_string(), request_id.to_string())];
+    json_reply(400, headers, &body(dialect, inner, request_id))
+}
+
 /// The HTTP reply for a failure before anything is streamed, after waiting `delay_ms`.
 pub fn error_reply(dialect: Dialect, error: &ProviderError, request_id: &str, delay_ms: u64) -> HttpReply {
     let status = if dialect == Dialect::Bedrock { super::bedrock::status(error) } else { error.status };

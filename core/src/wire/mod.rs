@@ -17,6 +17,7 @@
 mod admin;
 mod anthropic;
 mod bedrock;
+mod contracts;
 mod delivery;
 mod errors;
 mod escape;
@@ -44,6 +45,7 @@ pub(crate) use frames::Encoding;
 pub use frames::{FrameIter, Frames};
 
 pub use admin::{is_whole_journal_read, journal_document, write_journal_document};
+pub use contracts::{Contracts, Violation};
 pub use delivery::{Delivery, LineEnding, Split, Variation, MAX_CHUNK_BYTES, SEED_HEADER as DELIVERY_SEED_HEADER};
 pub use errors::{error_reply, Dialect};
 
@@ -468,7 +470,7 @@ fn unknown_path(mock: &MockModel, request: &HttpRequest) -> HttpReply {
 /// the dialect of the client that asked. `request` carries the method, path and headers; its body is ignored.
 pub fn unreadable_body_reply(mock: &MockModel, request: &HttpRequest, status: u16, reason: &str) -> HttpReply {
     let dialect = Dialect::of_client(request);
-    let raw = RawRequest { path: request.path.as_str().into(), body: Box::default() };
+    let raw = RawRequest { path: request.path.as_str().into(), body: Box::default(), contract_violation: None };
     let index = mock.reject(ChatRequest::default(), Some(raw), reason);
     let mut reply = errors::cuecard_reply(dialect, status, ErrorKind::InvalidRequest, reason, &request_id(index));
     if let HttpReply::Full { headers, .. } = &mut reply {
@@ -490,7 +492,11 @@ pub(crate) fn served_request(model: &str, endpoint: &str, messages: Vec<crate::m
 }
 
 pub(crate) fn raw(request: &HttpRequest) -> RawRequest {
-    RawRequest { path: request.path.as_str().into(), body: String::from_utf8_lossy(&request.body).into() }
+    RawRequest {
+        path: request.path.as_str().into(),
+        body: String::from_utf8_lossy(&request.body).into(),
+        contract_violation: None,
+    }
 }
 
 /// The request id of the request journaled at `index` (`req_1` for the first).
@@ -507,7 +513,7 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest, matched
         let request = ChatRequest { metadata: endpoint_metadata(matched.endpoint, http), ..ChatRequest::default() };
         let index = mock.reject(
             request,
-            Some(RawRequest { path: http.path.as_str().into(), body: Box::default() }),
+            Some(RawRequest { path: http.path.as_str().into(), body: Box::default(), contract_violation: None }),
             message.clone(),
         );
         return Turn::Done(errors::cuecard_reply(
@@ -533,10 +539,21 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest, matched
         }
     };
     decoded.reasoning_field = mock.reasoning_field();
+    let mut raw_request = raw(http);
+    let contracts = mock.contracts();
+    let violation = if contracts == Contracts::Off { None } else { contract_violation(http, matched.endpoint) };
+    match (contracts, violation) {
+        (Contracts::Strict, Some(violation)) => {
+            let index = mock.refuse_by_contract(decoded.request, Some(raw_request), &violation);
+            return Turn::Done(errors::contract_reply(dialect, &violation, &request_id(index)));
+        }
+        (Contracts::Warn, Some(violation)) => raw_request.contract_violation = Some(Box::new(violation)),
+        _ => {}
+    }
     resolve_item_references(mock, &mut decoded.request);
     let (endpoint, speed) = (matched.endpoint, mock.replay_speed());
     if decoded.request.stream {
-        let turn = mock.chat_stream_turn(&decoded.request, Some(raw(http)));
+        let turn = mock.chat_stream_turn(&decoded.request, Some(raw_request));
         // The journal keeps the request's delivery seed (`MockModel::take`); the reply is cut with it here.
         let delivery = mock.delivery().map(|delivery| (delivery, mock.seed()));
         turn.map(move |result| {
@@ -548,7 +565,7 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest, matched
             delivered(with_step_headers(reply, step_headers), delivery, P::FRAMING)
         })
     } else {
-        let turn = mock.chat_timed_turn(&decoded.request, Some(raw(http)));
+        let turn = mock.chat_timed_turn(&decoded.request, Some(raw_request));
         turn.map(move |exchange| {
             let step_headers = exchange.envelope.as_ref().map(|e| e.headers.clone()).unwrap_or_default();
             let recorded = exchange.envelope.as_ref().and_then(|e| e.recorded.as_ref());
@@ -559,6 +576,13 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest, matched
             with_step_headers(reply, step_headers)
         })
     }
+}
+
+/// The first rule of the real API that the request breaks, read from its body (only when contracts are checked:
+/// the body is parsed again).
+fn contract_violation(http: &HttpRequest, endpoint: &str) -> Option<Violation> {
+    let body: serde_json::Value = serde_json::from_slice(&http.body).ok()?;
+    contracts::check(endpoint, &body)
 }
 
 /// `reply` with a step's own headers (`headers` in a scenario step), each replacing any of the same name. Not

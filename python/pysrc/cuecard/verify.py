@@ -38,6 +38,10 @@ class Verification:
     def no_unexpected_requests(self) -> "Verification":
         return self._run("no_unexpected_requests")
 
+    def no_contract_violations(self) -> "Verification":
+        """No wire request broke a rule of the real API (the `contracts` setting: `warn` or `strict`)."""
+        return self._run("no_contract_violations")
+
     def script_fully_used(self) -> "Verification":
         """Every step used and no request beyond the script."""
         return self._run("script_fully_used")

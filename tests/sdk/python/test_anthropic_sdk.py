@@ -147,3 +147,23 @@ def test_a_cut_stream_raises_the_transport_error(cuecard):
                 received.append(text)
     assert not isinstance(raised.value, anthropic.APIStatusError)
     assert received == ["Partial", " answer"]
+
+
+def test_contracts_strict_answers_a_broken_tool_loop_as_the_api_does(cuecard):
+    cuecard.load({"cuecard": 1, "contracts": "strict", "routes": [{"steps": ["Fine."]}]})
+    messages = [{"role": "user", "content": "weather?"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "get_weather",
+                                                   "input": {}}]},
+                {"role": "user", "content": "never mind"}]
+    with pytest.raises(anthropic.BadRequestError) as raised:
+        client(cuecard, max_retries=0).messages.create(model="claude-test-model", max_tokens=100, messages=messages)
+    assert raised.value.status_code == 400
+    assert raised.value.body["error"]["message"] == (
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1. "
+        "Each `tool_use` block must have a corresponding `tool_result` block in the next message.")
+    [entry] = cuecard.entries()
+    assert (entry["outcome"], entry["rule"]) == ("contract_violation", "A1")
+    # The same loop, answered: accepted, and the script goes on.
+    messages[2]["content"] = [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "sunny"}]
+    reply = client(cuecard).messages.create(model="claude-test-model", max_tokens=100, messages=messages)
+    assert reply.content[0].text == "Fine."

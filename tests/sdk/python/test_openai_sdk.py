@@ -198,3 +198,14 @@ def test_a_steps_rate_limit_headers_reach_the_sdk(cuecard):
     assert raw.headers["x-ratelimit-remaining-requests"] == "0"
     assert raw.headers["x-ratelimit-reset-tokens"] == "6m0s"
     assert raw.parse().choices[0].message.content == "Hello"
+
+
+def test_contracts_warn_answers_and_keeps_the_violation(cuecard):
+    cuecard.load({"cuecard": 1, "contracts": "warn", "routes": [{"steps": ["Fine."]}]})
+    messages = [{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "call_1", "content": "x"}]
+    reply = client(cuecard).chat.completions.create(model="gpt-4o", messages=messages)
+    assert reply.choices[0].message.content == "Fine."
+    [entry] = cuecard.entries()
+    assert entry["outcome"] == "answered"
+    assert entry["raw"]["contract_violation"]["rule"] == "C1"
+    assert entry["raw"]["contract_violation"]["param"] == "messages.[1].role"

@@ -71,6 +71,11 @@ public final class CuecardAssertions {
             return run(check("no_unexpected_requests"));
         }
 
+        /** No wire request broke a rule of the real API (the {@code contracts} setting: warn or strict). */
+        public MockAssert noContractViolations() {
+            return run(check("no_contract_violations"));
+        }
+
         /** Every step used and no request beyond the script. */
         public MockAssert scriptFullyUsed() {
             return run(check("script_fully_used"));

@@ -1,0 +1,291 @@
+//! Each rule returns the real API's text (spec part B), and each case the spec says the API accepts passes.
+
+use super::*;
+use serde_json::json;
+
+fn rule_of(endpoint: &str, body: Value) -> Option<(String, String)> {
+    check(endpoint, &body).map(|v| (v.rule, v.message))
+}
+
+fn anthropic_body(messages: Value) -> Value {
+    json!({"model": "claude-test-model", "max_tokens": 100, "messages": messages})
+}
+
+fn tool_use(id: &str) -> Value {
+    json!({"type": "tool_use", "id": id, "name": "get_weather", "input": {}})
+}
+
+fn tool_result(id: &str) -> Value {
+    json!({"type": "tool_result", "tool_use_id": id, "content": "sunny"})
+}
+
+#[test]
+fn anthropic_tool_use_and_tool_result_pair_both_ways() {
+    let unanswered = anthropic_body(json!([
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": [tool_use("toolu_1"), tool_use("toolu_2")]},
+        {"role": "user", "content": [tool_result("toolu_1")]},
+    ]));
+    assert_eq!(
+        rule_of("messages", unanswered).unwrap(),
+        (
+            "A1".into(),
+            "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_2. \
+          Each `tool_use` block must have a corresponding `tool_result` block in the next message."
+                .into()
+        )
+    );
+    let orphan = anthropic_body(json!([
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": "Let me think."},
+        {"role": "user", "content": [{"type": "text", "text": "here"}, tool_result("toolu_9")]},
+    ]));
+    assert_eq!(
+        rule_of("messages", orphan).unwrap(),
+        (
+            "A2".into(),
+            "messages.2.content.1: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9. Each \
+          `tool_result` block must have a corresponding `tool_use` block in the previous message."
+                .into()
+        )
+    );
+}
+
+#[test]
+fn anthropic_thinking_rules() {
+    let thinking = |budget: u64, max_tokens: u64| {
+        json!({"model": "m", "max_tokens": max_tokens, "thinking": {"type": "enabled", "budget_tokens": budget},
+               "messages": [{"role": "user", "content": "hi"}]})
+    };
+    assert_eq!(rule_of("messages", thinking(512, 4000)).unwrap().0, "A7");
+    assert_eq!(
+        rule_of("messages", thinking(512, 4000)).unwrap().1,
+        "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
+    );
+    assert_eq!(rule_of("messages", thinking(2048, 2048)).unwrap().0, "A8");
+    let mut forced = thinking(1024, 4000);
+    forced["tool_choice"] = json!({"type": "any"});
+    assert_eq!(
+        rule_of("messages", forced).unwrap(),
+        ("A6".into(), "Thinking may not be enabled when tool_choice forces tool use.".into())
+    );
+    // The tool loop in progress must start with its thinking; older turns may drop theirs (A5b).
+    let mut loop_without = thinking(1024, 4000);
+    loop_without["messages"] = json!([
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": [tool_use("toolu_1")]},
+        {"role": "user", "content": [tool_result("toolu_1")]},
+    ]);
+    let (rule, message) = rule_of("messages", loop_without.clone()).unwrap();
+    assert_eq!(rule, "A3");
+    assert!(message
+        .starts_with("messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`."));
+    loop_without["messages"][1]["content"] =
+        json!([{"type": "thinking", "thinking": "t", "signature": "s"}, tool_use("toolu_1")]);
+    assert_eq!(rule_of("messages", loop_without.clone()), None);
+    // A completed earlier loop may have dropped its thinking (A5b).
+    let mut earlier = loop_without;
+    earlier["messages"][1]["content"] = json!([tool_use("toolu_1")]);
+    earlier["messages"].as_array_mut().unwrap().extend([
+        json!({"role": "assistant", "content": "It is sunny."}),
+        json!({"role": "user", "content": "thanks"}),
+    ]);
+    assert_eq!(rule_of("messages", earlier), None);
+}
+
+#[test]
+fn anthropic_content_rules() {
+    let empty = anthropic_body(json!([{"role": "user", "content": []}]));
+    assert_eq!(
+        rule_of("messages", empty).unwrap().1,
+        "messages.0: all messages must have non-empty content except for the optional final assistant message"
+    );
+    let blank = anthropic_body(json!([{"role": "user", "content": [{"type": "text", "text": ""}]}]));
+    assert_eq!(rule_of("messages", blank).unwrap().1, "messages: text content blocks must be non-empty");
+    let spaces = anthropic_body(json!([{"role": "user", "content": " "}]));
+    assert_eq!(
+        rule_of("messages", spaces).unwrap().1,
+        "messages: text content blocks must contain non-whitespace text"
+    );
+    let prefill = anthropic_body(json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Sure "}]));
+    assert_eq!(
+        rule_of("messages", prefill).unwrap().1,
+        "messages: final assistant content cannot end with trailing whitespace"
+    );
+    let bad_tool = json!({"model": "m", "max_tokens": 10, "tools": [{"name": "get weather", "input_schema": {}}],
+                          "messages": [{"role": "user", "content": "hi"}]});
+    assert_eq!(
+        rule_of("messages", bad_tool).unwrap(),
+        ("A13".into(), "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'".into())
+    );
+}
+
+#[test]
+fn anthropic_accepts_what_the_real_api_accepts() {
+    for body in [
+        // Consecutive user turns are merged, not refused.
+        anthropic_body(json!([{"role": "user", "content": "one"}, {"role": "user", "content": "two"}])),
+        // A final assistant message is a prefill; an empty one is allowed.
+        anthropic_body(json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Sure"}])),
+        anthropic_body(json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": []}])),
+        // max_tokens 0 pre-warms the cache.
+        json!({"model": "m", "max_tokens": 0, "messages": [{"role": "user", "content": "hi"}]}),
+        // Whitespace next to real text.
+        anthropic_body(
+            json!([{"role": "user", "content": [{"type": "text", "text": " "}, {"type": "text", "text": "hi"}]}]),
+        ),
+        // A complete tool loop, and server tools with their own names.
+        anthropic_body(json!([
+            {"role": "user", "content": "weather?"},
+            {"role": "assistant", "content": [{"type": "text", "text": "Checking."}, tool_use("toolu_1")]},
+            {"role": "user", "content": [tool_result("toolu_1"), {"type": "text", "text": "thanks"}]},
+        ])),
+        json!({"model": "m", "max_tokens": 10, "tools": [{"type": "web_search_20250305", "name": "web_search"}],
+               "messages": [{"role": "user", "content": "hi"}]}),
+    ] {
+        assert_eq!(rule_of("messages", body.clone()), None, "{body}");
+    }
+}
+
+fn chat_body(messages: Value) -> Value {
+    json!({"model": "gpt-4o", "messages": messages})
+}
+
+fn call(id: &str) -> Value {
+    json!({"id": id, "type": "function", "function": {"name": "get_weather", "arguments": "{}"}})
+}
+
+#[test]
+fn chat_tool_messages_follow_their_calls() {
+    let stray = chat_body(
+        json!([{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "call_1", "content": "x"}]),
+    );
+    let v = check("chat_completions", &stray).unwrap();
+    assert_eq!(v.rule, "C1");
+    assert_eq!(
+        v.message,
+        "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."
+    );
+    assert_eq!(v.param.as_deref(), Some("messages.[1].role"));
+    let unknown = chat_body(json!([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": null, "tool_calls": [call("call_1")]},
+        {"role": "tool", "tool_call_id": "call_7", "content": "x"},
+    ]));
+    assert_eq!(
+        rule_of("chat_completions", unknown).unwrap(),
+        (
+            "C3".into(),
+            "Invalid parameter: 'tool_call_id' of 'call_7' not found in 'tool_calls' of previous message.".into()
+        )
+    );
+    let unanswered = chat_body(json!([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": null, "tool_calls": [call("call_1"), call("call_2")]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "x"},
+        {"role": "user", "content": "and?"},
+    ]));
+    assert_eq!(
+        rule_of("chat_completions", unanswered).unwrap(),
+        (
+            "C2".into(),
+            "An assistant message with 'tool_calls' must be followed by tool messages responding to each \
+          'tool_call_id'. The following tool_call_ids did not have response messages: call_2"
+                .into()
+        )
+    );
+    let null_content = chat_body(json!([{"role": "user", "content": null}]));
+    assert_eq!(
+        rule_of("chat_completions", null_content).unwrap().1,
+        "Invalid value for 'content': expected a string, got null."
+    );
+}
+
+#[test]
+fn chat_tools_and_formats() {
+    let mut json_object = chat_body(json!([{"role": "user", "content": "Give me an object."}]));
+    json_object["response_format"] = json!({"type": "json_object"});
+    assert_eq!(rule_of("chat_completions", json_object.clone()).unwrap().0, "C5");
+    json_object["messages"][0]["content"] = json!("Answer in JSON.");
+    assert_eq!(rule_of("chat_completions", json_object), None);
+    let mut too_many = chat_body(json!([{"role": "user", "content": "hi"}]));
+    too_many["tools"] =
+        Value::Array((0..129).map(|i| json!({"type": "function", "function": {"name": format!("t{i}")}})).collect());
+    let v = check("chat_completions", &too_many).unwrap();
+    assert_eq!((v.rule.as_str(), v.code.as_deref()), ("C6", Some("array_above_max_length")));
+    assert!(v.message.ends_with("but got an array with length 129 instead."));
+    let mut bad_name = chat_body(json!([{"role": "user", "content": "hi"}]));
+    bad_name["tools"] = json!([{"type": "function", "function": {"name": "get.weather"}}]);
+    let v = check("chat_completions", &bad_name).unwrap();
+    assert_eq!(v.param.as_deref(), Some("tools[0].function.name"));
+    assert_eq!(
+        v.message,
+        "Invalid 'tools[0].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'."
+    );
+}
+
+#[test]
+fn strict_schemas_follow_the_supported_subset() {
+    let strict = |schema: Value| {
+        let mut body = chat_body(json!([{"role": "user", "content": "hi"}]));
+        body["response_format"] =
+            json!({"type": "json_schema", "json_schema": {"name": "word", "strict": true, "schema": schema}});
+        rule_of("chat_completions", body).map(|(_, m)| m)
+    };
+    assert_eq!(
+        strict(json!({"type": "object", "properties": {"w": {"type": "string"}}, "required": ["w"]})).unwrap(),
+        "Invalid schema for response_format 'word': In context=(), 'additionalProperties' is required to be supplied and to be false."
+    );
+    assert_eq!(
+        strict(json!({"type": "object", "properties": {"w": {"type": "string"}, "n": {"type": "integer"}},
+                      "required": ["w"], "additionalProperties": false}))
+        .unwrap(),
+        "Invalid schema for response_format 'word': In context=(), 'required' is required to be supplied and to be an array including every key in properties. Missing 'n'."
+    );
+    assert_eq!(
+        strict(json!({"type": "object", "additionalProperties": false, "required": ["etymology"],
+                      "properties": {"etymology": {"type": "object", "properties": {}}}}))
+        .unwrap(),
+        "Invalid schema for response_format 'word': In context=('properties', 'etymology'), 'additionalProperties' is required to be supplied and to be false."
+    );
+    assert_eq!(
+        strict(json!({"type": "object", "additionalProperties": false, "required": ["p"],
+                      "properties": {"p": {"type": "string", "default": "x"}}}))
+        .unwrap(),
+        "Invalid schema for response_format 'word': In context=('properties', 'p'), 'default' is not permitted."
+    );
+    // What openai-python's `to_strict_json_schema` makes is accepted: nullable optional fields, nested objects.
+    assert_eq!(
+        strict(json!({"type": "object", "additionalProperties": false, "required": ["w", "tags"],
+                      "properties": {"w": {"type": ["string", "null"]},
+                                     "tags": {"type": "array", "items": {"type": "object", "additionalProperties": false,
+                                              "required": ["t"], "properties": {"t": {"type": "string"}}}}}})),
+        None
+    );
+}
+
+#[test]
+fn responses_items_and_parts() {
+    let orphan = json!({"model": "gpt-4o", "input": [
+        {"role": "user", "content": "hi"},
+        {"type": "function_call_output", "call_id": "call_5", "output": "x"}]});
+    assert_eq!(
+        rule_of("responses", orphan.clone()).unwrap(),
+        ("R3".into(), "No tool call found for function call output with call_id call_5.".into())
+    );
+    let mut chained = orphan;
+    chained["previous_response_id"] = json!("resp_1");
+    assert_eq!(rule_of("responses", chained), None, "the call may be in the chained response");
+    let wrong_part = json!({"model": "gpt-4o", "input": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "input_text", "text": "earlier"}]}]});
+    let v = check("responses", &wrong_part).unwrap();
+    assert_eq!(
+        (v.rule.as_str(), v.param.as_deref(), v.code.as_deref()),
+        ("R6", Some("input[1].content[0]"), Some("invalid_value"))
+    );
+    let strict = json!({"model": "gpt-4o", "input": "hi", "text": {"format": {"type": "json_schema", "name": "w",
+        "strict": true, "schema": {"type": "object", "properties": {}}}}});
+    let v = check("responses", &strict).unwrap();
+    assert_eq!((v.param.as_deref(), v.code.as_deref()), (Some("text.format.schema"), Some("invalid_json_schema")));
+}
