@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
-import { generateText, streamText } from 'ai';
+import { generateText, streamText, jsonSchema } from 'ai';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { MockModel, Server, createFetch, openaiOptions, anthropicOptions, assertThat } from 'cuecard';
@@ -134,4 +134,39 @@ test('a delivery setting reaches the SDK as the same seeded reads through create
     text += chunk.choices[0]?.delta?.content ?? '';
   }
   assert.equal(text, 'Grüße aus Köln — 東京 🌧️');
+});
+
+test('the AI SDK openai and anthropic providers read 200 seeded deliveries each to the whole delivery\'s result', async () => {
+  const step = {
+    thinking: 'Zuerst das Wetter prüfen — 東京 too.',
+    text: 'Grüße aus Köln — 東京 🌧️ "quoted"\nnew line.',
+    tool_calls: [{ name: 'get_weather', arguments: { city: 'Köln', units: ['c', 'f'] } }, { name: 'get_time', arguments: { zone: 'Asia/東京' } }],
+  };
+  const tools = { get_weather: { inputSchema: jsonSchema({ type: 'object' }) }, get_time: { inputSchema: jsonSchema({ type: 'object' }) } };
+  const read = async (delivery, provider) => {
+    const mock = MockModel.fromScenario({ cuecard: 1, routes: [{ steps: [step] }], ...(delivery ? { delivery } : {}) });
+    const fetch = createFetch(mock, { instant: true });
+    const model = provider === 'openai'
+      ? createOpenAI({ apiKey: 'k', baseURL: 'http://cuecard.invalid/v1', fetch }).chat('gpt-4o')
+      : createAnthropic({ apiKey: 'k', baseURL: 'http://cuecard.invalid/v1', fetch })('claude-test');
+    const result = streamText({ model, prompt: 'hi', tools, maxRetries: 0 });
+    for await (const part of result.fullStream) if (part.type === 'error') throw part.error;
+    return { text: await result.text, reasoning: await result.reasoningText, calls: (await result.toolCalls).map((c) => [c.toolName, c.input]), finish: await result.finishReason };
+  };
+  for (const provider of ['openai', 'anthropic']) {
+    const expected = await read(undefined, provider);
+    assert.match(JSON.stringify(expected), /Köln/);
+    // @ai-sdk/anthropic reads a stream whose lines end in a lone `\r` whole, but finishes it 'interrupted'
+    // (docs/delivery.md): no real server sends `\r` alone, so its rounds use `\n` and `\r\n`.
+    const endings = provider === 'anthropic' ? ['lf', 'crlf'] : ['lf', 'crlf', 'cr'];
+    for (let seed = 0; seed < 200; seed++) {
+      const delivery = { seed, max_chunk_bytes: 1 + (seed % 24), keepalives: true, whitespace: true,
+        line_ending: endings[seed % endings.length], variations: seed % 2 ? ['multiline_data'] : [] };
+      assert.deepEqual(await read(delivery, provider), expected, `${provider} delivery seed ${seed}`);
+    }
+    if (provider === 'anthropic') {
+      const lone = await read({ seed: 1, line_ending: 'cr' }, provider);
+      assert.deepEqual(lone, { ...expected, finish: 'interrupted' });
+    }
+  }
 });

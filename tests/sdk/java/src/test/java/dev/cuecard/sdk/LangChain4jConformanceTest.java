@@ -152,6 +152,41 @@ class LangChain4jConformanceTest {
         }
     }
 
+    /** What a streamed answer parses to: text, tool calls (name and arguments) and finish reason. */
+    private static List<String> streamedResult(boolean viaAnthropic) throws Exception {
+        Collected collected = new Collected();
+        streaming(viaAnthropic).chat("Hi", collected);
+        ChatResponse response = collected.done.get(20, TimeUnit.SECONDS);
+        List<String> result = new ArrayList<>();
+        result.add(String.valueOf(response.aiMessage().text()));
+        for (ToolExecutionRequest call : response.aiMessage().toolExecutionRequests()) {
+            result.add(call.name() + " " + call.arguments());
+        }
+        result.add(String.valueOf(response.finishReason()));
+        return result;
+    }
+
+    @Test
+    void twoHundredSeededDeliveriesParseToTheWholeDeliverysResultOnBothProtocols() throws Exception {
+        // Text in several UTF-8 widths and two tool calls, cut at seeded bytes with keep-alives, JSON whitespace and
+        // every line end (docs/delivery.md).
+        String step = "{\"text\": \"Grüße aus Köln — 東京 🌧️ \\\"quoted\\\"\", \"tool_calls\": ["
+                + "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Köln\", \"units\": [\"c\", \"f\"]}},"
+                + "{\"name\": \"get_time\", \"arguments\": {\"zone\": \"Asia/東京\"}}]}";
+        String[] endings = {"lf", "crlf", "cr"};
+        for (boolean viaAnthropic : new boolean[] {false, true}) {
+            load(steps(step));
+            List<String> expected = streamedResult(viaAnthropic);
+            assertTrue(String.join(" ", expected).contains("Köln"), expected.toString());
+            for (int seed = 0; seed < 200; seed++) {
+                String delivery = "{\"seed\": " + seed + ", \"max_chunk_bytes\": " + (1 + seed % 24)
+                        + ", \"keepalives\": true, \"whitespace\": true, \"line_ending\": \"" + endings[seed % 3] + "\"}";
+                load("{\"cuecard\": 1, \"delivery\": " + delivery + ", \"routes\": [{\"steps\": [" + step + "]}]}");
+                assertEquals(expected, streamedResult(viaAnthropic), (viaAnthropic ? "anthropic" : "openai") + " delivery seed " + seed);
+            }
+        }
+    }
+
     interface Assistant {
         String ask(String question);
     }
