@@ -405,6 +405,8 @@ pub enum FinishReason {
     ToolCalls,
     /// The content filter stopped it.
     ContentFilter,
+    /// The model refused: its text is a refusal (OpenAI's `refusal` field and parts, Anthropic's `refusal` stop).
+    Refusal,
     /// Anything else.
     Other,
 }
@@ -417,6 +419,7 @@ impl FinishReason {
             FinishReason::Length => "length",
             FinishReason::ToolCalls => "tool_calls",
             FinishReason::ContentFilter => "content_filter",
+            FinishReason::Refusal => "refusal",
             FinishReason::Other => "other",
         }
     }

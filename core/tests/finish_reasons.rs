@@ -81,3 +81,61 @@ fn each_protocol_reports_its_own_reason_for_a_cut() {
     assert_eq!(body["incomplete_details"]["reason"], "max_output_tokens");
     assert_eq!(body["output"][0]["content"][0]["text"], "one two");
 }
+
+#[test]
+fn a_refusal_is_sent_as_each_protocol_sends_one() {
+    let m = mock(json!({"refusal": "I can't help with that."}));
+    let chat = |body: &str| handle(&m, &HttpRequest::post_json("/v1/chat/completions", body));
+    let whole: Value =
+        serde_json::from_str(&chat(r#"{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}"#).body_text())
+            .unwrap();
+    let message = &whole["choices"][0]["message"];
+    assert_eq!((&message["content"], &message["refusal"]), (&Value::Null, &json!("I can't help with that.")));
+    assert_eq!(whole["choices"][0]["finish_reason"], "stop");
+    let streamed = chat(r#"{"model":"gpt-4o","stream":true,"messages":[{"role":"user","content":"hi"}]}"#).body_text();
+    let refusal: String = streamed
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: ").and_then(|d| serde_json::from_str::<Value>(d).ok()))
+        .filter_map(|chunk| chunk["choices"][0]["delta"]["refusal"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(refusal, "I can't help with that.");
+    assert!(!streamed.contains(r#""content":"I"#), "{streamed}");
+    let responses = |body: &str| handle(&m, &HttpRequest::post_json("/v1/responses", body)).body_text();
+    let whole: Value = serde_json::from_str(&responses(r#"{"model":"gpt-4o","input":"hi"}"#)).unwrap();
+    assert_eq!(whole["output"][0]["content"][0], json!({"type": "refusal", "refusal": "I can't help with that."}));
+    let streamed = responses(r#"{"model":"gpt-4o","input":"hi","stream":true}"#);
+    assert!(streamed.contains("event: response.refusal.delta") && streamed.contains("event: response.refusal.done"));
+    assert!(!streamed.contains("response.output_text"), "{streamed}");
+    let anthropic = handle(
+        &m,
+        &HttpRequest::post_json(
+            "/v1/messages",
+            r#"{"model":"claude-test-model","max_tokens":100,"messages":[{"role":"user","content":"hi"}]}"#,
+        ),
+    );
+    let body: Value = serde_json::from_str(&anthropic.body_text()).unwrap();
+    assert_eq!(
+        (body["stop_reason"].as_str(), body["content"][0]["text"].as_str()),
+        (Some("refusal"), Some("I can't help with that."))
+    );
+    // The neutral answer: the text, finishing `refusal`.
+    let neutral = m.chat(&asking(None)).unwrap();
+    assert_eq!(
+        (neutral.message.text.as_deref(), neutral.finish_reason),
+        (Some("I can't help with that."), Some(FinishReason::Refusal))
+    );
+}
+
+#[test]
+fn a_refusal_beside_text_or_tool_calls_is_refused() {
+    for step in [
+        json!({"refusal": "No.", "text": "Yes."}),
+        json!({"refusal": "No.", "tool_calls": [{"name": "t"}]}),
+        json!({"refusal": ""}),
+        json!({"refusal": "No.", "finish_reason": "stop"}),
+    ] {
+        let document = json!({"cuecard": 1, "routes": [{"steps": [step]}]});
+        let error = Scenario::from_json(&document.to_string()).unwrap_err();
+        assert!(error.issues()[0].path.starts_with("routes[0].steps[0]."), "{error}");
+    }
+}

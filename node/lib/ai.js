@@ -19,6 +19,8 @@ const FINISH_REASONS = {
   length: 'length',
   tool_calls: 'tool-calls',
   content_filter: 'content-filter',
+  // The AI SDK has no refusal reason; a refusal is the closest of its own, a filtered answer.
+  refusal: 'content-filter',
   other: 'other',
 };
 

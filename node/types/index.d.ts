@@ -64,7 +64,7 @@ export interface JournaledRequest extends ChatRequest {
   messages: Array<Message & { content: ContentPart[] }>;
 }
 
-export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'other';
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'refusal' | 'other';
 
 export interface Usage {
   input_tokens: number;

@@ -195,6 +195,10 @@ pub struct StepSpec {
     /// Tool calls streamed after the text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<Vec<ToolCallSpec>>,
+    /// The model refuses: this text is sent as each protocol sends a refusal (OpenAI's `refusal` field and
+    /// `refusal` parts, Anthropic's `refusal` stop reason), and the answer finishes `refusal`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<String>,
     /// A whole response, streamed from its message and completed with exactly it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response: Option<ChatResponse>,
@@ -265,8 +269,11 @@ fn reply_headers(
 impl StepSpec {
     /// The step, or the first problem with its path relative to the step.
     pub fn build(&self) -> std::result::Result<Step, SpecProblem> {
-        let has_answer =
-            self.text.is_some() || self.tokens.is_some() || self.thinking.is_some() || self.tool_calls.is_some();
+        let has_answer = self.text.is_some()
+            || self.tokens.is_some()
+            || self.thinking.is_some()
+            || self.tool_calls.is_some()
+            || self.refusal.is_some();
         let kinds = [has_answer, self.response.is_some(), self.fail.is_some()].iter().filter(|b| **b).count();
         if kinds == 0 && self.recorded.is_none() {
             return Err(SpecProblem::new(
@@ -279,6 +286,20 @@ impl StepSpec {
                 "",
                 "a step is either an answer (text, tokens, thinking, tool_calls), a response, or a fail, not several",
             ));
+        }
+        if let Some(refusal) = &self.refusal {
+            if self.text.is_some() || self.tokens.is_some() || self.tool_calls.is_some() {
+                return Err(SpecProblem::new(
+                    ".refusal",
+                    "a refusal is the whole answer: no text, tokens or tool_calls beside it",
+                ));
+            }
+            if refusal.is_empty() {
+                return Err(SpecProblem::new(".refusal", "the refusal cannot be empty"));
+            }
+            if self.finish_reason.is_some_and(|r| r != FinishReason::Refusal) {
+                return Err(SpecProblem::new(".finish_reason", "a refusal finishes `refusal`"));
+            }
         }
         if self.text.is_some() && self.tokens.is_some() {
             return Err(SpecProblem::new("", "text and tokens are two ways to give the same text: use one"));
@@ -307,7 +328,7 @@ impl StepSpec {
         };
         timing.check().map_err(|(field, problem)| SpecProblem::new(&format!(".{field}"), problem))?;
         step = step.with_timing(timing);
-        if let Some(reason) = self.finish_reason {
+        if let Some(reason) = self.finish_reason.or(self.refusal.as_ref().map(|_| FinishReason::Refusal)) {
             step = step.with_finish_reason(reason);
         }
         if let Some(usage) = self.usage {
@@ -362,7 +383,7 @@ impl StepSpec {
                 }
                 (!tokens.is_empty()).then(|| Chunks::Exact(tokens.clone()))
             }
-            (None, None) => None,
+            (None, None) => self.refusal.clone().map(Chunks::Words),
         };
         let thinking = match &self.thinking {
             Some(t) if t.is_empty() => return Err(SpecProblem::new(".thinking", "the thinking cannot be empty")),

@@ -305,7 +305,8 @@ fn stop_reason(reason: Option<FinishReason>) -> &'static str {
         FinishReason::Stop | FinishReason::Other => "end_turn",
         FinishReason::Length => "max_tokens",
         FinishReason::ToolCalls => "tool_use",
-        FinishReason::ContentFilter => "refusal",
+        // Claude's refusal stop: the text streamed so far stays, the turn ends `refusal`.
+        FinishReason::ContentFilter | FinishReason::Refusal => "refusal",
     }
 }
 

@@ -272,7 +272,7 @@ fn stop_reason(reason: Option<FinishReason>) -> &'static str {
         FinishReason::Stop | FinishReason::Other => "end_turn",
         FinishReason::Length => "max_tokens",
         FinishReason::ToolCalls => "tool_use",
-        FinishReason::ContentFilter => "content_filtered",
+        FinishReason::ContentFilter | FinishReason::Refusal => "content_filtered",
     }
 }
 

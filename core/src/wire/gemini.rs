@@ -316,7 +316,7 @@ fn finish_reason(reason: Option<FinishReason>) -> &'static str {
     match reason.unwrap_or(FinishReason::Stop) {
         FinishReason::Stop | FinishReason::ToolCalls => "STOP",
         FinishReason::Length => "MAX_TOKENS",
-        FinishReason::ContentFilter => "SAFETY",
+        FinishReason::ContentFilter | FinishReason::Refusal => "SAFETY",
         FinishReason::Other => "OTHER",
     }
 }

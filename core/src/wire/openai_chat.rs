@@ -117,14 +117,16 @@ impl ChatProtocol for OpenAiChat {
         // the answer's text through `push_json_str`: serializing it through serde_json was a quarter of the
         // request's instructions.
         let message = &response.message;
+        // A refusal's text is sent as `refusal`, with `content: null` (what structured-output clients read).
+        let refused = response.finish_reason == Some(FinishReason::Refusal);
         let text_len = message.text.as_ref().map_or(0, String::len);
         let mut out = Vec::with_capacity(text_len + 640);
         out.extend_from_slice(b"{\"choices\":[{\"finish_reason\":");
         push_json_str(&mut out, finish_reason(response.finish_reason));
         out.extend_from_slice(b",\"index\":0,\"logprobs\":null,\"message\":{\"annotations\":[],\"content\":");
         match &message.text {
-            Some(text) => push_json_str(&mut out, text),
-            None => out.extend_from_slice(b"null"),
+            Some(text) if !refused => push_json_str(&mut out, text),
+            _ => out.extend_from_slice(b"null"),
         }
         // An OpenAI-compatible provider's reasoning field (sorted between `content` and `refusal`).
         if let (Some(key), Some(thinking)) = (request.reasoning_field.key(), &message.thinking) {
@@ -133,7 +135,12 @@ impl ChatProtocol for OpenAiChat {
             out.extend_from_slice(b"\":");
             push_json_str(&mut out, thinking);
         }
-        out.extend_from_slice(b",\"refusal\":null,\"role\":\"assistant\"");
+        out.extend_from_slice(b",\"refusal\":");
+        match &message.text {
+            Some(text) if refused => push_json_str(&mut out, text),
+            _ => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(b",\"role\":\"assistant\"");
         if !message.tool_calls.is_empty() {
             out.extend_from_slice(b",\"tool_calls\":");
             let calls: Vec<CallJson<'_>> = message.tool_calls.iter().map(CallJson::from).collect();
@@ -161,7 +168,12 @@ fn stream_encoding(stream: &EventStream, include_usage: bool, reasoning_field: R
     let mut envelope_tail = Vec::with_capacity(160);
     push_envelope_tail(&mut envelope_tail, &base, "chat.completion.chunk", include_usage.then_some(None));
     let envelope_tail = json_text(envelope_tail);
-    let role_delta = RoleDelta { content: stream.streams_text().then_some(""), refusal: (), role: "assistant" };
+    let refused = stream.response().is_some_and(|r| r.finish_reason == Some(FinishReason::Refusal));
+    let role_delta = if refused {
+        RoleDelta { content: None, refusal: Some(""), role: "assistant" }
+    } else {
+        RoleDelta { content: stream.streams_text().then_some(""), refusal: None, role: "assistant" }
+    };
     let opening = vec![Frame { delay_ms: 0, data: chunk(&envelope_tail, &role_delta, None) }];
     let mut announced = std::collections::HashSet::new();
     let mut pending_delay = 0u64;
@@ -185,6 +197,7 @@ fn stream_encoding(stream: &EventStream, include_usage: bool, reasoning_field: R
             StreamEvent::TextDelta { text } if reasoning_field == ReasoningField::ReasoningContent => {
                 chunk(envelope_tail, &json!({"content": text, "reasoning_content": null}), None)
             }
+            StreamEvent::TextDelta { text } if refused => chunk(envelope_tail, &json!({"refusal": text}), None),
             StreamEvent::TextDelta { text } => content_chunk(envelope_tail, text),
             StreamEvent::ToolCallDelta { index, id, name, arguments } => {
                 let mut out = String::new();
@@ -266,7 +279,7 @@ fn chunk_with(envelope_tail: &str, write_delta: impl FnOnce(&mut Vec<u8>), finis
 #[derive(Serialize)]
 struct RoleDelta<'a> {
     content: Option<&'a str>,
-    refusal: (),
+    refusal: Option<&'a str>,
     role: &'static str,
 }
 
@@ -339,7 +352,8 @@ impl<'a> From<&'a ToolCall> for CallJson<'a> {
 
 pub(crate) fn finish_reason(reason: Option<FinishReason>) -> &'static str {
     match reason.unwrap_or(FinishReason::Stop) {
-        FinishReason::Stop | FinishReason::Other => "stop",
+        // A refusal ends as a natural stop; its text is in `refusal` rather than `content`.
+        FinishReason::Stop | FinishReason::Other | FinishReason::Refusal => "stop",
         FinishReason::Length => "length",
         FinishReason::ToolCalls => "tool_calls",
         FinishReason::ContentFilter => "content_filter",

@@ -139,6 +139,8 @@ fn stream_encoding(stream: &EventStream, echo: Echo) -> Encoding {
     let mut reasoning: Option<String> = None; // the summary so far, while the reasoning item is open
     let mut text_open = false;
     let mut text = String::new();
+    // A refusal streams as a `refusal` part (`response.refusal.delta` / `.done`) instead of `output_text`.
+    let refused = stream.response().is_some_and(|r| r.finish_reason == Some(FinishReason::Refusal));
     let mut open_call: Option<(String, String, String, String)> = None; // item id, call id, name, arguments
     let each = move |timed: &TimedEvent| -> Option<Frame> {
         let envelope = &envelope;
@@ -183,11 +185,19 @@ fn stream_encoding(stream: &EventStream, echo: Echo) -> Encoding {
                     bytes.push_str(&event(
                         "response.content_part.added",
                         json!({"item_id": message_id, "output_index": output_index,
-                        "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}}),
+                        "content_index": 0, "part": empty_part(refused)}),
                     ));
                 }
                 text.push_str(token);
-                let delta = text_delta_event(token, &message_id, output_index, next_sequence());
+                let delta = if refused {
+                    event(
+                        "response.refusal.delta",
+                        json!({"item_id": message_id, "output_index": output_index,
+                        "content_index": 0, "delta": token}),
+                    )
+                } else {
+                    text_delta_event(token, &message_id, output_index, next_sequence())
+                };
                 if bytes.is_empty() {
                     bytes = delta; // the usual case: another token of the open message
                 } else {
@@ -196,7 +206,7 @@ fn stream_encoding(stream: &EventStream, echo: Echo) -> Encoding {
             }
             StreamEvent::ToolCallDelta { index, id, name, arguments } => {
                 if text_open {
-                    bytes.push_str(&close_text(&mut event, &message_id, output_index, &text));
+                    bytes.push_str(&close_text(&mut event, &message_id, output_index, &text, refused));
                     text_open = false;
                     output_index += 1;
                 }
@@ -235,7 +245,7 @@ fn stream_encoding(stream: &EventStream, echo: Echo) -> Encoding {
             }
             StreamEvent::Complete { response } => {
                 if text_open {
-                    bytes.push_str(&close_text(&mut event, &message_id, output_index, &text));
+                    bytes.push_str(&close_text(&mut event, &message_id, output_index, &text, refused));
                     text_open = false;
                 }
                 let status = status_of(response);
@@ -302,15 +312,45 @@ fn close_reasoning(
     .concat()
 }
 
+/// The message's content part as it opens: `output_text`, or for a refusal `refusal`.
+fn empty_part(refused: bool) -> Value {
+    if refused {
+        json!({"type": "refusal", "refusal": ""})
+    } else {
+        json!({"type": "output_text", "text": "", "annotations": []})
+    }
+}
+
+/// The message's whole content part: its text, or a refusal's.
+fn text_part(text: &str, refused: bool) -> Value {
+    if refused {
+        json!({"type": "refusal", "refusal": text})
+    } else {
+        json!({"type": "output_text", "text": text, "annotations": []})
+    }
+}
+
 fn close_text(
     event: &mut impl FnMut(&str, Value) -> String,
     message_id: &str,
     output_index: usize,
     text: &str,
+    refused: bool,
 ) -> String {
-    let part = json!({"type": "output_text", "text": text, "annotations": []});
+    let part = text_part(text, refused);
+    let done = if refused {
+        event(
+            "response.refusal.done",
+            json!({"item_id": message_id, "output_index": output_index, "content_index": 0, "refusal": text}),
+        )
+    } else {
+        event(
+            "response.output_text.done",
+            json!({"item_id": message_id, "output_index": output_index, "content_index": 0, "text": text, "logprobs": []}),
+        )
+    };
     [
-        event("response.output_text.done", json!({"item_id": message_id, "output_index": output_index, "content_index": 0, "text": text, "logprobs": []})),
+        done,
         event("response.content_part.done", json!({"item_id": message_id, "output_index": output_index, "content_index": 0, "part": part.clone()})),
         event("response.output_item.done", json!({"output_index": output_index,
             "item": {"id": message_id, "type": "message", "status": "completed", "role": "assistant", "content": [part]}})),
@@ -333,8 +373,9 @@ fn output_items(response: &ChatResponse, envelope: &Envelope, status: &str) -> V
             "summary": [{"type": "summary_text", "text": thinking}]}));
     }
     if let Some(text) = &response.message.text {
+        let part = text_part(text, response.finish_reason == Some(FinishReason::Refusal));
         items.push(json!({"id": format!("msg_{number}"), "type": "message", "status": status, "role": "assistant",
-            "content": [{"type": "output_text", "text": text, "annotations": []}]}));
+            "content": [part]}));
     }
     for (i, call) in response.message.tool_calls.iter().enumerate() {
         items.push(json!({"id": format!("fc_{number}_{i}"), "type": "function_call", "status": status,

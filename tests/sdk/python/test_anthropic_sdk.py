@@ -167,3 +167,12 @@ def test_contracts_strict_answers_a_broken_tool_loop_as_the_api_does(cuecard):
     messages[2]["content"] = [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "sunny"}]
     reply = client(cuecard).messages.create(model="claude-test-model", max_tokens=100, messages=messages)
     assert reply.content[0].text == "Fine."
+
+
+def test_a_scripted_refusal_stops_with_refusal(cuecard):
+    cuecard.load({"cuecard": 1, "routes": [{"steps": [{"refusal": "I can't help with that."}] * 2}]})
+    message = client(cuecard).messages.create(model="claude-test-model", max_tokens=100, messages=ask())
+    assert (message.stop_reason, message.content[0].text) == ("refusal", "I can't help with that.")
+    with client(cuecard).messages.stream(model="claude-test-model", max_tokens=100, messages=ask()) as stream:
+        final = stream.get_final_message()
+    assert final.stop_reason == "refusal"

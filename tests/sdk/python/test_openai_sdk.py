@@ -209,3 +209,25 @@ def test_contracts_warn_answers_and_keeps_the_violation(cuecard):
     assert entry["outcome"] == "answered"
     assert entry["raw"]["contract_violation"]["rule"] == "C1"
     assert entry["raw"]["contract_violation"]["param"] == "messages.[1].role"
+
+
+def test_a_scripted_refusal_reaches_parse_and_the_responses_stream_as_a_refusal(cuecard):
+    import pydantic
+
+    class Answer(pydantic.BaseModel):
+        word: str
+
+    step = {"refusal": "I can't help with that."}
+    cuecard.load({"cuecard": 1, "routes": [{"steps": [step, step, step]}]})
+    parsed = client(cuecard).chat.completions.parse(model="gpt-4o", messages=ask(), response_format=Answer)
+    message = parsed.choices[0].message
+    assert (message.refusal, message.parsed, message.content) == ("I can't help with that.", None, None)
+    with client(cuecard).chat.completions.stream(model="gpt-4o", messages=ask(), response_format=Answer) as stream:
+        kinds = {event.type for event in stream}
+        final = stream.get_final_completion()
+    assert "refusal.delta" in kinds and final.choices[0].message.refusal == "I can't help with that."
+    with client(cuecard).responses.stream(model="gpt-4o", input="hi") as stream:
+        deltas = [event.delta for event in stream if event.type == "response.refusal.delta"]
+        response = stream.get_final_response()
+    assert "".join(deltas) == "I can't help with that."
+    assert response.output[0].content[0].type == "refusal"
