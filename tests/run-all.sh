@@ -107,8 +107,9 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q " 0.2.130"; then
 fi
 (cd node && npm run --silent build:wasm)
 WASM_GZIPPED=$(gzip -9c node/wasm-pkg/cuecard_wasm_bg.wasm | wc -c)
-# The budget was 400 KB until stream delivery, chaos and latency profiles (issue 27) added 19 KB (401 -> 420 KB); each
-# of their settings is a serde type read through the strict host-data reader, about 1.5 KB of code each.
+# The budget was 400 KB until issue 27's fidelity settings: delivery, chaos and latency added 19 KB (401 -> 420 KB;
+# each setting is a serde type read through the strict host-data reader, about 1.5 KB of code each), request
+# contracts and refusals 13 KB more (433 KB). The next such feature needs room made or the budget moved.
 test "$WASM_GZIPPED" -le 435200 || { echo "the wasm module is $WASM_GZIPPED bytes gzipped, over 425 KB"; exit 1; }
 echo "wasm size: 1 passed, 0 failed ($WASM_GZIPPED bytes gzipped)"
 (cd node && CUECARD_BACKEND=wasm "$NODE24" --test "test/*.test.mjs" "test/*.test.ts")
