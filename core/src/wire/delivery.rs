@@ -225,13 +225,16 @@ impl Plan<'_> {
         } else {
             self.text_layer(frames)
         };
-        match delivery.split {
+        // A binary body (AWS event stream) has no lines to split at and no text to send: it is always cut at
+        // bytes, whatever `split` says, and crosses as base64 (`deliver`).
+        let split = if self.base64 { Split::Bytes } else { delivery.split };
+        match split {
             Split::Bytes => cut(pieces, self.rng(CUTS), delivery.max_chunk_bytes)
                 .into_iter()
                 .map(|piece| Frame { delay_ms: piece.delay_ms, data: encode_base64(&piece.bytes) })
                 .collect(),
             Split::Lines => pieces.into_iter().flat_map(by_lines).collect(),
-            // Only text layers made these bytes (a binary body is always cut, and sent as base64).
+            // Only text layers made these bytes (a binary body is always cut, above).
             Split::None => pieces
                 .into_iter()
                 .map(|piece| Frame {

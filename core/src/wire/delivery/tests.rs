@@ -241,3 +241,17 @@ fn a_bad_setting_is_named() {
     let settings: crate::MockSettings = serde_json::from_value(json!({"delivery": {"max_chunk_bytes": 0}})).unwrap();
     assert!(mock.configure(&settings).unwrap_err().to_string().contains("delivery.max_chunk_bytes"));
 }
+
+#[test]
+fn a_binary_stream_is_cut_at_bytes_whatever_split_says() {
+    let (_, request) = requests().remove(5); // Bedrock's binary event stream
+    let whole = writes(&reply_of(None, &request)).concat();
+    for split in ["bytes", "lines", "none"] {
+        let reply = reply_of(Some(json!({"seed": 4, "split": split, "max_chunk_bytes": 7})), &request);
+        let HttpReply::Stream { base64, .. } = &reply else { panic!() };
+        assert!(*base64, "{split}");
+        let writes = writes(&reply);
+        assert!(writes.len() > 10 && writes.iter().all(|w| w.len() <= 7), "{split}");
+        assert_eq!(writes.concat(), whole, "{split}: the bytes are the whole delivery's");
+    }
+}
