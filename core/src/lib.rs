@@ -36,6 +36,7 @@ pub mod memory;
 mod mock;
 pub mod model;
 pub mod observe;
+pub mod rate_limits;
 #[cfg(feature = "record")]
 pub mod record;
 pub mod recorded;

@@ -11,6 +11,7 @@ use crate::failure::ProviderError;
 use crate::journal::{EntryTicket, Journal, JournalCounts, JournalEntry, Outcome, RawRequest};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Message, ToolCall};
 use crate::observe::{self, CallRecord};
+use crate::rate_limits;
 use crate::scenario::Scenario;
 use crate::script::{
     callback_failed, preview, Answer, CallError, Chunks, Exhaustion, MockSettings, ReasoningField, Responder, Route,
@@ -96,6 +97,7 @@ struct Settings {
     chaos: Option<crate::chaos::Chaos>,
     latency: Option<crate::latency::Latency>,
     contracts: crate::wire::Contracts,
+    rate_limits: crate::rate_limits::RateLimits,
 }
 
 impl Default for Settings {
@@ -116,6 +118,7 @@ impl Default for Settings {
             chaos: None,
             latency: None,
             contracts: crate::wire::Contracts::Off,
+            rate_limits: crate::rate_limits::RateLimits::default(),
         }
     }
 }
@@ -132,6 +135,8 @@ struct State {
     next_response_number: u64,
     next_tool_call_id: u64,
     clock_ms: u64,
+    /// Where the `rate_limits` stand.
+    rate_buckets: crate::rate_limits::Buckets,
 }
 
 impl State {
@@ -146,6 +151,7 @@ impl State {
             next_response_number: 1,
             next_tool_call_id: 1,
             clock_ms: 0,
+            rate_buckets: crate::rate_limits::Buckets::default(),
         }
     }
 }
@@ -173,6 +179,8 @@ struct Taken {
     step_defaults: StepTiming,
     /// The request's draws from the `latency` profile, if one is set.
     latency: Option<crate::latency::RequestLatency>,
+    /// Where the rate limits stand after it, for its reply's headers (none when they are off).
+    rate_limit: Option<crate::rate_limits::RateLimitReading>,
 }
 
 /// A resolved answer: the response, what to stream before it, and its delays.
@@ -346,6 +354,9 @@ impl MockModel {
         if let Some((field, problem)) = settings.latency.as_ref().and_then(crate::latency::Latency::problem) {
             return Err(crate::error::invalid_argument(format!("invalid latency.{field}: {problem}")));
         }
+        if let Some((field, problem)) = settings.rate_limits.as_ref().and_then(crate::rate_limits::RateLimits::problem) {
+            return Err(crate::error::invalid_argument(format!("invalid rate_limits.{field}: {problem}")));
+        }
         let mut state = self.lock();
         if let Some(exhaustion) = settings.on_exhausted {
             for route in &state.routes {
@@ -397,6 +408,9 @@ impl MockModel {
         if let Some(contracts) = settings.contracts {
             current.contracts = contracts;
         }
+        if let Some(limits) = settings.rate_limits {
+            current.rate_limits = limits;
+        }
         if let Some(latency) = settings.latency {
             // Neither distribution turns the profile off.
             current.latency = Some(latency).filter(|l| l.ttft_ms.is_some() || l.itl_ms.is_some());
@@ -427,6 +441,7 @@ impl MockModel {
             chaos: settings.chaos,
             latency: settings.latency,
             contracts: Some(settings.contracts),
+            rate_limits: Some(settings.rate_limits),
         }
     }
 
@@ -544,6 +559,7 @@ impl MockModel {
         state.next_response_number = 1;
         state.next_tool_call_id = 1;
         state.clock_ms = 0;
+        state.rate_buckets = crate::rate_limits::Buckets::default();
     }
 
     /// Replaces the whole script (routes and settings) and forgets every request; the journal limit stays.
@@ -769,10 +785,17 @@ impl MockModel {
             return Err((index, CallError::Cuecard(error)));
         };
         entry.route = u32::try_from(route_index).ok();
-        let chaos = state.settings.chaos.as_ref().and_then(|c| c.failure_for(state.settings.seed, index, route_index));
-        if let Some(error) = chaos {
-            // The provider failed before the script was reached: the route's step stays for the next request.
-            entry.chaos = true;
+        let limits = state.settings.rate_limits;
+        let (rate_limit, throttled) = match state.rate_buckets.take(&limits, at_ms, rate_limits::reserved_tokens(request)) {
+            Ok(reading) => (reading, None),
+            Err(throttled) => (throttled.reading, Some(throttled.error)),
+        };
+        let rate_limit = limits.headers.then_some(rate_limit);
+        let chaos = || state.settings.chaos.as_ref().and_then(|c| c.failure_for(state.settings.seed, index, route_index));
+        if let Some((error, by_chaos)) = throttled.map(|e| (e, false)).or_else(|| chaos().map(|e| (e, true))) {
+            // The provider failed before the script was reached (a limit, or chaos): the route's step stays for
+            // the next request.
+            entry.chaos = by_chaos;
             let number = state.next_response_number;
             state.next_response_number += 1;
             _evicted = state.journal.push(entry);
@@ -785,6 +808,7 @@ impl MockModel {
                 usage: state.settings.usage,
                 step_defaults: state.settings.step_defaults,
                 latency: None,
+                rate_limit,
             });
         }
         let default_exhaustion = state.settings.exhaustion;
@@ -833,6 +857,7 @@ impl MockModel {
             usage: state.settings.usage,
             step_defaults: state.settings.step_defaults,
             latency: state.settings.latency.map(|l| l.for_request(state.settings.seed, index)),
+            rate_limit,
         })
     }
 
@@ -844,7 +869,7 @@ impl MockModel {
         taken: Taken,
         computed: Option<Result<Step, CallError>>,
     ) -> Result<Resolved, Box<Failure>> {
-        let Taken { entry, step, number, tool_call_ids, at_ms, usage, step_defaults, latency } = taken;
+        let Taken { entry, step, number, tool_call_ids, at_ms, usage, step_defaults, latency, rate_limit } = taken;
         // A step's own waits win; then the latency profile's draws; then the step defaults.
         let step_defaults = match latency {
             Some(latency) => StepTiming {
@@ -898,6 +923,7 @@ impl MockModel {
             created: created_seconds(at_ms),
             recorded: step.recorded.clone(),
             headers: step.reply_headers.clone(),
+            rate_limit,
         };
         let mut next_call_id = || stream::numbered_id("call_", ids.next().unwrap_or(0));
         let resolved = match &step.body {

@@ -58,6 +58,8 @@ struct ScenarioSpec {
     latency: Option<crate::latency::Latency>,
     #[serde(default)]
     contracts: Option<crate::wire::Contracts>,
+    #[serde(default)]
+    rate_limits: Option<crate::rate_limits::RateLimits>,
     routes: Vec<RouteSpec>,
 }
 
@@ -297,6 +299,9 @@ impl Scenario {
         if let Some((field, problem)) = spec.latency.as_ref().and_then(crate::latency::Latency::problem) {
             issues.push(Issue { path: format!("latency.{field}"), message: problem });
         }
+        if let Some((field, problem)) = spec.rate_limits.as_ref().and_then(crate::rate_limits::RateLimits::problem) {
+            issues.push(Issue { path: format!("rate_limits.{field}"), message: problem });
+        }
         let file_ignores: &[String] = spec.recording.as_ref().map_or(&[], |r| r.ignore.as_slice());
         let exhaustion = spec.on_exhausted.unwrap_or_default();
         let mut routes = Vec::new();
@@ -355,6 +360,7 @@ impl Scenario {
             chaos: spec.chaos,
             latency: spec.latency,
             contracts: spec.contracts,
+            rate_limits: spec.rate_limits,
         };
         Ok(Scenario { script: Script { routes, settings }, description: spec.description })
     }

@@ -802,6 +802,10 @@ pub struct MockSettings {
     /// Whether wire requests are checked against the real APIs' rules: `off` (default), `warn`, `strict`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contracts: Option<crate::wire::Contracts>,
+    /// Per-minute limits reported in each provider's rate-limit headers, and enforced as 429s when asked
+    /// (`rate_limits::RateLimits`; headers on by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_limits: Option<crate::rate_limits::RateLimits>,
 }
 
 /// Where Chat Completions replies carry a step's thinking. OpenAI's own API sends no reasoning text, so by default

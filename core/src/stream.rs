@@ -384,6 +384,9 @@ pub struct Envelope {
     /// The step's own reply headers (`Step::with_reply_headers`), added on the wire.
     #[serde(skip)]
     pub headers: Vec<(String, String)>,
+    /// Where the rate limits stood after the request, sent in the provider's rate-limit headers.
+    #[serde(skip)]
+    pub rate_limit: Option<crate::rate_limits::RateLimitReading>,
 }
 
 impl Envelope {

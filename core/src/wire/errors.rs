@@ -8,6 +8,7 @@
 use super::{json_reply, HttpReply};
 use crate::error::ErrorKind;
 use crate::failure::{ProviderError, ProviderErrorKind};
+use crate::rate_limits::{go_duration, rfc3339, RateLimitReading};
 use serde_json::{json, Value};
 
 /// Which family of error envelopes to speak.
@@ -205,6 +206,33 @@ pub(crate) fn contract_reply(dialect: Dialect, violation: &super::Violation, req
     };
     let headers = vec![(dialect.request_id_header().to_string(), request_id.to_string())];
     json_reply(400, headers, &body(dialect, inner, request_id))
+}
+
+/// Each provider's rate-limit headers, as its API sends them on every reply: OpenAI's and Azure's
+/// `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` (resets as durations, `120ms`), Anthropic's
+/// `anthropic-ratelimit-{requests,tokens}-{limit,remaining,reset}` (resets as RFC 3339 times). Gemini, Ollama and
+/// Bedrock send none.
+pub(crate) fn rate_limit_headers(dialect: Dialect, reading: &RateLimitReading) -> Vec<(String, String)> {
+    let r = reading;
+    match dialect {
+        Dialect::OpenAi | Dialect::Azure => vec![
+            ("x-ratelimit-limit-requests".into(), r.requests_limit.to_string()),
+            ("x-ratelimit-limit-tokens".into(), r.tokens_limit.to_string()),
+            ("x-ratelimit-remaining-requests".into(), r.requests_remaining.to_string()),
+            ("x-ratelimit-remaining-tokens".into(), r.tokens_remaining.to_string()),
+            ("x-ratelimit-reset-requests".into(), go_duration(r.requests_reset_ms)),
+            ("x-ratelimit-reset-tokens".into(), go_duration(r.tokens_reset_ms)),
+        ],
+        Dialect::Anthropic => vec![
+            ("anthropic-ratelimit-requests-limit".into(), r.requests_limit.to_string()),
+            ("anthropic-ratelimit-requests-remaining".into(), r.requests_remaining.to_string()),
+            ("anthropic-ratelimit-requests-reset".into(), rfc3339(r.at_ms + r.requests_reset_ms)),
+            ("anthropic-ratelimit-tokens-limit".into(), r.tokens_limit.to_string()),
+            ("anthropic-ratelimit-tokens-remaining".into(), r.tokens_remaining.to_string()),
+            ("anthropic-ratelimit-tokens-reset".into(), rfc3339(r.at_ms + r.tokens_reset_ms)),
+        ],
+        _ => Vec::new(),
+    }
 }
 
 /// The HTTP reply for a failure before anything is streamed, after waiting `delay_ms`.

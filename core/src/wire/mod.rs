@@ -557,7 +557,7 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest, matched
         // The journal keeps the request's delivery seed (`MockModel::take`); the reply is cut with it here.
         let delivery = mock.delivery().map(|delivery| (delivery, mock.seed()));
         turn.map(move |result| {
-            let step_headers = result.as_ref().map(|stream| stream.envelope().headers.clone()).unwrap_or_default();
+            let step_headers = result.as_ref().map(|stream| reply_headers(P::DIALECT, stream.envelope())).unwrap_or_default();
             let reply = match recorded_stream_reply(&result, endpoint, speed) {
                 Some(reply) => reply,
                 None => streamed_reply::<P>(result, &decoded),
@@ -567,7 +567,7 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest, matched
     } else {
         let turn = mock.chat_timed_turn(&decoded.request, Some(raw_request));
         turn.map(move |exchange| {
-            let step_headers = exchange.envelope.as_ref().map(|e| e.headers.clone()).unwrap_or_default();
+            let step_headers = exchange.envelope.as_ref().map(|e| reply_headers(P::DIALECT, e)).unwrap_or_default();
             let recorded = exchange.envelope.as_ref().and_then(|e| e.recorded.as_ref());
             let reply = match recorded.filter(|r| r.replays_for(endpoint, false)) {
                 Some(recorded) => recorded.reply(speed),
@@ -583,6 +583,20 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest, matched
 fn contract_violation(http: &HttpRequest, endpoint: &str) -> Option<Violation> {
     let body: serde_json::Value = serde_json::from_slice(&http.body).ok()?;
     contracts::check(endpoint, &body)
+}
+
+/// The headers an answer adds to its reply: the provider's rate-limit headers (not on a recorded reply, which
+/// keeps its own), then the step's own, which replace any of the same name.
+fn reply_headers(dialect: Dialect, envelope: &Envelope) -> Vec<(String, String)> {
+    let mut headers = match envelope.rate_limit.filter(|_| envelope.recorded.is_none()) {
+        Some(reading) => errors::rate_limit_headers(dialect, &reading),
+        None => Vec::new(),
+    };
+    for (name, value) in &envelope.headers {
+        headers.retain(|(existing, _)| existing != name);
+        headers.push((name.clone(), value.clone()));
+    }
+    headers
 }
 
 /// `reply` with a step's own headers (`headers` in a scenario step), each replacing any of the same name. Not
