@@ -791,6 +791,11 @@ impl MockModel {
             Err(throttled) => (throttled.reading, Some(throttled.error)),
         };
         let rate_limit = limits.headers.then_some(rate_limit);
+        if let Some(wait_ms) = throttled.as_ref().and_then(|e| e.retry_after_ms) {
+            // The client is taken to wait as told: its retry finds the unit freed. (The clock is virtual; a
+            // server's client really sleeps the retry-after.)
+            state.clock_ms = state.clock_ms.max(at_ms.saturating_add(wait_ms));
+        }
         let chaos = || state.settings.chaos.as_ref().and_then(|c| c.failure_for(state.settings.seed, index, route_index));
         if let Some((error, by_chaos)) = throttled.map(|e| (e, false)).or_else(|| chaos().map(|e| (e, true))) {
             // The provider failed before the script was reached (a limit, or chaos): the route's step stays for

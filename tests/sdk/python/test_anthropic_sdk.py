@@ -176,3 +176,14 @@ def test_a_scripted_refusal_stops_with_refusal(cuecard):
     with client(cuecard).messages.stream(model="claude-test-model", max_tokens=100, messages=ask()) as stream:
         final = stream.get_final_message()
     assert final.stop_reason == "refusal"
+
+
+def test_anthropic_rate_limit_headers_reach_the_sdk_with_reset_times_on_the_virtual_clock(cuecard):
+    cuecard.load(scenario("Hello.", rate_limits={"requests_per_minute": 50, "tokens_per_minute": 40_000}))
+    raw = client(cuecard).messages.with_raw_response.create(model="claude-test-model", max_tokens=100, messages=ask())
+    assert raw.headers["anthropic-ratelimit-requests-limit"] == "50"
+    assert raw.headers["anthropic-ratelimit-requests-remaining"] == "49"
+    assert raw.headers["anthropic-ratelimit-requests-reset"] == "2026-01-01T00:00:02Z"
+    assert raw.headers["anthropic-ratelimit-tokens-remaining"] == str(40_000 - 100 - 3)
+    assert raw.parse().content[0].text == "Hello."
+    assert "x-ratelimit-limit-requests" not in raw.headers

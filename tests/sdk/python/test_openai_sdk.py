@@ -231,3 +231,27 @@ def test_a_scripted_refusal_reaches_parse_and_the_responses_stream_as_a_refusal(
         response = stream.get_final_response()
     assert "".join(deltas) == "I can't help with that."
     assert response.output[0].content[0].type == "refusal"
+
+
+def test_rate_limit_headers_on_every_reply_and_an_enforced_limit_the_sdk_waits_out(cuecard):
+    # 60,000 tokens a minute drain one a millisecond: the first request reserves 59,992 (its 6 characters over
+    # four, rounded up, plus max_tokens), so the second, reserving 102, overflows by 94 and is told to wait 94 ms.
+    limits = {"requests_per_minute": 100, "tokens_per_minute": 60_000, "enforce": True}
+    cuecard.load(scenario("One.", "Two.", rate_limits=limits))
+    first = client(cuecard).chat.completions.with_raw_response.create(
+        model="gpt-4o", messages=ask("Say hi"), max_tokens=59_990)
+    assert first.headers["x-ratelimit-limit-tokens"] == "60000"
+    assert first.headers["x-ratelimit-remaining-tokens"] == "8"
+    assert first.headers["x-ratelimit-remaining-requests"] == "99"
+    assert first.headers["x-ratelimit-reset-requests"] == "600ms"
+    second = client(cuecard, max_retries=1).chat.completions.with_raw_response.create(
+        model="gpt-4o", messages=ask("Say hi"), max_tokens=100)
+    assert second.parse().choices[0].message.content == "Two."
+    [_, refused, _] = cuecard.entries()
+    assert refused["outcome"] == "failed" and refused["error"]["retry_after_ms"] == 94
+    assert "tokens per min (TPM): Limit 60000" in refused["error"]["message"]
+    with pytest.raises(openai.RateLimitError) as raised:
+        client(cuecard, max_retries=0).chat.completions.create(model="gpt-4o", messages=ask("Say hi"), max_tokens=60_000)
+    assert int(raised.value.response.headers["retry-after-ms"]) > 59_000
+    assert raised.value.response.headers["x-ratelimit-remaining-tokens"] == "0"
+    assert raised.value.code == "rate_limit_exceeded"

@@ -52,6 +52,22 @@ test('429 with retry-after-ms is retried by the SDK', async () => {
   assert.deepEqual(await server.outcomes(), ['failed', 'answered']);
 });
 
+test('rate-limit headers on every reply, and an enforced limit the SDK waits out', async () => {
+  // 60,000 tokens a minute drain one a millisecond: the first request reserves 59,992 (its 6 characters over
+  // four, rounded up, plus max_tokens); the second, reserving 102, is told to wait 94 ms, and the SDK does.
+  const limits = { requests_per_minute: 100, tokens_per_minute: 60000, enforce: true };
+  await server.load({ ...scenario({ text: 'One.' }, { text: 'Two.' }), rate_limits: limits });
+  const first = await client().chat.completions
+    .create({ model: 'gpt-4o', messages: ask('Say hi'), max_tokens: 59990 }).withResponse();
+  assert.equal(first.response.headers.get('x-ratelimit-remaining-tokens'), '8');
+  assert.equal(first.response.headers.get('x-ratelimit-remaining-requests'), '99');
+  assert.equal(first.response.headers.get('x-ratelimit-reset-requests'), '600ms');
+  const second = await client({ maxRetries: 1 }).chat.completions
+    .create({ model: 'gpt-4o', messages: ask('Say hi'), max_tokens: 100 });
+  assert.equal(second.choices[0].message.content, 'Two.');
+  assert.deepEqual(await server.outcomes(), ['answered', 'failed', 'answered']);
+});
+
 test('401 is an AuthenticationError after one attempt', async () => {
   await server.load(scenario({ fail: { kind: 'unauthorized' } }));
   await assert.rejects(client({ maxRetries: 2 }).chat.completions.create({ model: 'gpt-4o', messages: ask() }), (error) => {
