@@ -97,6 +97,8 @@ struct Settings {
     chaos: Option<crate::chaos::Chaos>,
     latency: Option<crate::latency::Latency>,
     contracts: crate::wire::Contracts,
+    /// Some route has a `contracts` of its own (the wire then finds the request's route before it checks).
+    route_contracts: bool,
     rate_limits: crate::rate_limits::RateLimits,
 }
 
@@ -117,7 +119,8 @@ impl Default for Settings {
             delivery: None,
             chaos: None,
             latency: None,
-            contracts: crate::wire::Contracts::Off,
+            contracts: crate::wire::Contracts::default(),
+            route_contracts: false,
             rate_limits: crate::rate_limits::RateLimits::default(),
         }
     }
@@ -234,6 +237,7 @@ impl MockModel {
         let mut state = self.lock();
         let effective = route.exhaustion.unwrap_or(state.settings.exhaustion);
         route.check_policy(effective)?;
+        state.settings.route_contracts |= route.contracts.is_some();
         let initial_unused = state.routes.len() == 1
             && state.routes.first().is_some_and(|r| r.route.matcher.is_default() && r.route.steps.is_empty());
         let index = if initial_unused {
@@ -354,7 +358,11 @@ impl MockModel {
         if let Some((field, problem)) = settings.latency.as_ref().and_then(crate::latency::Latency::problem) {
             return Err(crate::error::invalid_argument(format!("invalid latency.{field}: {problem}")));
         }
-        if let Some((field, problem)) = settings.rate_limits.as_ref().and_then(crate::rate_limits::RateLimits::problem) {
+        if let Some((field, problem)) = settings.contracts.as_ref().and_then(crate::wire::Contracts::problem) {
+            return Err(crate::error::invalid_argument(format!("invalid contracts.{field}: {problem}")));
+        }
+        if let Some((field, problem)) = settings.rate_limits.as_ref().and_then(crate::rate_limits::RateLimits::problem)
+        {
             return Err(crate::error::invalid_argument(format!("invalid rate_limits.{field}: {problem}")));
         }
         let mut state = self.lock();
@@ -405,8 +413,8 @@ impl MockModel {
             // No rates turns chaos off.
             current.chaos = Some(chaos.clone()).filter(|c| !c.rates.is_empty());
         }
-        if let Some(contracts) = settings.contracts {
-            current.contracts = contracts;
+        if let Some(contracts) = &settings.contracts {
+            current.contracts = contracts.clone();
         }
         if let Some(limits) = settings.rate_limits {
             current.rate_limits = limits;
@@ -488,9 +496,25 @@ impl MockModel {
         self.lock().settings.reasoning_field
     }
 
-    /// Whether wire requests are checked against the real APIs' rules (the `contracts` setting).
-    pub fn contracts(&self) -> crate::wire::Contracts {
-        self.lock().settings.contracts
+    /// How a wire request is checked against the real APIs' rules: its route's `contracts`, or the mock's.
+    pub fn contracts_for(&self, request: &ChatRequest) -> crate::wire::Contracts {
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        if state.settings.route_contracts {
+            let route = find_route(state, request).and_then(|r| state.routes.get(r));
+            if let Some(own) = route.and_then(|r| r.route.contracts.as_ref()) {
+                return own.clone();
+            }
+        }
+        state.settings.contracts.clone()
+    }
+
+    /// The journal entry of the answer whose response id is `id`, the newest first.
+    pub fn answer_entry(&self, id: &str) -> Option<JournalEntry> {
+        let state = self.lock();
+        let entry =
+            state.journal.entries().filter(|e| e.response.as_ref().and_then(|r| r.id.as_deref()) == Some(id)).last();
+        entry.cloned()
     }
 
     /// Journals a request refused under `contracts: strict` and returns its journal index.
@@ -786,17 +810,19 @@ impl MockModel {
         };
         entry.route = u32::try_from(route_index).ok();
         let limits = state.settings.rate_limits;
-        let (rate_limit, throttled) = match state.rate_buckets.take(&limits, at_ms, rate_limits::reserved_tokens(request)) {
-            Ok(reading) => (reading, None),
-            Err(throttled) => (throttled.reading, Some(throttled.error)),
-        };
+        let (rate_limit, throttled) =
+            match state.rate_buckets.take(&limits, at_ms, rate_limits::reserved_tokens(request)) {
+                Ok(reading) => (reading, None),
+                Err(throttled) => (throttled.reading, Some(*throttled.error)),
+            };
         let rate_limit = limits.headers.then_some(rate_limit);
         if let Some(wait_ms) = throttled.as_ref().and_then(|e| e.retry_after_ms) {
             // The client is taken to wait as told: its retry finds the unit freed. (The clock is virtual; a
             // server's client really sleeps the retry-after.)
             state.clock_ms = state.clock_ms.max(at_ms.saturating_add(wait_ms));
         }
-        let chaos = || state.settings.chaos.as_ref().and_then(|c| c.failure_for(state.settings.seed, index, route_index));
+        let chaos =
+            || state.settings.chaos.as_ref().and_then(|c| c.failure_for(state.settings.seed, index, route_index));
         if let Some((error, by_chaos)) = throttled.map(|e| (e, false)).or_else(|| chaos().map(|e| (e, true))) {
             // The provider failed before the script was reached (a limit, or chaos): the route's step stays for
             // the next request.

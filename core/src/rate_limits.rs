@@ -95,7 +95,7 @@ pub(crate) struct Buckets {
 
 /// A request refused because a limit is reached.
 pub(crate) struct Throttled {
-    pub error: ProviderError,
+    pub error: Box<ProviderError>,
     pub reading: RateLimitReading,
 }
 
@@ -123,9 +123,10 @@ impl Buckets {
                          in {}.",
                         go_duration(wait_ms)
                     );
-                    let error =
-                        ProviderError::new(ProviderErrorKind::RateLimited).with_message(message).with_retry_after_ms(wait_ms);
-                    return Err(Throttled { error, reading: self.reading(limits, at_ms) });
+                    let error = ProviderError::new(ProviderErrorKind::RateLimited)
+                        .with_message(message)
+                        .with_retry_after_ms(wait_ms);
+                    return Err(Throttled { error: Box::new(error), reading: self.reading(limits, at_ms) });
                 }
             }
         }

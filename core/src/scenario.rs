@@ -299,6 +299,9 @@ impl Scenario {
         if let Some((field, problem)) = spec.latency.as_ref().and_then(crate::latency::Latency::problem) {
             issues.push(Issue { path: format!("latency.{field}"), message: problem });
         }
+        if let Some((field, problem)) = spec.contracts.as_ref().and_then(crate::wire::Contracts::problem) {
+            issues.push(Issue { path: format!("contracts.{field}"), message: problem });
+        }
         if let Some((field, problem)) = spec.rate_limits.as_ref().and_then(crate::rate_limits::RateLimits::problem) {
             issues.push(Issue { path: format!("rate_limits.{field}"), message: problem });
         }
@@ -317,6 +320,10 @@ impl Scenario {
             };
             let mut route = Route::new(matcher);
             route.exhaustion = route_spec.on_exhausted;
+            route.contracts.clone_from(&route_spec.contracts);
+            if let Some((field, problem)) = route_spec.contracts.as_ref().and_then(crate::wire::Contracts::problem) {
+                issues.push(Issue { path: format!("{path}.contracts.{field}"), message: problem });
+            }
             for (s, step_input) in route_spec.steps.iter().enumerate() {
                 match step_input.build() {
                     Ok(step) => route = route.step(step),

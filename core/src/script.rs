@@ -702,17 +702,26 @@ pub struct Route {
     pub(crate) matcher: RouteMatch,
     pub(crate) steps: Vec<Arc<Step>>,
     pub(crate) exhaustion: Option<Exhaustion>,
+    /// How its wire requests are checked against the real APIs' rules, instead of the mock's `contracts`.
+    pub(crate) contracts: Option<crate::wire::Contracts>,
 }
 
 impl Route {
     /// A route with no steps yet.
     pub fn new(matcher: RouteMatch) -> Route {
-        Route { matcher, steps: Vec::new(), exhaustion: None }
+        Route { matcher, steps: Vec::new(), exhaustion: None, contracts: None }
     }
 
     /// Adds a step.
     pub fn step(mut self, step: Step) -> Route {
         self.steps.push(Arc::new(step));
+        self
+    }
+
+    /// Sets how this route's wire requests are checked against the real APIs' rules (otherwise the mock's
+    /// `contracts`).
+    pub fn contracts(mut self, contracts: crate::wire::Contracts) -> Route {
+        self.contracts = Some(contracts);
         self
     }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Validates every scenario of the repository against tests/scenario.schema.json with the `jsonschema` package:
-the JSON files in tests/scenarios/ and the scenarios inside tests/vectors/scenarios.json. The Rust test
+the JSON files in tests/scenarios/ and the scenarios inside tests/vectors/scenarios.json and wire.json. The Rust test
 core/tests/schema.rs checks the other direction (the parser knows exactly the schema's fields)."""
 import json
 import pathlib
@@ -16,8 +16,10 @@ validator = jsonschema.Draft202012Validator(schema)
 checked = 0
 failed = 0
 documents = [(str(p.relative_to(ROOT)), json.loads(p.read_text())) for p in sorted((ROOT / "tests/scenarios").glob("*.json"))]
-for vector in json.loads((ROOT / "tests/vectors/scenarios.json").read_text())["vectors"]:
-    documents.append((f"tests/vectors/scenarios.json#{vector['id']}", vector["input"]["scenario"]))
+for vectors in ("scenarios.json", "wire.json"):
+    for vector in json.loads((ROOT / "tests/vectors" / vectors).read_text())["vectors"]:
+        if "scenario" in vector["input"]:
+            documents.append((f"tests/vectors/{vectors}#{vector['id']}", vector["input"]["scenario"]))
 for name, document in documents:
     errors = list(validator.iter_errors(document))
     checked += 1

@@ -576,6 +576,9 @@ pub struct RouteSpec {
     /// What it does after its last step, instead of the scenario's policy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_exhausted: Option<Exhaustion>,
+    /// How its wire requests are checked against the real APIs' rules, instead of the scenario's `contracts`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contracts: Option<crate::wire::Contracts>,
     /// The steps, in order.
     pub steps: Vec<StepInput>,
 }

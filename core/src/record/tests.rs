@@ -326,7 +326,8 @@ fn the_wire_vectors_recording_is_the_recorders_output() {
         vector["input"]["scenario"] = recorder.document();
         let mut out = Vec::new();
         let formatter = serde_json::ser::PrettyFormatter::with_indent(b" ");
-        serde::Serialize::serialize(&vectors, &mut serde_json::Serializer::with_formatter(&mut out, formatter)).unwrap();
+        serde::Serialize::serialize(&vectors, &mut serde_json::Serializer::with_formatter(&mut out, formatter))
+            .unwrap();
         std::fs::write(path, String::from_utf8(out).unwrap() + "\n").unwrap();
         return;
     }

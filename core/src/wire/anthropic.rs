@@ -21,8 +21,19 @@ use serde_json::{json, Value};
 
 pub(crate) struct AnthropicMessages;
 
-/// A deterministic signature for thinking blocks (the SDKs only carry it along).
-const THINKING_SIGNATURE: &str = "Y3VlY2FyZC1kZXRlcm1pbmlzdGlj";
+/// How every signature cuecard issues begins (`cuecard-` in base64), so `contracts` can tell its own from a
+/// recorded real one.
+pub(crate) const SIGNATURE_PREFIX: &str = "Y3VlY2FyZC1";
+
+/// The signature of a thinking block: a digest of its text (FNV-1a, 64 bits) after the prefix. The SDKs only carry
+/// it along; the `contracts` rule A5 recomputes it, so a thinking block edited before it is sent back is refused as
+/// the real API refuses it.
+pub(crate) fn thinking_signature(thinking: &str) -> String {
+    let digest = thinking
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3));
+    format!("{SIGNATURE_PREFIX}{digest:016x}")
+}
 
 impl ChatProtocol for AnthropicMessages {
     const DIALECT: Dialect = Dialect::Anthropic;
@@ -79,7 +90,7 @@ impl ChatProtocol for AnthropicMessages {
     ) -> HttpReply {
         let mut content = Vec::new();
         if let Some(thinking) = &response.message.thinking {
-            content.push(json!({"type": "thinking", "thinking": thinking, "signature": THINKING_SIGNATURE}));
+            content.push(json!({"type": "thinking", "thinking": thinking, "signature": thinking_signature(thinking)}));
         }
         if let Some(text) = &response.message.text {
             content.push(json!({"type": "text", "text": text}));
@@ -117,6 +128,8 @@ pub(crate) fn stream_encoding(stream: &EventStream) -> Encoding {
             .map(|c| tool_input(&c.arguments).as_object().is_some_and(|o| o.is_empty()))
             .collect()
     });
+    let signature =
+        thinking_signature(stream.response().and_then(|r| r.message.thinking.as_deref()).unwrap_or_default());
     let mut start = message_envelope(stream.envelope(), usage);
     start["content"] = json!([]);
     start["stop_reason"] = Value::Null;
@@ -130,12 +143,12 @@ pub(crate) fn stream_encoding(stream: &EventStream) -> Encoding {
     // A frame of `data` after the delays waited since the last one; nothing for no data.
     let frame =
         |delay: &mut u64, data: String| (!data.is_empty()).then(|| Frame { delay_ms: std::mem::take(delay), data });
-    let close = |block: &mut Option<(usize, &'static str, Option<usize>)>| -> String {
+    let close = move |block: &mut Option<(usize, &'static str, Option<usize>)>| -> String {
         let mut out = String::new();
         if let Some((index, kind, _)) = block.take() {
             if kind == "thinking" {
                 let delta = json!({"type": "content_block_delta", "index": index,
-                    "delta": {"type": "signature_delta", "signature": THINKING_SIGNATURE}});
+                    "delta": {"type": "signature_delta", "signature": &signature}});
                 out.push_str(&event("content_block_delta", delta));
             }
             out.push_str(&event("content_block_stop", json!({"type": "content_block_stop", "index": index})));

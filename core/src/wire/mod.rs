@@ -45,7 +45,7 @@ pub(crate) use frames::Encoding;
 pub use frames::{FrameIter, Frames};
 
 pub use admin::{is_whole_journal_read, journal_document, write_journal_document};
-pub use contracts::{Contracts, Violation};
+pub use contracts::{ContractMode, Contracts, Violation, RULES as CONTRACT_RULES};
 pub use delivery::{Delivery, LineEnding, Split, Variation, MAX_CHUNK_BYTES, SEED_HEADER as DELIVERY_SEED_HEADER};
 pub use errors::{error_reply, Dialect};
 
@@ -540,14 +540,17 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest, matched
     };
     decoded.reasoning_field = mock.reasoning_field();
     let mut raw_request = raw(http);
-    let contracts = mock.contracts();
-    let violation = if contracts == Contracts::Off { None } else { contract_violation(http, matched.endpoint) };
-    match (contracts, violation) {
-        (Contracts::Strict, Some(violation)) => {
+    let contracts = mock.contracts_for(&decoded.request);
+    let violation = match contracts.mode {
+        ContractMode::Off => None,
+        _ => contract_violation(mock, http, matched.endpoint, &contracts),
+    };
+    match (contracts.mode, violation) {
+        (ContractMode::Strict, Some(violation)) => {
             let index = mock.refuse_by_contract(decoded.request, Some(raw_request), &violation);
             return Turn::Done(errors::contract_reply(dialect, &violation, &request_id(index)));
         }
-        (Contracts::Warn, Some(violation)) => raw_request.contract_violation = Some(Box::new(violation)),
+        (ContractMode::Warn, Some(violation)) => raw_request.contract_violation = Some(Box::new(violation)),
         _ => {}
     }
     resolve_item_references(mock, &mut decoded.request);
@@ -557,7 +560,8 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest, matched
         // The journal keeps the request's delivery seed (`MockModel::take`); the reply is cut with it here.
         let delivery = mock.delivery().map(|delivery| (delivery, mock.seed()));
         turn.map(move |result| {
-            let step_headers = result.as_ref().map(|stream| reply_headers(P::DIALECT, stream.envelope())).unwrap_or_default();
+            let step_headers =
+                result.as_ref().map(|stream| reply_headers(P::DIALECT, stream.envelope())).unwrap_or_default();
             let reply = match recorded_stream_reply(&result, endpoint, speed) {
                 Some(reply) => reply,
                 None => streamed_reply::<P>(result, &decoded),
@@ -580,9 +584,31 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest, matched
 
 /// The first rule of the real API that the request breaks, read from its body (only when contracts are checked:
 /// the body is parsed again).
-fn contract_violation(http: &HttpRequest, endpoint: &str) -> Option<Violation> {
+fn contract_violation(mock: &MockModel, http: &HttpRequest, endpoint: &str, setting: &Contracts) -> Option<Violation> {
     let body: serde_json::Value = serde_json::from_slice(&http.body).ok()?;
-    contracts::check(endpoint, &body)
+    contracts::check(endpoint, &body, setting, &JournalHistory(mock))
+}
+
+/// The mock's journal as the answers the Responses rules look back at.
+struct JournalHistory<'a>(&'a MockModel);
+
+impl contracts::History for JournalHistory<'_> {
+    fn response(&self, id: &str) -> Option<contracts::Issued> {
+        // The journal keeps an answer under its neutral id: `resp_3` was answer 3, `chatcmpl-3`.
+        let neutral = match id.strip_prefix("resp_").filter(|n| n.parse::<u64>().is_ok()) {
+            Some(number) => format!("chatcmpl-{number}"),
+            None => id.to_string(),
+        };
+        let entry = self.0.answer_entry(&neutral)?;
+        let raw = entry.raw.as_ref().filter(|raw| raw.path.ends_with("/responses"))?;
+        let body: serde_json::Value = serde_json::from_str(&raw.body).unwrap_or_default();
+        let message = &entry.response.as_ref()?.message;
+        Some(contracts::Issued {
+            stored: body.get("store") != Some(&serde_json::Value::Bool(false)),
+            call_ids: message.tool_calls.iter().map(|call| call.id.clone()).collect(),
+            reasoned: message.thinking.is_some(),
+        })
+    }
 }
 
 /// The headers an answer adds to its reply: the provider's rate-limit headers (not on a recorded reply, which

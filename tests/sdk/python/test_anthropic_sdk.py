@@ -187,3 +187,32 @@ def test_anthropic_rate_limit_headers_reach_the_sdk_with_reset_times_on_the_virt
     assert raw.headers["anthropic-ratelimit-tokens-remaining"] == str(40_000 - 100 - 3)
     assert raw.parse().content[0].text == "Hello."
     assert "x-ratelimit-limit-requests" not in raw.headers
+
+
+def test_a_streamed_thinking_block_sent_back_intact_passes_and_an_edited_one_is_refused(cuecard):
+    thinking_on = {"type": "enabled", "budget_tokens": 1024}
+    call = {"name": "get_weather", "arguments": {"city": "Paris"}}
+    cuecard.load({"cuecard": 1, "contracts": "strict", "routes": [{"steps": [
+        {"thinking": "The user wants the weather in Paris.", "tool_calls": [call]}, "Sunny."]}]})
+    with client(cuecard).messages.stream(model="claude-test-model", max_tokens=2048, thinking=thinking_on,
+                                         messages=ask("Weather in Paris?")) as stream:
+        first = stream.get_final_message()
+    thinking, tool_use = first.content
+    assert thinking.signature.startswith("Y3VlY2FyZC1")
+
+    def loop(blocks):
+        return ask("Weather in Paris?") + [
+            {"role": "assistant", "content": blocks},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use.id, "content": "sunny"}]}]
+
+    edited = thinking.model_dump()
+    edited["thinking"] = "The user wants the weather in Rome."
+    with pytest.raises(anthropic.BadRequestError) as raised:
+        client(cuecard, max_retries=0).messages.create(model="claude-test-model", max_tokens=2048,
+                                                        thinking=thinking_on, messages=loop([edited, tool_use]))
+    assert raised.value.body["error"]["message"] == "messages.1.content.0: Invalid `signature` in `thinking` block"
+    # What the SDK gave back, as it gave it: accepted.
+    reply = client(cuecard).messages.create(model="claude-test-model", max_tokens=2048, thinking=thinking_on,
+                                            messages=loop(first.content))
+    assert reply.content[0].text == "Sunny."
+    assert [e["outcome"] for e in cuecard.entries()] == ["answered", "contract_violation", "answered"]

@@ -3,6 +3,14 @@
 use super::*;
 use serde_json::json;
 
+fn strict() -> Contracts {
+    Contracts::from(ContractMode::Strict)
+}
+
+fn check(endpoint: &str, body: &Value) -> Option<Violation> {
+    super::check(endpoint, body, &strict(), &NoHistory)
+}
+
 fn rule_of(endpoint: &str, body: Value) -> Option<(String, String)> {
     check(endpoint, &body).map(|v| (v.rule, v.message))
 }
@@ -275,7 +283,8 @@ fn responses_items_and_parts() {
     );
     let mut chained = orphan;
     chained["previous_response_id"] = json!("resp_1");
-    assert_eq!(rule_of("responses", chained), None, "the call may be in the chained response");
+    let answers = Answers(vec![("resp_1", true, vec!["call_5"], false)]);
+    assert_eq!(responses_rule(chained, &answers), None, "the call may be in the chained response");
     let wrong_part = json!({"model": "gpt-4o", "input": [
         {"role": "user", "content": "hi"},
         {"role": "assistant", "content": [{"type": "input_text", "text": "earlier"}]}]});
@@ -288,4 +297,237 @@ fn responses_items_and_parts() {
         "strict": true, "schema": {"type": "object", "properties": {}}}}});
     let v = check("responses", &strict).unwrap();
     assert_eq!((v.param.as_deref(), v.code.as_deref()), (Some("text.format.schema"), Some("invalid_json_schema")));
+}
+
+#[test]
+fn a_thinking_block_sent_back_must_be_the_one_cuecard_issued() {
+    let thinking = "The user wants the weather.";
+    let issued = crate::wire::anthropic::thinking_signature(thinking);
+    let turn = |block: Value| {
+        let mut body = anthropic_body(json!([
+            {"role": "user", "content": "weather?"},
+            {"role": "assistant", "content": [block, tool_use("toolu_1")]},
+            {"role": "user", "content": [tool_result("toolu_1")]},
+        ]));
+        body["max_tokens"] = json!(2048);
+        body["thinking"] = json!({"type": "enabled", "budget_tokens": 1024});
+        body
+    };
+    let intact = turn(json!({"type": "thinking", "thinking": thinking, "signature": issued}));
+    assert_eq!(rule_of("messages", intact), None);
+    let edited = turn(json!({"type": "thinking", "thinking": "The user wants the weather!", "signature": issued}));
+    assert_eq!(
+        rule_of("messages", edited).unwrap(),
+        ("A5".into(), "messages.1.content.0: Invalid `signature` in `thinking` block".into())
+    );
+    let unsigned = turn(json!({"type": "thinking", "thinking": thinking}));
+    assert_eq!(
+        rule_of("messages", unsigned).unwrap(),
+        ("A5".into(), "messages.1.content.0.thinking.signature: Field required".into())
+    );
+    // A real signature (a recording of the real API) is not cuecard's to check.
+    let recorded = turn(json!({"type": "thinking", "thinking": "anything", "signature": "EqQBCkYIARgCKkD"}));
+    assert_eq!(rule_of("messages", recorded), None);
+}
+
+#[test]
+fn a_final_assistant_message_may_not_carry_thinking_when_thinking_is_off() {
+    let issued = crate::wire::anthropic::thinking_signature("t");
+    let prefill = anthropic_body(json!([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "signature": issued}]},
+    ]));
+    assert_eq!(rule_of("messages", prefill).unwrap().0, "A4");
+    // Earlier turns may keep theirs.
+    let earlier = anthropic_body(json!([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "signature": issued},
+                                          {"type": "text", "text": "Hello."}]},
+        {"role": "user", "content": "again"},
+    ]));
+    assert_eq!(rule_of("messages", earlier), None);
+}
+
+#[test]
+fn max_tokens_within_the_models_cap_by_name_prefix_and_the_settings_own_models() {
+    let mut body = anthropic_body(json!([{"role": "user", "content": "hi"}]));
+    body["model"] = json!("claude-sonnet-4-5-20250929");
+    body["max_tokens"] = json!(100_000);
+    assert_eq!(
+        rule_of("messages", body.clone()).unwrap(),
+        (
+            "A9".into(),
+            "max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens for \
+             claude-sonnet-4-5-20250929"
+                .into()
+        )
+    );
+    body["max_tokens"] = json!(64_000);
+    assert_eq!(rule_of("messages", body), None);
+    // An unknown model has no cap; the setting's `models` gives one.
+    let unknown = json!({"model": "my-model", "max_tokens": 5000, "messages": [{"role": "user", "content": "hi"}]});
+    assert_eq!(rule_of("messages", unknown.clone()), None);
+    let given: Contracts = serde_json::from_value(json!({"mode": "strict",
+        "models": {"my-model": {"max_output_tokens": 4096}}}))
+    .unwrap();
+    assert_eq!(super::check("messages", &unknown, &given, &NoHistory).unwrap().rule, "A9");
+}
+
+#[test]
+fn chat_completion_tokens_and_the_context_window() {
+    let body =
+        json!({"model": "gpt-4o-2024-08-06", "max_tokens": 20_000, "messages": [{"role": "user", "content": "hi"}]});
+    let v = check("chat_completions", &body).unwrap();
+    assert_eq!(v.rule, "C8");
+    assert_eq!(
+        v.message,
+        "max_tokens is too large: 20000. This model supports at most 16384 completion tokens, whereas you provided 20000."
+    );
+    assert_eq!(v.param.as_deref(), Some("max_tokens"));
+    let long = "word ".repeat(16_000); // 16,001 word-like tokens: the last space is one
+    let body = json!({"model": "gpt-3.5-turbo", "max_completion_tokens": 500,
+                      "messages": [{"role": "user", "content": long}]});
+    let v = check("chat_completions", &body).unwrap();
+    assert_eq!((v.rule.as_str(), v.code.as_deref()), ("C9", Some("context_length_exceeded")));
+    assert_eq!(
+        v.message,
+        "This model's maximum context length is 16385 tokens. However, you requested 16501 tokens (16001 in the \
+         messages, 500 in the completion). Please reduce the length of the messages or completion."
+    );
+}
+
+#[test]
+fn an_inline_image_over_5_mb_of_base64_is_refused() {
+    let image = |data: String| {
+        anthropic_body(json!([{"role": "user", "content": [
+            {"type": "text", "text": "what is this?"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}]}]))
+    };
+    assert_eq!(rule_of("messages", image("A".repeat(5_242_880))), None);
+    assert_eq!(
+        rule_of("messages", image("A".repeat(5_242_881))).unwrap(),
+        (
+            "A14".into(),
+            "messages.0.content.1.image.source.base64: image exceeds 5 MB maximum: 5242881 bytes > 5242880 bytes"
+                .into()
+        )
+    );
+}
+
+#[test]
+fn strict_schemas_nest_at_most_10_objects() {
+    let mut schema = json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false});
+    for _ in 0..10 {
+        schema = json!({"type": "object", "properties": {"inner": schema}, "required": ["inner"],
+                        "additionalProperties": false});
+    }
+    let format = |schema: Value| {
+        json!({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}],
+               "response_format": {"type": "json_schema", "json_schema": {"name": "deep", "strict": true, "schema": schema}}})
+    };
+    let v = check("chat_completions", &format(schema.clone())).unwrap();
+    assert_eq!(
+        (v.rule.as_str(), v.message.as_str()),
+        ("S2", "Invalid schema for response_format 'deep': 11 levels of nesting exceeds limit of 10")
+    );
+    assert_eq!(check("chat_completions", &format(schema["properties"]["inner"].clone())), None);
+}
+
+#[test]
+fn rules_left_out_by_except_are_not_checked_and_the_next_rule_still_is() {
+    let body = json!({"model": "gpt-4o", "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "tool", "tool_call_id": "call_1", "content": null}]});
+    assert_eq!(check("chat_completions", &body).unwrap().rule, "C4");
+    let lenient: Contracts = serde_json::from_value(json!({"mode": "strict", "except": ["C4"]})).unwrap();
+    assert_eq!(super::check("chat_completions", &body, &lenient, &NoHistory).unwrap().rule, "C1");
+    let none: Contracts = serde_json::from_value(json!({"mode": "strict", "except": ["C4", "C1"]})).unwrap();
+    assert_eq!(super::check("chat_completions", &body, &none, &NoHistory), None);
+}
+
+#[test]
+fn the_setting_reads_a_mode_or_an_object_and_names_what_is_wrong() {
+    let mode: Contracts = serde_json::from_value(json!("warn")).unwrap();
+    assert_eq!(mode, Contracts::from(ContractMode::Warn));
+    assert_eq!(serde_json::to_value(&mode).unwrap(), json!("warn"));
+    let object: Contracts = serde_json::from_value(json!({"mode": "strict", "except": ["A12"]})).unwrap();
+    assert_eq!(serde_json::to_value(&object).unwrap(), json!({"mode": "strict", "except": ["A12"]}));
+    let unknown_rule: Contracts = serde_json::from_value(json!({"mode": "strict", "except": ["Z9"]})).unwrap();
+    assert_eq!(unknown_rule.problem().unwrap().0, "except");
+    let bad_cap: Contracts =
+        serde_json::from_value(json!({"mode": "strict", "models": {"m": {"max_output_tokens": 0}}})).unwrap();
+    assert_eq!(bad_cap.problem().unwrap().0, "models.m.max_output_tokens");
+    assert!(serde_json::from_value::<Contracts>(json!(3)).unwrap_err().to_string().contains("not 3"));
+    assert!(serde_json::from_value::<Contracts>(json!({"mode": "strict", "rules": []})).is_err());
+}
+
+/// Answers given earlier on the Responses endpoint, by id.
+struct Answers(Vec<(&'static str, bool, Vec<&'static str>, bool)>);
+
+impl History for Answers {
+    fn response(&self, id: &str) -> Option<Issued> {
+        let (_, stored, calls, reasoned) = self.0.iter().find(|(given, ..)| *given == id)?;
+        Some(Issued { stored: *stored, call_ids: calls.iter().map(|c| c.to_string()).collect(), reasoned: *reasoned })
+    }
+}
+
+fn responses_rule(body: Value, answers: &Answers) -> Option<(String, String)> {
+    super::check("responses", &body, &strict(), answers).map(|v| (v.rule, v.message))
+}
+
+#[test]
+fn previous_response_id_names_a_stored_answer_whose_calls_are_all_answered() {
+    let answers = Answers(vec![("resp_1", true, vec!["call_1", "call_2"], false), ("resp_2", false, vec![], false)]);
+    let output = |id: &str| json!({"type": "function_call_output", "call_id": id, "output": "sunny"});
+    let chained =
+        |previous: &str, input: Value| json!({"model": "gpt-4o", "previous_response_id": previous, "input": input});
+    assert_eq!(responses_rule(chained("resp_1", json!([output("call_1"), output("call_2")])), &answers), None);
+    assert_eq!(
+        responses_rule(chained("resp_9", json!([])), &answers).unwrap(),
+        ("R1".into(), "Previous response with id 'resp_9' not found.".into())
+    );
+    assert_eq!(responses_rule(chained("resp_2", json!("hi")), &answers).unwrap().0, "R1");
+    assert_eq!(
+        responses_rule(chained("resp_1", json!([output("call_1")])), &answers).unwrap(),
+        ("R2".into(), "No tool output found for function call call_2.".into())
+    );
+}
+
+#[test]
+fn reasoning_items_travel_with_their_items_and_unstored_items_are_not_referenced() {
+    let answers = Answers(vec![("resp_3", true, vec!["call_5"], true), ("resp_4", false, vec![], true)]);
+    let reasoning = |n: u64| json!({"type": "reasoning", "id": format!("rs_{n}"), "summary": []});
+    let call = json!({"type": "function_call", "id": "fc_3_0", "call_id": "call_5", "name": "f", "arguments": "{}"});
+    let output = json!({"type": "function_call_output", "call_id": "call_5", "output": "x"});
+    let body = |input: Value| json!({"model": "o4-mini", "input": input});
+    assert_eq!(responses_rule(body(json!([reasoning(3), call.clone(), output.clone()])), &answers), None);
+    assert_eq!(
+        responses_rule(body(json!([call.clone(), output.clone()])), &answers).unwrap(),
+        ("R4".into(), "Item 'fc_3_0' was provided without its required 'reasoning' item: 'rs_3'.".into())
+    );
+    assert_eq!(
+        responses_rule(body(json!([{"role": "user", "content": "hi"}, reasoning(3)])), &answers).unwrap(),
+        ("R4".into(), "Item 'rs_3' of type 'reasoning' was provided without its required following item.".into())
+    );
+    assert_eq!(
+        responses_rule(
+            body(json!([reasoning(4), {"type": "message", "id": "msg_4", "role": "assistant",
+            "content": [{"type": "output_text", "text": "Hi."}]}])),
+            &answers
+        )
+        .unwrap(),
+        (
+            "R5".into(),
+            "Item with id 'rs_4' not found. Items are not persisted when `store` is set to false. Try again with \
+             `store` set to true, or remove this item from your input."
+                .into()
+        )
+    );
+    // With its encrypted content, a reasoning item travels without being stored.
+    let encrypted = json!({"type": "reasoning", "id": "rs_4", "summary": [], "encrypted_content": "gAAAA"});
+    let message = json!({"type": "message", "id": "msg_4", "role": "assistant",
+                         "content": [{"type": "output_text", "text": "Hi."}]});
+    assert_eq!(responses_rule(body(json!([encrypted, message])), &answers), None);
+    // Another server's ids are not this mock's to check.
+    assert_eq!(responses_rule(body(json!([{"type": "reasoning", "id": "rs_68ab", "summary": []}])), &answers), None);
 }
