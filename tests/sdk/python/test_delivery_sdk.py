@@ -1,10 +1,17 @@
-"""The official `openai` and `anthropic` Python SDKs, unmodified, reading streams that `cuecard serve` delivers
-cut at seeded byte positions (inside UTF-8 sequences, `data:` lines and `\\r\\n` pairs), with keep-alives, JSON
-whitespace, every line end and (every other round) `data:` lines broken in several: 200 seeded deliveries per
-protocol parse to the same final message as the whole delivery (`delivery` setting, docs/delivery.md)."""
+"""The official Python SDKs, unmodified, reading streams that `cuecard serve` delivers cut at seeded byte
+positions (inside UTF-8 sequences, `data:` lines and `\\r\\n` pairs), with keep-alives, JSON whitespace, every line
+end and (every other round) `data:` lines broken in several: 200 seeded deliveries per protocol parse to the same
+final message as the whole delivery (`delivery` setting, docs/delivery.md). openai (Chat Completions, Responses),
+anthropic, google-genai (Gemini SSE, `\\n` only), ollama (NDJSON) and boto3 (Bedrock's binary event stream, cut
+at bytes)."""
 import anthropic
+import boto3
+import botocore.config
+import ollama
 import openai
 import pytest
+from google import genai
+from google.genai import types
 
 ROUNDS = 200
 
@@ -80,7 +87,66 @@ def anthropic_result(cuecard):
     return blocks, final.stop_reason, final.usage.output_tokens
 
 
-@pytest.mark.parametrize("read", [chat_result, responses_result, anthropic_result])
+def gemini_result(cuecard):
+    client = genai.Client(api_key="test-key", http_options=types.HttpOptions(base_url=cuecard.base))
+    config = types.GenerateContentConfig(thinking_config=types.ThinkingConfig(include_thoughts=True))
+    parts, finish = [], None
+    for chunk in client.models.generate_content_stream(model="gemini-2.5-flash", contents="hi", config=config):
+        candidate = chunk.candidates[0]
+        for part in candidate.content.parts if candidate.content and candidate.content.parts else []:
+            if part.function_call:
+                parts.append(("call", part.function_call.name, part.function_call.args))
+            else:
+                parts.append(("thought" if part.thought else "text", part.text))
+        finish = candidate.finish_reason or finish
+    client.close()
+    # Text arrives in pieces; the pieces joined (per kind, in order) are what a client keeps.
+    joined = []
+    for kind, *rest in parts:
+        if joined and kind in ("thought", "text") and joined[-1][0] == kind:
+            joined[-1] = (kind, joined[-1][1] + rest[0])
+        else:
+            joined.append((kind, *rest))
+    return joined, str(finish)
+
+
+def ollama_result(cuecard):
+    thinking, content, calls, done = "", "", [], None
+    for chunk in ollama.Client(host=cuecard.base).chat(model="qwen3", messages=[{"role": "user", "content": "hi"}],
+                                                       stream=True, think=True):
+        thinking += chunk.message.thinking or ""
+        content += chunk.message.content or ""
+        calls += [(c.function.name, dict(c.function.arguments)) for c in chunk.message.tool_calls or []]
+        done = chunk.done_reason or done
+    return thinking, content, calls, done
+
+
+def bedrock_result(cuecard):
+    client = boto3.client("bedrock-runtime", endpoint_url=cuecard.base, region_name="us-east-1",
+                          aws_access_key_id="test", aws_secret_access_key="test",
+                          config=botocore.config.Config(retries={"mode": "standard", "total_max_attempts": 1}))
+    reply = client.converse_stream(modelId="anthropic.claude-3-5-haiku-20241022-v1:0",
+                                   messages=[{"role": "user", "content": [{"text": "hi"}]}])
+    blocks, stop = {}, None
+    for event in reply["stream"]:
+        if "contentBlockStart" in event:
+            start = event["contentBlockStart"]
+            blocks[start["contentBlockIndex"]] = ["tool", start["start"]["toolUse"]["name"], ""]
+        elif "contentBlockDelta" in event:
+            at, delta = event["contentBlockDelta"]["contentBlockIndex"], event["contentBlockDelta"]["delta"]
+            if "text" in delta:
+                blocks.setdefault(at, ["text", ""])[1] += delta["text"]
+            elif "reasoningContent" in delta:
+                blocks.setdefault(at, ["reasoning", ""])[1] += delta["reasoningContent"].get("text", "")
+            elif "toolUse" in delta:
+                blocks[at][2] += delta["toolUse"]["input"]
+        elif "messageStop" in event:
+            stop = event["messageStop"]["stopReason"]
+    return [tuple(blocks[i]) for i in sorted(blocks)], stop
+
+
+@pytest.mark.parametrize("read", [chat_result, responses_result, anthropic_result, gemini_result, ollama_result,
+                                  bedrock_result])
 def test_200_seeded_deliveries_parse_to_the_whole_deliverys_result(cuecard, read):
     delivered(cuecard)
     expected = read(cuecard)
