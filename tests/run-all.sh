@@ -109,8 +109,10 @@ fi
 WASM_GZIPPED=$(gzip -9c node/wasm-pkg/cuecard_wasm_bg.wasm | wc -c)
 # The budget was 400 KB until issue 27's fidelity settings: delivery, chaos and latency added 19 KB (401 -> 420 KB;
 # each setting is a serde type read through the strict host-data reader, about 1.5 KB of code each), request
-# contracts and refusals 13 KB more (433 KB). The next such feature needs room made or the budget moved.
-test "$WASM_GZIPPED" -le 435200 || { echo "the wasm module is $WASM_GZIPPED bytes gzipped, over 425 KB"; exit 1; }
+# contracts and refusals 13 KB more (433 KB), rate limits and the second round of contracts (the setting's object
+# form read as JSON, the model table, the Responses rules that read the journal) 14 KB more (447 KB). Making room
+# is open work: the settings' serde readers are the likely place.
+test "$WASM_GZIPPED" -le 460800 || { echo "the wasm module is $WASM_GZIPPED bytes gzipped, over 450 KiB"; exit 1; }
 echo "wasm size: 1 passed, 0 failed ($WASM_GZIPPED bytes gzipped)"
 (cd node && CUECARD_BACKEND=wasm "$NODE24" --test "test/*.test.mjs" "test/*.test.ts")
 (cd node && "$NODE24" browser/build.mjs --page)
