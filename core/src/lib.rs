@@ -28,8 +28,10 @@
 pub mod api;
 pub mod chaos;
 pub mod clock;
+pub mod embed;
 mod error;
 mod failure;
+pub mod generate;
 pub mod journal;
 pub mod latency;
 pub mod memory;

@@ -171,6 +171,9 @@ impl Default for MockModel {
     }
 }
 
+/// `seeded::request_seed`'s purpose for generated steps ("genstep" in ASCII).
+const GENERATE_PURPOSE: u64 = 0x0067_656e_7374_6570;
+
 /// What the first lock hands to the answering code.
 struct Taken {
     entry: EntryTicket,
@@ -941,6 +944,25 @@ impl MockModel {
                     }
                 }
             }
+            StepBody::Generate(spec) => {
+                // Drawn from the scenario's seed and the request's index: the same run answers the same.
+                let seed = crate::seeded::request_seed(self.seed(), GENERATE_PURPOSE, entry.index);
+                match spec.answer(request, seed) {
+                    Ok(answer) => {
+                        let mut generated = (*step).clone();
+                        generated.body = StepBody::Answer(answer);
+                        let timing = with_itl(step.timing, step.timing.or(step_defaults).resolve());
+                        let count = missing_tool_call_ids(&generated);
+                        let first = self.allocate_tool_call_ids(count);
+                        (Arc::new(generated), timing, (first..first + count).collect())
+                    }
+                    Err(message) => {
+                        let error = CallError::Cuecard(callback_failed(message));
+                        self.finish(entry, Outcome::CallbackFailed { message: error.to_string() }, None, at_ms, 0);
+                        return Err(Box::new(Failure { error, timing: Timing::default(), envelope: None }));
+                    }
+                }
+            }
             _ => {
                 let timing = with_itl(step.timing, step.timing.or(step_defaults).resolve());
                 (step, timing, tool_call_ids)
@@ -967,8 +989,8 @@ impl MockModel {
                     envelope: Some(envelope),
                 }));
             }
-            StepBody::Compute(_) => {
-                // Refused above; kept as an error rather than a panic.
+            StepBody::Compute(_) | StepBody::Generate(_) => {
+                // Resolved above; kept as an error rather than a panic.
                 let error = CallError::Cuecard(Error::new(ErrorKind::Internal, "a computed step was left unresolved"));
                 self.finish(entry, Outcome::CallbackFailed { message: error.to_string() }, None, at_ms, 0);
                 return Err(Box::new(Failure { error, timing: Timing::default(), envelope: None }));
@@ -1245,7 +1267,7 @@ fn missing_tool_call_ids(step: &Step) -> u64 {
     match &step.body {
         StepBody::Answer(a) => a.tool_calls.iter().filter(|c| c.id.is_none()).count() as u64,
         StepBody::Response(r) => r.message.tool_calls.iter().filter(|c| c.id.is_empty()).count() as u64,
-        StepBody::Fail(_) | StepBody::Compute(_) => 0,
+        StepBody::Fail(_) | StepBody::Compute(_) | StepBody::Generate(_) => 0,
     }
 }
 

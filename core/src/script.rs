@@ -115,6 +115,8 @@ pub enum StepBody {
     Fail(ProviderError),
     /// Compute the step from the request.
     Compute(Arc<dyn Responder>),
+    /// Generate tool calls or a structured output from the schemas the request declared (`generate`).
+    Generate(Box<crate::generate::GenerateStep>),
 }
 
 impl fmt::Debug for StepBody {
@@ -124,6 +126,7 @@ impl fmt::Debug for StepBody {
             StepBody::Response(response) => f.debug_tuple("Response").field(response).finish(),
             StepBody::Fail(error) => f.debug_tuple("Fail").field(error).finish(),
             StepBody::Compute(_) => f.write_str("Compute(..)"),
+            StepBody::Generate(spec) => f.debug_tuple("Generate").field(spec).finish(),
         }
     }
 }
@@ -395,6 +398,11 @@ impl Step {
         Step::from_body(StepBody::Compute(responder))
     }
 
+    /// A step that generates tool calls or a structured output from the schemas the request declares.
+    pub fn generate(spec: crate::generate::GenerateStep) -> Step {
+        Step::from_body(StepBody::Generate(Box::new(spec)))
+    }
+
     /// Reports this finish reason instead of the derived one (`tool_calls` or `stop`).
     pub fn with_finish_reason(mut self, reason: FinishReason) -> Step {
         self.finish_reason = Some(reason);
@@ -445,6 +453,7 @@ impl Step {
                     "a computed step cannot fail after its tokens: let the computed step fail instead",
                 ))
             }
+            StepBody::Generate(spec) => spec.thinking.as_ref().is_some_and(|t| !t.is_empty()),
             StepBody::Answer(a) => {
                 a.thinking.as_ref().is_some_and(|c| !c.is_empty()) || a.text.as_ref().is_some_and(|c| !c.is_empty())
             }
@@ -485,6 +494,7 @@ impl Step {
         match &self.body {
             StepBody::Answer(a) => !a.tool_calls.is_empty(),
             StepBody::Response(r) => !r.message.tool_calls.is_empty(),
+            StepBody::Generate(spec) => spec.kind == crate::generate::GenerateKind::ToolCalls,
             StepBody::Fail(_) | StepBody::Compute(_) => false,
         }
     }
@@ -496,6 +506,10 @@ impl Step {
             StepBody::Response(r) => format!("response {}", preview(r.text())),
             StepBody::Fail(e) => describe_failure("fail", e),
             StepBody::Compute(_) => "computed".to_string(),
+            StepBody::Generate(spec) => match spec.kind {
+                crate::generate::GenerateKind::ToolCalls => "generate tool_calls".to_string(),
+                crate::generate::GenerateKind::Output => "generate output".to_string(),
+            },
         };
         if let Some(e) = &self.fail_after {
             out.push_str(", then ");

@@ -240,6 +240,19 @@ pub struct StepSpec {
     /// from, while the fields above are the neutral answer every other protocol is encoded from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recorded: Option<Box<crate::recorded::Recorded>>,
+    /// Generate the answer from the schemas the request declared: `tool_calls` (arguments drawn from each called
+    /// tool's input schema) or `output` (JSON valid against the request's structured-output schema).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generate: Option<crate::generate::GenerateKind>,
+    /// With `generate: tool_calls`: the names of the tools to call, or `"all"` (the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<serde_json::Value>,
+    /// With `generate: output`: the schema, instead of the request's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<serde_json::Value>,
+    /// With `generate`: top-level values kept as given; the rest is drawn.
+    #[serde(default, rename = "with", skip_serializing_if = "Option::is_none")]
+    pub fixed: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// A step's `headers` as reply headers: names are HTTP tokens (sent lower-cased), values strings or numbers.
@@ -267,14 +280,66 @@ fn reply_headers(
 }
 
 impl StepSpec {
+    /// The generated step (`generate`), if this is one; `tools`, `schema` and `with` belong to it.
+    fn generated(&self) -> std::result::Result<Option<Step>, SpecProblem> {
+        use crate::generate::{GenerateKind, GenerateStep};
+        let Some(kind) = self.generate else {
+            let stray =
+                [(".tools", self.tools.is_some()), (".schema", self.schema.is_some()), (".with", self.fixed.is_some())];
+            return match stray.iter().find(|(_, given)| *given) {
+                Some((path, _)) => Err(SpecProblem::new(path, "tools, schema and with go with generate")),
+                None => Ok(None),
+            };
+        };
+        let tools = match (&self.tools, kind) {
+            (None, _) => None,
+            (Some(_), GenerateKind::Output) => {
+                return Err(SpecProblem::new(
+                    ".tools",
+                    "tools go with generate: tool_calls (output uses the request's schema)",
+                ))
+            }
+            (Some(serde_json::Value::String(all)), _) if all == "all" => None,
+            (Some(serde_json::Value::Array(names)), _)
+                if !names.is_empty() && names.iter().all(|n| n.as_str().is_some_and(|n| !n.is_empty())) =>
+            {
+                Some(names.iter().filter_map(|n| n.as_str().map(str::to_string)).collect())
+            }
+            (Some(other), _) => {
+                return Err(SpecProblem::new(".tools", format!("{other} is not \"all\" or a list of tool names")))
+            }
+        };
+        if self.schema.is_some() && kind == GenerateKind::ToolCalls {
+            return Err(SpecProblem::new(
+                ".schema",
+                "schema goes with generate: output (tool calls use each tool's schema)",
+            ));
+        }
+        if let Some(schema) = &self.schema {
+            if !(schema.is_object() || schema.is_boolean()) {
+                return Err(SpecProblem::new(".schema", "a JSON Schema is an object or a boolean"));
+            }
+        }
+        Ok(Some(Step::generate(GenerateStep {
+            kind,
+            tools,
+            schema: self.schema.clone(),
+            fixed: self.fixed.clone().unwrap_or_default(),
+            thinking: self.thinking.clone(),
+        })))
+    }
+
     /// The step, or the first problem with its path relative to the step.
     pub fn build(&self) -> std::result::Result<Step, SpecProblem> {
+        let generated = self.generated()?;
+        // A generated step may stream thinking before what it generates.
         let has_answer = self.text.is_some()
             || self.tokens.is_some()
-            || self.thinking.is_some()
+            || (self.thinking.is_some() && generated.is_none())
             || self.tool_calls.is_some()
             || self.refusal.is_some();
-        let kinds = [has_answer, self.response.is_some(), self.fail.is_some()].iter().filter(|b| **b).count();
+        let kinds = [has_answer, self.response.is_some(), self.fail.is_some(), generated.is_some()];
+        let kinds = kinds.iter().filter(|b| **b).count();
         if kinds == 0 && self.recorded.is_none() {
             return Err(SpecProblem::new(
                 "",
@@ -284,7 +349,8 @@ impl StepSpec {
         if kinds > 1 {
             return Err(SpecProblem::new(
                 "",
-                "a step is either an answer (text, tokens, thinking, tool_calls), a response, or a fail, not several",
+                "a step is either an answer (text, tokens, thinking, tool_calls), a response, a fail, or generated, \
+                 not several",
             ));
         }
         if let Some(refusal) = &self.refusal {
@@ -304,7 +370,9 @@ impl StepSpec {
         if self.text.is_some() && self.tokens.is_some() {
             return Err(SpecProblem::new("", "text and tokens are two ways to give the same text: use one"));
         }
-        let mut step = if kinds == 0 {
+        let mut step = if let Some(generated) = generated {
+            generated
+        } else if kinds == 0 {
             // A recorded reply that held no answer (an empty body): the neutral answer is empty too.
             Step::answer(Answer::default())
         } else if let Some(fail) = &self.fail {

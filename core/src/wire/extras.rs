@@ -89,7 +89,7 @@ pub(crate) fn embeddings(mock: &MockModel, request: &HttpRequest, matched: &supe
         .enumerate()
         .map(|(index, input)| {
             tokens += crate::count_tokens(input);
-            let vector = embedding(seed, &model, input, dimensions);
+            let vector = crate::embed::embedding(seed, input, dimensions);
             let embedding = if base64 {
                 let bytes: Vec<u8> = vector.iter().flat_map(|v| v.to_le_bytes()).collect();
                 Value::from(base64::engine::general_purpose::STANDARD.encode(bytes))
@@ -102,29 +102,4 @@ pub(crate) fn embeddings(mock: &MockModel, request: &HttpRequest, matched: &supe
     let body = json!({"object": "list", "data": data, "model": model,
         "usage": {"prompt_tokens": tokens, "total_tokens": tokens}});
     json_reply(200, vec![("x-request-id".into(), request_id(index))], &body)
-}
-
-/// A unit vector derived from the text: FNV-1a of (seed, model, text) seeds a xorshift generator.
-pub fn embedding(seed: u64, model: &str, text: &str, dimensions: usize) -> Vec<f32> {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;
-    for byte in model.bytes().chain([0]).chain(text.bytes()) {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    let mut state = hash | 1;
-    let mut values: Vec<f32> = (0..dimensions)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            ((state >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-        })
-        .collect();
-    let norm = values.iter().map(|v| v * v).sum::<f32>().sqrt();
-    if norm > 0.0 {
-        for v in &mut values {
-            *v /= norm;
-        }
-    }
-    values
 }

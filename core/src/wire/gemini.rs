@@ -496,7 +496,7 @@ pub(crate) fn embed(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> 
     let vectors: Vec<Value> = inputs
         .iter()
         .map(|(text, dimensions)| {
-            let values = super::extras::embedding(seed, &model, text, *dimensions);
+            let values = crate::embed::embedding(seed, text, *dimensions);
             json!({"values": values.iter().map(|v| f64::from(*v)).collect::<Vec<f64>>()})
         })
         .collect();

@@ -431,7 +431,7 @@ pub(crate) fn embed(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> 
     let seed = mock.seed();
     let vectors: Vec<Vec<f64>> = inputs
         .iter()
-        .map(|text| super::extras::embedding(seed, &model, text, dimensions).iter().map(|v| f64::from(*v)).collect())
+        .map(|text| crate::embed::embedding(seed, text, dimensions).iter().map(|v| f64::from(*v)).collect())
         .collect();
     let body = if legacy {
         json!({"embedding": vectors.first().cloned().unwrap_or_default()})
