@@ -81,7 +81,16 @@ impl GenerateStep {
             return Err("generate tool_calls: the request offers no tools".into());
         }
         let chosen: Vec<&crate::model::ToolDefinition> = match &self.tools {
-            None => request.tools.iter().collect(),
+            // Every function tool, as TestModel calls them: an output tool is the answer, not a call to make
+            // first (unless it is all the request offers).
+            None => {
+                let functions: Vec<_> = request.tools.iter().filter(|t| !t.name.starts_with(OUTPUT_TOOL)).collect();
+                if functions.is_empty() {
+                    request.tools.iter().collect()
+                } else {
+                    functions
+                }
+            }
             Some(names) => names
                 .iter()
                 .map(|name| {
