@@ -73,12 +73,12 @@ test "$(printf 'Hello, world!' | "$USER_BIN/cuecard" tokenize --count)" = 4
 (cd python/tests && "$USER_BIN/python" -m pytest -q -p no:cacheprovider test_readme_example.py)
 echo "pip install ./python: 4 passed, 0 failed"
 
-step "python: the in-process transports with SDK releases built on httpx (openai 2.x, anthropic 0.x)"
+step "python: the in-process transports with SDK releases built on httpx (openai 2.x, anthropic 0.x), and instructor"
 rm -rf "$CARGO_TARGET_DIR/py-httpx-venv"
 python3 -m venv "$CARGO_TARGET_DIR/py-httpx-venv"
 "$CARGO_TARGET_DIR/py-httpx-venv/bin/pip" install --quiet --disable-pip-version-check "$CARGO_TARGET_DIR"/test-wheel/cuecard-*.whl \
   -r python/tests/requirements-httpx-sdks.txt
-(cd python/tests && "$CARGO_TARGET_DIR/py-httpx-venv/bin/python" -m pytest -q -p no:cacheprovider test_transport.py)
+(cd python/tests && "$CARGO_TARGET_DIR/py-httpx-venv/bin/python" -m pytest -q -p no:cacheprovider test_transport.py test_instructor.py)
 
 step "generated files are up to date"
 "$PY_VENV/bin/python" core/tools/gen_unicode_tables.py > "$CARGO_TARGET_DIR/tables.rs"
@@ -110,9 +110,10 @@ WASM_GZIPPED=$(gzip -9c node/wasm-pkg/cuecard_wasm_bg.wasm | wc -c)
 # The budget was 400 KB until issue 27's fidelity settings: delivery, chaos and latency added 19 KB (401 -> 420 KB;
 # each setting is a serde type read through the strict host-data reader, about 1.5 KB of code each), request
 # contracts and refusals 13 KB more (433 KB), rate limits and the second round of contracts (the setting's object
-# form read as JSON, the model table, the Responses rules that read the journal) 14 KB more (447 KB). Making room
-# is open work: the settings' serde readers are the likely place.
-test "$WASM_GZIPPED" -le 460800 || { echo "the wasm module is $WASM_GZIPPED bytes gzipped, over 450 KiB"; exit 1; }
+# form read as JSON, the model table, the Responses rules that read the journal) 14 KB more (447 KB), issue 29's
+# generated answers (the schema generator, its regex subset and its validator) 26 KB more (474 KB). Making room is
+# open work: the settings' serde readers and the generator's `serde_json::Value` building are the likely places.
+test "$WASM_GZIPPED" -le 491520 || { echo "the wasm module is $WASM_GZIPPED bytes gzipped, over 480 KiB"; exit 1; }
 echo "wasm size: 1 passed, 0 failed ($WASM_GZIPPED bytes gzipped)"
 (cd node && CUECARD_BACKEND=wasm "$NODE24" --test "test/*.test.mjs" "test/*.test.ts")
 (cd node && "$NODE24" browser/build.mjs --page)
