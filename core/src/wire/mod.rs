@@ -401,6 +401,10 @@ pub(crate) struct DecodedRequest {
     pub include_thoughts: bool,
     /// Where Chat Completions sends scripted thinking (the mock's `reasoning_field` setting; `chat` sets it).
     pub reasoning_field: crate::ReasoningField,
+    /// Responses' `store` (true unless the request says `false`), echoed in the reply as the API echoes it.
+    pub store: bool,
+    /// Responses' `previous_response_id`, echoed in the reply.
+    pub previous_response_id: Option<String>,
 }
 
 impl DecodedRequest {
@@ -411,6 +415,8 @@ impl DecodedRequest {
             include_usage: false,
             include_thoughts: false,
             reasoning_field: crate::ReasoningField::None,
+            store: true,
+            previous_response_id: None,
         }
     }
 }

@@ -89,7 +89,14 @@ impl ChatProtocol for OpenAiResponses {
             stream: json::optional_bool(top, "stream", "request")?,
             metadata: crate::model::RequestMetadata::default(),
         };
-        Ok(DecodedRequest::new(request))
+        let mut decoded = DecodedRequest::new(request);
+        // The API stores a response unless told not to.
+        decoded.store = match top.get("store") {
+            None | Some(Value::Null) => true,
+            Some(_) => json::optional_bool(top, "store", "request")?,
+        };
+        decoded.previous_response_id = json::optional_str(top, "previous_response_id", "request")?;
+        Ok(decoded)
     }
 
     fn encode_response(
@@ -99,12 +106,12 @@ impl ChatProtocol for OpenAiResponses {
         request_id: &str,
     ) -> HttpReply {
         let output = output_items(response, envelope, "completed");
-        let body = response_object(Some(response), envelope, &Echo::of(&request.request), output, status_of(response));
+        let body = response_object(Some(response), envelope, &Echo::of(request), output, status_of(response));
         json_reply(200, vec![("x-request-id".into(), request_id.into())], &body)
     }
 
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
-        let echo = Echo::of(&request.request);
+        let echo = Echo::of(request);
         let frames = Frames::encoded(stream, move |stream| stream_encoding(stream, echo.clone()));
         stream_reply(stream, "x-request-id", request_id, frames)
     }
@@ -393,11 +400,16 @@ struct Echo {
     top_p: f64,
     /// The request's tools, echoed as OpenAI does (in the Responses shape the request gave them in).
     tools: Value,
+    store: bool,
+    previous_response_id: Option<String>,
 }
 
 impl Echo {
-    fn of(request: &ChatRequest) -> Echo {
+    fn of(decoded: &DecodedRequest) -> Echo {
+        let request = &decoded.request;
         Echo {
+            store: decoded.store,
+            previous_response_id: decoded.previous_response_id.clone(),
             max_output_tokens: request.max_tokens,
             temperature: request.temperature.unwrap_or(1.0),
             top_p: request.top_p.unwrap_or(1.0),
@@ -455,9 +467,9 @@ fn response_object(
         "model": envelope.model,
         "output": output,
         "parallel_tool_calls": true,
-        "previous_response_id": null,
+        "previous_response_id": echo.previous_response_id,
         "reasoning": {"effort": null, "summary": null},
-        "store": false,
+        "store": echo.store,
         "temperature": echo.temperature,
         "text": {"format": {"type": "text"}},
         "tool_choice": "auto",

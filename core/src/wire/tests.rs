@@ -485,3 +485,16 @@ fn admin_paths_under_v1_are_unknown_paths_and_journaled() {
     assert_eq!(get("/_cuecard/nope").status(), 404);
     assert_eq!(m.request_count(), 1, "the admin surface itself is not journaled");
 }
+
+#[test]
+fn a_responses_reply_echoes_store_and_previous_response_id_as_the_api_does() {
+    let m = mock(vec![Step::text("ok").unwrap()]);
+    m.then_repeats().unwrap();
+    let ask = |body: &str| body_json(&handle(&m, &HttpRequest::post_json("/v1/responses", body)));
+    let stored = ask(r#"{"model":"gpt-4o","input":"hi"}"#);
+    assert_eq!((stored["store"].clone(), stored["previous_response_id"].clone()), (json!(true), json!(null)));
+    let chained = ask(r#"{"model":"gpt-4o","input":"again","store":false,"previous_response_id":"resp_1"}"#);
+    assert_eq!((chained["store"].clone(), chained["previous_response_id"].clone()), (json!(false), json!("resp_1")));
+    let wrong = handle(&m, &HttpRequest::post_json("/v1/responses", r#"{"model":"gpt-4o","input":"x","store":"no"}"#));
+    assert_eq!(wrong.status(), 400);
+}
