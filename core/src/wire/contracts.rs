@@ -104,8 +104,8 @@ impl Contracts {
 
 /// Every rule id, for `except`.
 pub const RULES: &[&str] = &[
-    "A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "A9", "A10", "A11", "A12", "A13", "A14", "C1", "C2", "C3", "C4",
-    "C5", "C6", "C7", "C8", "C9", "S1", "S2", "R1", "R2", "R3", "R4", "R5", "R6",
+    "A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "A9", "A10", "A11", "A12", "A13", "A14", "A15", "C1", "C2", "C3",
+    "C4", "C5", "C6", "C7", "C8", "C9", "S1", "S2", "R1", "R2", "R3", "R4", "R5", "R6",
 ];
 
 /// The `contracts` mode.
@@ -305,6 +305,10 @@ fn anthropic(body: &Value, on: &Rules) -> Option<Violation> {
     }
     let messages = array(body, "messages");
     let last = messages.len().saturating_sub(1);
+    // A15: image sides up to 8000 pixels, 2000 in a request of more than 20 images.
+    let image_count = messages.iter().flat_map(blocks).filter(|b| str_of(b, "type") == "image").count();
+    let many_images = image_count > 20;
+    let side_limit = if many_images { 2000 } else { 8000 };
     for (i, message) in messages.iter().enumerate() {
         let role = str_of(message, "role");
         let content = blocks(message);
@@ -332,13 +336,27 @@ fn anthropic(body: &Value, on: &Rules) -> Option<Violation> {
                 return Some(problem);
             }
             let data = block.get("source").filter(|s| str_of(s, "type") == "base64").map(|s| str_of(s, "data"));
-            if on.on("A14") && str_of(block, "type") == "image" && data.is_some_and(|d| d.len() > IMAGE_BASE64_LIMIT) {
+            let image = data.filter(|_| str_of(block, "type") == "image");
+            if on.on("A14") && image.is_some_and(|d| d.len() > IMAGE_BASE64_LIMIT) {
                 let size = data.map_or(0, str::len);
                 let message = format!(
                     "messages.{i}.content.{j}.image.source.base64: image exceeds 5 MB maximum: {size} bytes > \
                      {IMAGE_BASE64_LIMIT} bytes"
                 );
                 return Some(violation("A14", message));
+            }
+            let sides = image.filter(|_| on.on("A15")).and_then(image_size::dimensions);
+            if sides.is_some_and(|(width, height)| width.max(height) > side_limit) {
+                let limit = if many_images {
+                    "max allowed size for many-image requests: 2000"
+                } else {
+                    "max allowed size: 8000"
+                };
+                let message = format!(
+                    "messages.{i}.content.{j}.image.source.base64.data: At least one of the image dimensions exceed \
+                     {limit} pixels"
+                );
+                return Some(violation("A15", message));
             }
         }
         if on.on("A1") && role == "assistant" && i < last {
@@ -801,6 +819,8 @@ fn object_problem(schema: &Value, path: &mut Vec<String>) -> Option<String> {
     }
     None
 }
+
+mod image_size;
 
 #[cfg(test)]
 mod tests;

@@ -531,3 +531,34 @@ fn reasoning_items_travel_with_their_items_and_unstored_items_are_not_referenced
     // Another server's ids are not this mock's to check.
     assert_eq!(responses_rule(body(json!([{"type": "reasoning", "id": "rs_68ab", "summary": []}])), &answers), None);
 }
+
+#[test]
+fn image_sides_up_to_8000_pixels_and_2000_in_many_image_requests() {
+    use base64::Engine;
+    let png = |width: u32, height: u32| {
+        let mut bytes = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+        bytes.extend_from_slice(&width.to_be_bytes());
+        bytes.extend_from_slice(&height.to_be_bytes());
+        json!({"type": "image", "source": {"type": "base64", "media_type": "image/png",
+               "data": base64::engine::general_purpose::STANDARD.encode(bytes)}})
+    };
+    let ask = |images: Vec<Value>| anthropic_body(json!([{"role": "user", "content": images}]));
+    assert_eq!(rule_of("messages", ask(vec![png(8000, 10)])), None);
+    assert_eq!(
+        rule_of("messages", ask(vec![png(10, 8001)])).unwrap(),
+        (
+            "A15".into(),
+            "messages.0.content.0.image.source.base64.data: At least one of the image dimensions exceed max allowed \
+             size: 8000 pixels"
+                .into()
+        )
+    );
+    let mut many: Vec<Value> = (0..21).map(|_| png(2000, 2000)).collect();
+    assert_eq!(rule_of("messages", ask(many.clone())), None);
+    many[20] = png(2001, 10);
+    assert_eq!(
+        rule_of("messages", ask(many)).unwrap().1,
+        "messages.0.content.20.image.source.base64.data: At least one of the image dimensions exceed max allowed size \
+         for many-image requests: 2000 pixels"
+    );
+}
