@@ -5,6 +5,7 @@
 //! Exit codes: 0 success; 1 a scenario is invalid; 2 bad input or usage (invalid UTF-8, unreadable file, a port
 //! in use).
 
+mod mcp;
 mod record;
 
 use clap::{Parser, Subcommand};
@@ -56,6 +57,22 @@ enum Command {
         /// `x-cuecard-admin-token: <token>`. Use it with a --host other than loopback.
         #[arg(long, env = "CUECARD_ADMIN_TOKEN", hide_env_values = true)]
         admin_token: Option<String>,
+    },
+    /// Serve one MCP server of a scenario over stdio: JSON-RPC lines on stdin and stdout (nothing else on stdout),
+    /// problems on stderr; exits at the end of stdin, or when a step drops the connection.
+    Mcp {
+        /// The scenario file with an `mcp` section (JSON, or YAML for .yaml/.yml).
+        #[arg(long)]
+        scenario: PathBuf,
+        /// The server to serve, by name; the first of the scenario when not given.
+        #[arg(long)]
+        server: Option<String>,
+        /// Skip scripted delays (virtual times are still recorded in the journal).
+        #[arg(long)]
+        instant: bool,
+        /// Write the MCP journal to this file (JSON) at exit: `{"entries": [...], "unused_steps": [...]}`.
+        #[arg(long)]
+        journal: Option<PathBuf>,
     },
     /// Read UTF-8 text from stdin and print its word-like tokens as one JSON array.
     Tokenize {
@@ -198,6 +215,11 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
             let description = Some(format!("imported by cuecard recording import from {}", input.display()));
             import_recording(&input, &out, cuecard::record::RecordOptions { redact_texts, redact_fields, description })
         }
+        Command::Mcp { scenario, server, instant, journal } => match read_scenario(Some(&scenario)) {
+            Ok(Ok(scenario)) => mcp::serve_stdio(&scenario, server.as_deref(), instant, journal.as_deref()),
+            Ok(Err(code)) => Ok(code),
+            Err(message) => Err(message),
+        },
         Command::Tokenize { count } => tokenize(count),
         Command::Validate { files } => validate(&files),
     };
@@ -219,16 +241,17 @@ struct ServeOptions {
     admin_token: Option<String>,
 }
 
-fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, String> {
-    let scenario = match &scenario {
+/// The scenario at `path` (the embedded default without one); an invalid one is printed, each problem once, and is
+/// exit code 1 (as `validate` says of the same file).
+fn read_scenario(path: Option<&std::path::Path>) -> Result<Result<cuecard::Scenario, ExitCode>, String> {
+    let scenario = match path {
         Some(path) => cuecard::Scenario::from_path(path),
         None => cuecard::Scenario::from_json(DEFAULT_SCENARIO),
     };
-    let scenario = match scenario {
-        Ok(s) => s,
+    match scenario {
+        Ok(s) => Ok(Ok(s)),
         Err(error) if error.kind() == cuecard::ErrorKind::InvalidScenario => {
-            // Each problem once, then what it means; not the summary message, which repeats the first. Exit 1, as
-            // `validate` does for the same file.
+            // Each problem once, then what it means; not the summary message, which repeats the first.
             let mut err = std::io::stderr().lock();
             let issues: Vec<String> = if error.issues().is_empty() {
                 vec![error.to_string()]
@@ -241,9 +264,16 @@ fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, S
             let count = issues.len();
             let plural = if count == 1 { "" } else { "s" };
             let _ = writeln!(err, "cuecard: the scenario has {count} problem{plural}; nothing is served");
-            return Ok(1);
+            Ok(Err(1))
         }
-        Err(error) => return Err(error.to_string()),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, String> {
+    let scenario = match read_scenario(scenario.as_deref())? {
+        Ok(scenario) => scenario,
+        Err(code) => return Ok(code),
     };
     let mock = std::sync::Arc::new(cuecard::MockModel::from_scenario(&scenario).map_err(|e| e.to_string())?);
     mock.set_journal_limit(Some(options.journal_limit));

@@ -34,6 +34,7 @@ mod failure;
 pub mod generate;
 pub mod journal;
 pub mod latency;
+pub mod mcp;
 pub mod memory;
 mod mock;
 pub mod model;

@@ -140,6 +140,8 @@ struct State {
     clock_ms: u64,
     /// Where the `rate_limits` stand.
     rate_buckets: crate::rate_limits::Buckets,
+    /// The scripted MCP servers, their used steps, sessions and journal.
+    mcp: crate::mcp::McpState,
 }
 
 impl State {
@@ -155,6 +157,7 @@ impl State {
             next_tool_call_id: 1,
             clock_ms: 0,
             rate_buckets: crate::rate_limits::Buckets::default(),
+            mcp: crate::mcp::McpState::default(),
         }
     }
 }
@@ -368,6 +371,9 @@ impl MockModel {
         {
             return Err(crate::error::invalid_argument(format!("invalid rate_limits.{field}: {problem}")));
         }
+        if let Some((field, problem)) = settings.mcp.as_ref().and_then(crate::mcp::Mcp::problem) {
+            return Err(crate::error::invalid_argument(format!("invalid mcp.{field}: {problem}")));
+        }
         let mut state = self.lock();
         if let Some(exhaustion) = settings.on_exhausted {
             for route in &state.routes {
@@ -422,9 +428,13 @@ impl MockModel {
         if let Some(limits) = settings.rate_limits {
             current.rate_limits = limits;
         }
+
         if let Some(latency) = settings.latency {
             // Neither distribution turns the profile off.
             current.latency = Some(latency).filter(|l| l.ttft_ms.is_some() || l.itl_ms.is_some());
+        }
+        if let Some(mcp) = &settings.mcp {
+            state.mcp = crate::mcp::McpState::new(std::sync::Arc::new(mcp.clone()));
         }
         if let Some(limit) = settings.journal_limit {
             state.settings.journal_limit = Some(limit);
@@ -435,7 +445,8 @@ impl MockModel {
 
     /// Every setting in force.
     pub fn settings(&self) -> MockSettings {
-        let settings = self.lock().settings.clone();
+        let state = self.lock();
+        let settings = state.settings.clone();
         MockSettings {
             on_exhausted: Some(settings.exhaustion),
             usage: Some(settings.usage),
@@ -453,6 +464,7 @@ impl MockModel {
             latency: settings.latency,
             contracts: Some(settings.contracts),
             rate_limits: Some(settings.rate_limits),
+            mcp: Some((*state.mcp.mcp).clone()).filter(|m| !m.servers.is_empty()),
         }
     }
 
@@ -587,6 +599,7 @@ impl MockModel {
         state.next_tool_call_id = 1;
         state.clock_ms = 0;
         state.rate_buckets = crate::rate_limits::Buckets::default();
+        state.mcp.reset();
     }
 
     /// Replaces the whole script (routes and settings) and forgets every request; the journal limit stays.
@@ -1197,6 +1210,29 @@ impl MockModel {
     /// The routes, described (`default`, `operation="classify"`), with their step counts and cursors.
     pub fn route_summaries(&self) -> Vec<(String, usize, usize)> {
         self.lock().routes.iter().map(|r| (r.route.matcher.describe(), r.route.steps.len(), r.cursor)).collect()
+    }
+
+    /// The MCP journal: every MCP message received, oldest first (beside the model's journal; see [`crate::mcp`]).
+    pub fn mcp_entries(&self) -> Vec<crate::mcp::McpEntry> {
+        self.lock().mcp.journal.clone()
+    }
+
+    /// Whether the mock has MCP servers.
+    pub fn has_mcp_servers(&self) -> bool {
+        !self.lock().mcp.mcp.servers.is_empty()
+    }
+
+    /// MCP tool steps no call took.
+    pub fn mcp_unused_steps(&self) -> Vec<crate::mcp::UnusedMcpStep> {
+        self.lock().mcp.unused_steps()
+    }
+
+    /// Runs `f` on the MCP state under the lock, with the model journal's length and the clock.
+    pub(crate) fn with_mcp<R>(&self, f: impl FnOnce(&mut crate::mcp::McpState, crate::mcp::Now<'_>) -> R) -> R {
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let requests = state.journal.len();
+        f(&mut state.mcp, crate::mcp::Now { requests, clock_ms: &mut state.clock_ms })
     }
 
     /// Provider-side call records: one per journaled request, as an engine's observer would have recorded them,

@@ -60,6 +60,9 @@ struct ScenarioSpec {
     contracts: Option<crate::wire::Contracts>,
     #[serde(default)]
     rate_limits: Option<crate::rate_limits::RateLimits>,
+    #[serde(default)]
+    mcp: Option<crate::mcp::Mcp>,
+    #[serde(default)]
     routes: Vec<RouteSpec>,
 }
 
@@ -270,8 +273,13 @@ impl Scenario {
                 message: format!("unsupported format version {} (this build reads {FORMAT_VERSION})", spec.cuecard),
             });
         }
-        if spec.routes.is_empty() {
-            issues.push(Issue { path: "routes".into(), message: "a scenario needs at least one route".into() });
+        let has_mcp = spec.mcp.as_ref().is_some_and(|m| !m.servers.is_empty());
+        if spec.routes.is_empty() && !has_mcp {
+            let message = "a scenario needs at least one route (or an mcp section with servers)";
+            issues.push(Issue { path: "routes".into(), message: message.into() });
+        }
+        if let Some((field, problem)) = spec.mcp.as_ref().and_then(crate::mcp::Mcp::problem) {
+            issues.push(Issue { path: format!("mcp.{field}"), message: problem });
         }
         if let Some(recording) = &spec.recording {
             if recording.version != RECORDING_VERSION {
@@ -368,6 +376,7 @@ impl Scenario {
             latency: spec.latency,
             contracts: spec.contracts,
             rate_limits: spec.rate_limits,
+            mcp: spec.mcp,
         };
         Ok(Scenario { script: Script { routes, settings }, description: spec.description })
     }

@@ -829,6 +829,9 @@ pub struct MockSettings {
     /// (`rate_limits::RateLimits`; headers on by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limits: Option<crate::rate_limits::RateLimits>,
+    /// MCP servers scripted beside the model (`mcp::Mcp`), served at `/mcp` and by `cuecard mcp`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<crate::mcp::Mcp>,
 }
 
 /// Where Chat Completions replies carry a step's thinking. OpenAI's own API sends no reasoning text, so by default

@@ -349,11 +349,13 @@ async fn answer(
             return Ok(reply_now(wire::admin_token_refusal()));
         }
     }
-    // Only the headers the wire layer reads are copied: fewer allocations per request under load.
+    // Only the headers the wire layer reads are copied: fewer allocations per request under load. MCP reads its own
+    // (`mcp-session-id`, `mcp-protocol-version`, `accept`), so its requests keep them all.
+    let mcp = crate::mcp::is_mcp_path(parts.uri.path());
     let headers: Vec<(String, String)> = parts
         .headers
         .iter()
-        .filter(|(name, _)| wire::READ_HEADERS.contains(&name.as_str()))
+        .filter(|(name, _)| mcp || wire::READ_HEADERS.contains(&name.as_str()))
         .map(|(name, value)| (name.as_str().to_string(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
         .collect();
     let mut http = HttpRequest {

@@ -211,10 +211,35 @@ pub enum Check {
         /// The model.
         model: String,
     },
+    /// An MCP tool was called: `times` times exactly when given (else at least once), counting only calls whose
+    /// arguments contain `arguments` when given, on `server` when given.
+    McpToolCalled {
+        /// The tool.
+        tool: String,
+        /// The server.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        server: Option<String>,
+        /// How many calls.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        times: Option<u64>,
+        /// Arguments the counted calls contain.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        arguments: Option<serde_json::Value>,
+    },
+    /// A client listed an MCP server's tools (`server`'s, when given).
+    McpToolsListed {
+        /// The server.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        server: Option<String>,
+    },
+    /// No MCP message went beyond the scenario (an unknown tool or method, a tool past its steps, a refused message).
+    NoUnexpectedMcpCalls,
+    /// Every MCP tool step answered a call.
+    AllMcpStepsUsed,
 }
 
 /// The name of every check, as `Check`'s `"check"` tag: each binding's test asserts its fluent chain covers them.
-pub const CHECK_NAMES: [&str; 20] = [
+pub const CHECK_NAMES: [&str; 24] = [
     "all_steps_used",
     "no_unexpected_requests",
     "script_fully_used",
@@ -235,6 +260,10 @@ pub const CHECK_NAMES: [&str; 20] = [
     "offers_exactly_tools",
     "has_json_schema_response_format",
     "has_model",
+    "mcp_tool_called",
+    "mcp_tools_listed",
+    "no_unexpected_mcp_calls",
+    "all_mcp_steps_used",
 ];
 
 impl Check {
@@ -316,6 +345,12 @@ pub fn run_check(mock: &MockModel, observer: Option<&RecordingObserver>, check: 
         Check::ScriptFullyUsed => script_fully_used(mock),
         Check::NoContractViolations => no_contract_violations(mock),
         Check::ReceivedRequests { times } => received_requests(mock, *times),
+        Check::McpToolCalled { tool, server, times, arguments } => {
+            crate::mcp::checks::tool_called(mock, server.as_deref(), tool, *times, arguments.as_ref())
+        }
+        Check::McpToolsListed { server } => crate::mcp::checks::tools_listed(mock, server.as_deref()),
+        Check::NoUnexpectedMcpCalls => crate::mcp::checks::no_unexpected_calls(mock),
+        Check::AllMcpStepsUsed => crate::mcp::checks::all_steps_used(mock),
         Check::WasCalledTimes { operation, .. }
         | Check::AndRetried { operation, .. }
         | Check::AndParsedSuccessfully { operation }
@@ -816,6 +851,37 @@ impl<'a> Verification<'a> {
         self.check(&Check::NoContractViolations)
     }
 
+    /// The MCP tool was called (on any server) at least once; [`Check::McpToolCalled`] as data says how often and
+    /// with what.
+    pub fn mcp_tool_called(&self, tool: &str) -> CheckResult<&Self> {
+        self.check(&Check::McpToolCalled { tool: tool.into(), server: None, times: None, arguments: None })
+    }
+
+    /// The MCP tool was called exactly `n` times.
+    pub fn mcp_tool_called_times(&self, tool: &str, n: u64) -> CheckResult<&Self> {
+        self.check(&Check::McpToolCalled { tool: tool.into(), server: None, times: Some(n), arguments: None })
+    }
+
+    /// The MCP tool was called with arguments containing `arguments`.
+    pub fn mcp_tool_called_with(&self, tool: &str, arguments: serde_json::Value) -> CheckResult<&Self> {
+        self.check(&Check::McpToolCalled { tool: tool.into(), server: None, times: None, arguments: Some(arguments) })
+    }
+
+    /// A client listed an MCP server's tools.
+    pub fn mcp_tools_listed(&self) -> CheckResult<&Self> {
+        self.check(&Check::McpToolsListed { server: None })
+    }
+
+    /// No MCP message went beyond the scenario.
+    pub fn no_unexpected_mcp_calls(&self) -> CheckResult<&Self> {
+        self.check(&Check::NoUnexpectedMcpCalls)
+    }
+
+    /// Every MCP tool step answered a call.
+    pub fn all_mcp_steps_used(&self) -> CheckResult<&Self> {
+        self.check(&Check::AllMcpStepsUsed)
+    }
+
     /// The mock received exactly `n` requests.
     pub fn received_requests(&self, n: u64) -> CheckResult<&Self> {
         self.check(&Check::ReceivedRequests { times: n })
@@ -1113,6 +1179,42 @@ impl<'a> Expect<'a> {
     /// Panics if a wire request broke a rule of the real API.
     pub fn no_contract_violations(&self) -> &Self {
         or_panic(self.inner.no_contract_violations());
+        self
+    }
+
+    /// Panics unless the MCP tool was called at least once.
+    pub fn mcp_tool_called(&self, tool: &str) -> &Self {
+        or_panic(self.inner.mcp_tool_called(tool));
+        self
+    }
+
+    /// Panics unless the MCP tool was called exactly `n` times.
+    pub fn mcp_tool_called_times(&self, tool: &str, n: u64) -> &Self {
+        or_panic(self.inner.mcp_tool_called_times(tool, n));
+        self
+    }
+
+    /// Panics unless the MCP tool was called with arguments containing `arguments`.
+    pub fn mcp_tool_called_with(&self, tool: &str, arguments: serde_json::Value) -> &Self {
+        or_panic(self.inner.mcp_tool_called_with(tool, arguments));
+        self
+    }
+
+    /// Panics unless a client listed an MCP server's tools.
+    pub fn mcp_tools_listed(&self) -> &Self {
+        or_panic(self.inner.mcp_tools_listed());
+        self
+    }
+
+    /// Panics if an MCP message went beyond the scenario.
+    pub fn no_unexpected_mcp_calls(&self) -> &Self {
+        or_panic(self.inner.no_unexpected_mcp_calls());
+        self
+    }
+
+    /// Panics unless every MCP tool step answered a call.
+    pub fn all_mcp_steps_used(&self) -> &Self {
+        or_panic(self.inner.all_mcp_steps_used());
         self
     }
 

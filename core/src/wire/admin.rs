@@ -127,8 +127,18 @@ fn journal_page_document(mock: &MockModel, after: Option<u64>, limit: Option<usi
 /// The journal as one document: `{"count", "counts", "unused_steps", "entries"}` (the admin endpoint's body, and
 /// what the C ABI's `cuecard_mock_journal` gives).
 pub fn journal_document(mock: &MockModel) -> Value {
-    json!({"count": mock.request_count(), "counts": mock.counts(), "unused_steps": mock.unused_steps(),
-        "entries": mock.entries()})
+    let mut document = json!({"count": mock.request_count(), "counts": mock.counts(),
+        "unused_steps": mock.unused_steps(), "entries": mock.entries()});
+    if let Some(mcp) = mcp_journal(mock) {
+        document["mcp"] = mcp;
+    }
+    document
+}
+
+/// The MCP journal, `{"entries", "unused_steps"}`, when the mock has MCP servers (the journal document's `mcp`).
+fn mcp_journal(mock: &MockModel) -> Option<Value> {
+    let has_servers = mock.has_mcp_servers();
+    has_servers.then(|| json!({"entries": mock.mcp_entries(), "unused_steps": mock.mcp_unused_steps()}))
 }
 
 /// Whether `request` reads the whole journal (`GET /_cuecard/journal` without a page) and passes the admin
@@ -174,7 +184,12 @@ pub fn write_journal_document(mock: &MockModel, page: usize, mut emit: impl FnMu
         }
         after = Some(last);
     }
-    piece.extend_from_slice(br#"],"unused_steps":"#);
+    piece.extend_from_slice(b"]");
+    if let Some(mcp) = mcp_journal(mock) {
+        piece.extend_from_slice(br#","mcp":"#);
+        write(&mut piece, mcp);
+    }
+    piece.extend_from_slice(br#","unused_steps":"#);
     write(&mut piece, json!(mock.unused_steps()));
     piece.push(b'}');
     emit(piece);

@@ -453,6 +453,9 @@ pub fn handle_turn(mock: &MockModel, request: &HttpRequest) -> Turn<HttpReply> {
     if is_admin_path(&request.path) && !request.path.starts_with("/v1/") {
         return Turn::Done(admin::admin(mock, request));
     }
+    if crate::mcp::is_mcp_path(&request.path) {
+        return Turn::Done(crate::mcp::handle_http(mock, request));
+    }
     match routes::find(request) {
         Some((route, matched)) => route.answer(mock, request, &matched),
         None => Turn::Done(unknown_path(mock, request)),

@@ -1,0 +1,187 @@
+//! MCP's Streamable HTTP transport (2025-03-26 to 2025-11-25) at `/mcp` and `/mcp/{server}`: a POST per message,
+//! answered with JSON (or SSE when progress goes before the answer), `202` for notifications, a session minted by
+//! `initialize`, `405` for the GET stream (none is offered), `DELETE` to end a session, and an Origin check.
+
+use super::engine::{self, Answer, Incoming, INVALID_REQUEST, PARSE_ERROR};
+use super::{Session, PROTOCOL_VERSIONS};
+use crate::journal::Outcome;
+use crate::mock::MockModel;
+use crate::wire::{Frame, HttpReply, HttpRequest, StreamEnd};
+use serde_json::{json, Value};
+
+/// Whether `path` is MCP's: `/mcp` or `/mcp/{server}`.
+pub fn is_mcp_path(path: &str) -> bool {
+    path == "/mcp" || path.starts_with("/mcp/")
+}
+
+/// Answers one HTTP request to `/mcp` or `/mcp/{server}`, journaling it once in the MCP journal.
+pub fn handle_http(mock: &MockModel, request: &HttpRequest) -> HttpReply {
+    let named = request.path.strip_prefix("/mcp/").map(|name| name.trim_end_matches('/')).filter(|n| !n.is_empty());
+    let (server, servers) = mock.with_mcp(|state, _| {
+        let names: Vec<String> = state.mcp.servers.iter().map(|s| s.name.clone()).collect();
+        (state.server_index(named), names)
+    });
+    let session = request.header("mcp-session-id");
+    let incoming = Incoming { server, transport: "http", session, initialized: true };
+    let body: Option<Value> = serde_json::from_slice(&request.body).ok();
+    let refuse = |status: u16, code: i64, reason: &str| {
+        engine::journal_transport(mock, &incoming, body.as_ref(), Outcome::Rejected { reason: reason.to_string() });
+        let id = body.as_ref().and_then(|b| b.get("id")).cloned().unwrap_or(Value::Null);
+        json_reply(status, Vec::new(), &engine::error_response(id, code, reason))
+    };
+    if let Some(origin) = request.header("origin").filter(|origin| !is_loopback_origin(origin)) {
+        // A web page on another site reaching a loopback server (DNS rebinding): refused, as the spec asks.
+        return refuse(403, INVALID_REQUEST, &format!("Forbidden: the Origin {origin} is not this server's"));
+    }
+    if server.is_none() {
+        let reason = match (named, servers.is_empty()) {
+            (_, true) => "Not Found: the scenario has no MCP server (add an `mcp` section with servers)".to_string(),
+            (Some(name), false) => format!("Not Found: no MCP server named {name} (the scenario has {})", servers.join(", ")),
+            (None, false) => "Not Found".to_string(),
+        };
+        return refuse(404, INVALID_REQUEST, &reason);
+    }
+    match request.method.as_str() {
+        "POST" => post(mock, request, &incoming, body.as_ref(), refuse),
+        "GET" => {
+            // No server-initiated stream: 405, which every client takes as "request-response mode".
+            engine::journal_transport(mock, &incoming, Some(&json!({"method": "GET"})), Outcome::Answered);
+            HttpReply::Full {
+                delay_ms: 0,
+                status: 405,
+                headers: vec![("allow".into(), "POST, DELETE".into())],
+                body: String::new(),
+            }
+        }
+        "DELETE" => match session {
+            None => refuse(400, INVALID_REQUEST, "Bad Request: DELETE needs the Mcp-Session-Id header"),
+            Some(id) => {
+                if end_session(mock, id) {
+                    engine::journal_transport(mock, &incoming, Some(&json!({"method": "DELETE"})), Outcome::Answered);
+                    HttpReply::Full { delay_ms: 0, status: 200, headers: Vec::new(), body: String::new() }
+                } else {
+                    refuse(404, INVALID_REQUEST, "Session not found")
+                }
+            }
+        },
+        other => refuse(405, INVALID_REQUEST, &format!("Method Not Allowed: {other} (MCP takes POST and DELETE)")),
+    }
+}
+
+fn post(
+    mock: &MockModel,
+    request: &HttpRequest,
+    incoming: &Incoming,
+    body: Option<&Value>,
+    refuse: impl Fn(u16, i64, &str) -> HttpReply,
+) -> HttpReply {
+    if let Some(kind) = request.header("content-type").filter(|c| !c.contains("json")) {
+        return refuse(415, INVALID_REQUEST, &format!("Unsupported Media Type: {kind} (MCP messages are application/json)"));
+    }
+    let Some(message) = body else {
+        let reason = match std::str::from_utf8(&request.body) {
+            Err(_) => "Parse error: the body is not UTF-8".to_string(),
+            Ok(text) => match serde_json::from_str::<Value>(text) {
+                Err(e) => format!("Parse error: {e}"),
+                Ok(_) => unreachable!("the body parsed once"),
+            },
+        };
+        return refuse(400, PARSE_ERROR, &reason);
+    };
+    let method = message.get("method").and_then(Value::as_str).unwrap_or_default();
+    if method != "initialize" {
+        if let Some(version) = request.header("mcp-protocol-version").filter(|v| !PROTOCOL_VERSIONS.contains(v)) {
+            let supported = PROTOCOL_VERSIONS.join(", ");
+            return refuse(400, INVALID_REQUEST, &format!("Bad Request: unsupported MCP-Protocol-Version {version} (this server speaks {supported})"));
+        }
+        match incoming.session {
+            Some(id) if !session_is_live(mock, id, incoming.server) => return refuse(404, INVALID_REQUEST, "Session not found"),
+            Some(_) => {}
+            // A probe and a ping are answered without a session; anything else needs the one initialize gave.
+            None if matches!(method, "server/discover" | "ping") || message.get("id").is_none() => {}
+            None => return refuse(400, INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required (initialize first)"),
+        }
+    }
+    let answer = engine::answer(mock, incoming, message);
+    let mut headers = Vec::new();
+    if let (Some(_), Some(server)) = (&answer.negotiated, incoming.server) {
+        headers.push(("mcp-session-id".into(), open_session(mock, server)));
+    }
+    reply(answer, headers, request.header("accept"))
+}
+
+fn reply(answer: Answer, mut headers: Vec<(String, String)>, accept: Option<&str>) -> HttpReply {
+    let waited = answer.before.iter().map(|(delay, _)| delay).sum::<u64>() + answer.delay_ms;
+    if answer.dropped {
+        return HttpReply::Abort { delay_ms: waited };
+    }
+    let Some(response) = answer.response else {
+        return HttpReply::Full { delay_ms: waited, status: 202, headers, body: String::new() };
+    };
+    let takes_sse = accept.is_none_or(|a| a.contains("text/event-stream") || a.contains("*/*"));
+    if answer.before.is_empty() || !takes_sse {
+        // Progress cannot travel on a JSON answer: a client that takes no SSE gets the answer alone.
+        return json_reply_after(200, headers, &response, waited);
+    }
+    let event = |delay_ms: u64, message: &Value| Frame { delay_ms, data: format!("event: message\ndata: {message}\n\n") };
+    let mut frames: Vec<Frame> = answer.before.iter().map(|(delay, note)| event(*delay, note)).collect();
+    frames.push(event(answer.delay_ms, &response));
+    headers.insert(0, ("content-type".into(), "text/event-stream".into()));
+    headers.push(("cache-control".into(), "no-cache".into()));
+    HttpReply::Stream {
+        stall_ms: 0,
+        status: 200,
+        headers,
+        frames: frames.into(),
+        end: StreamEnd::Close,
+        base64: false,
+        separate_writes: false,
+        entry: None,
+    }
+}
+
+fn json_reply(status: u16, headers: Vec<(String, String)>, body: &Value) -> HttpReply {
+    json_reply_after(status, headers, body, 0)
+}
+
+fn json_reply_after(status: u16, mut headers: Vec<(String, String)>, body: &Value, delay_ms: u64) -> HttpReply {
+    headers.insert(0, ("content-type".into(), "application/json".into()));
+    HttpReply::Full { delay_ms, status, headers, body: body.to_string() }
+}
+
+/// Whether an `Origin` is this machine's (`http://localhost:PORT`, `http://127.0.0.1:PORT`, `http://[::1]:PORT`).
+fn is_loopback_origin(origin: &str) -> bool {
+    let host = origin.split_once("://").map_or(origin, |(_, rest)| rest);
+    let host = match host.strip_prefix('[') {
+        Some(bracketed) => bracketed.split(']').next().unwrap_or_default(),
+        None => host.split(':').next().unwrap_or_default(),
+    };
+    matches!(host, "localhost" | "127.0.0.1" | "::1")
+}
+
+/// Mints a session for an initialize (ids count up: `cuecard-mcp-1`, ...) and notes it on its journal entry.
+fn open_session(mock: &MockModel, server: usize) -> String {
+    mock.with_mcp(|state, _| {
+        let id = format!("cuecard-mcp-{}", state.sessions.len() + 1);
+        state.sessions.push(Session { id: id.clone(), server, ended: false });
+        if let Some(entry) = state.journal.last_mut() {
+            entry.session = Some(id.clone());
+        }
+        id
+    })
+}
+
+fn session_is_live(mock: &MockModel, id: &str, server: Option<usize>) -> bool {
+    mock.with_mcp(|state, _| state.sessions.iter().any(|s| s.id == id && !s.ended && Some(s.server) == server))
+}
+
+fn end_session(mock: &MockModel, id: &str) -> bool {
+    mock.with_mcp(|state, _| match state.sessions.iter_mut().find(|s| s.id == id && !s.ended) {
+        Some(session) => {
+            session.ended = true;
+            true
+        }
+        None => false,
+    })
+}
+

@@ -1,0 +1,313 @@
+//! The MCP engine and transports against the checklist of `../shared/spec/mcp.md` §9 (numbers in the test names'
+//! comments), and the checks.
+
+use super::*;
+use crate::verify::{run_check, Check};
+use crate::wire::{handle, HttpReply, HttpRequest};
+use crate::{MockModel, Scenario};
+use serde_json::json;
+
+fn mock() -> MockModel {
+    let scenario = json!({"cuecard": 1, "routes": [{"steps": [{"text": "The forecast is sunny."}]}], "mcp": {"servers": [
+        {"name": "weather", "instructions": "Weather tools", "page_size": 1, "tools": [
+            {"name": "get_forecast", "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+             "steps": [
+                {"match": {"arguments": {"city": "Paris"}}, "text": "22 °C, sunny"},
+                {"structured": {"temp_c": 22}},
+                {"is_error": true, "text": "city not found"},
+                {"error": {"code": -32603, "message": "backend down"}},
+                {"progress": [0.5, 1.0], "delay_ms": 200, "text": "done"},
+                {"drop_connection": true}]},
+            {"name": "get_time", "steps": [{"text": "noon"}], "on_exhausted": "repeat_last"}],
+         "resources": [{"uri": "file:///notes.txt", "text": "milk"}],
+         "prompts": [{"name": "summarize", "arguments": [{"name": "topic", "required": true}],
+                      "messages": [{"role": "user", "text": "Summarize {{topic}}"}]}]},
+        {"name": "second", "tools": [{"name": "t", "steps": [{"text": "x"}]}]}]}});
+    MockModel::from_scenario(&Scenario::from_value(scenario).unwrap()).unwrap()
+}
+
+fn rpc(id: u64, method: &str, params: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+fn post(mock: &MockModel, session: Option<&str>, body: &str) -> HttpReply {
+    let mut request = HttpRequest::post_json("/mcp", body)
+        .with_header("content-type", "application/json")
+        .with_header("accept", "application/json, text/event-stream");
+    if let Some(session) = session {
+        request = request.with_header("mcp-session-id", session).with_header("mcp-protocol-version", "2025-06-18");
+    }
+    handle(mock, &request)
+}
+
+fn body(reply: &HttpReply) -> Value {
+    serde_json::from_str(&reply.body_text()).unwrap()
+}
+
+/// Initializes over HTTP and returns the session id.
+fn initialize(mock: &MockModel, version: &str) -> (String, Value) {
+    let reply = post(mock, None, &rpc(0, "initialize", json!({"protocolVersion": version, "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}})));
+    assert_eq!(reply.status(), 200);
+    let session = reply.header("mcp-session-id").unwrap().to_string();
+    (session, body(&reply))
+}
+
+#[test]
+fn initialize_echoes_a_served_version_and_answers_the_newest_to_others() {
+    // §9.1
+    let mock = mock();
+    for (asked, agreed) in [("2025-06-18", "2025-06-18"), ("2024-11-05", "2024-11-05"), ("2026-07-28", "2025-11-25"), ("1.0.0", "2025-11-25")] {
+        let (_, body) = initialize(&mock, asked);
+        assert_eq!(body["result"]["protocolVersion"], agreed, "asked {asked}");
+    }
+    // §9.4: what every client requires is there.
+    let (session, body) = initialize(&mock, "2025-11-25");
+    assert_eq!(session, "cuecard-mcp-5");
+    let result = &body["result"];
+    assert_eq!(result["serverInfo"], json!({"name": "weather", "version": "1.0.0"}));
+    assert_eq!(result["instructions"], "Weather tools");
+    assert_eq!(result["capabilities"]["tools"], json!({"listChanged": false}));
+    assert!(result["capabilities"]["resources"].is_object() && result["capabilities"]["prompts"].is_object());
+}
+
+#[test]
+fn notifications_are_never_answered_on_either_transport() {
+    // §9.2, §9.15
+    let mock = mock();
+    let (session, _) = initialize(&mock, "2025-11-25");
+    for method in ["notifications/initialized", "notifications/cancelled", "notifications/whatever", "initialized"] {
+        let reply = post(&mock, Some(&session), &json!({"jsonrpc": "2.0", "method": method}).to_string());
+        assert_eq!((reply.status(), reply.body_text().as_str(), reply.header("content-type")), (202, "", None), "{method}");
+    }
+    let mut stdio = StdioSession::new(&mock, None).unwrap();
+    let out = stdio.handle_line(&mock, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    assert_eq!(out, StdioOutput::default());
+    let entries = mock.mcp_entries();
+    assert_eq!(entries.iter().filter(|e| e.method.contains("initialized")).count(), 3);
+    assert!(entries.iter().all(|e| !e.is_unexpected()), "notifications are expected: {entries:?}");
+}
+
+#[test]
+fn ids_keep_their_type_and_an_unreadable_one_is_answered_with_null() {
+    // §9.3
+    let mock = mock();
+    let mut stdio = StdioSession::new(&mock, None).unwrap();
+    let line = |stdio: &mut StdioSession, text: &str| -> Value {
+        let out = stdio.handle_line(&mock, text);
+        assert_eq!(out.lines.len(), 1, "{text}");
+        assert!(!out.lines[0].1.contains('\n'), "§9.12: one line per message");
+        serde_json::from_str(&out.lines[0].1).unwrap()
+    };
+    assert_eq!(line(&mut stdio, r#"{"jsonrpc":"2.0","id":"1","method":"ping"}"#)["id"], json!("1"));
+    assert_eq!(line(&mut stdio, r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#)["id"], json!(7));
+    let null_id = line(&mut stdio, r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#);
+    assert_eq!((null_id["id"].clone(), null_id["error"]["code"].clone()), (Value::Null, json!(-32600)));
+    let parse = line(&mut stdio, "{not json\r");
+    assert_eq!((parse["id"].clone(), parse["error"]["code"].clone()), (Value::Null, json!(-32700)));
+    let batch = line(&mut stdio, r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#);
+    assert!(batch["error"]["message"].as_str().unwrap().contains("batch"));
+}
+
+#[test]
+fn stdio_refuses_requests_before_initialize_but_answers_ping_and_discover() {
+    // §9.7, and the reference server's -32602 before initialization
+    let mock = mock();
+    let mut stdio = StdioSession::new(&mock, Some("weather")).unwrap();
+    let answer = |stdio: &mut StdioSession, text: String| -> Value {
+        serde_json::from_str(&stdio.handle_line(&mock, &text).lines[0].1).unwrap()
+    };
+    assert_eq!(answer(&mut stdio, rpc(1, "tools/list", json!({})))["error"]["code"], -32602);
+    assert_eq!(answer(&mut stdio, rpc(2, "ping", json!({})))["result"], json!({}));
+    let discover = answer(&mut stdio, rpc(3, "server/discover", json!({})));
+    assert_eq!(discover["result"]["supportedVersions"], json!(PROTOCOL_VERSIONS));
+    assert_eq!(discover["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "weather");
+    answer(&mut stdio, rpc(4, "initialize", json!({"protocolVersion": "2025-03-26"})));
+    assert_eq!(answer(&mut stdio, rpc(5, "tools/list", json!({})))["result"]["tools"][0]["name"], "get_forecast");
+    assert!(StdioSession::new(&mock, Some("nope")).unwrap_err().to_string().contains("weather, second"));
+}
+
+#[test]
+fn tool_steps_answer_in_order_with_matches_and_every_kind() {
+    // §9.5, §9.6
+    let mock = mock();
+    let (session, _) = initialize(&mock, "2025-11-25");
+    let call = |id: u64, arguments: Value| post(&mock, Some(&session), &rpc(id, "tools/call", json!({"name": "get_forecast", "arguments": arguments})));
+    // London does not match the first step (Paris), so it takes the second: structured, with its text mirror.
+    let london = body(&call(1, json!({"city": "London"})));
+    assert_eq!(london["result"], json!({"content": [{"type": "text", "text": "{\"temp_c\":22}"}], "structuredContent": {"temp_c": 22}, "isError": false}));
+    assert_eq!(body(&call(2, json!({"city": "Paris"})))["result"]["content"][0]["text"], "22 °C, sunny");
+    assert_eq!(body(&call(3, json!({})))["result"]["isError"], true);
+    assert_eq!(body(&call(4, json!({})))["error"], json!({"code": -32603, "message": "backend down"}));
+    // Without a progressToken, no progress: a JSON answer after the whole delay.
+    match call(5, json!({})) {
+        HttpReply::Full { delay_ms, headers, .. } => {
+            assert_eq!(delay_ms, 200);
+            assert_eq!(headers[0], ("content-type".into(), "application/json".into()));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(call(6, json!({})), HttpReply::Abort { delay_ms: 0 }));
+    let exhausted = body(&call(7, json!({})));
+    assert!(exhausted["error"]["message"].as_str().unwrap().contains("all 6 of its steps were used"), "{exhausted}");
+    let unknown = body(&post(&mock, Some(&session), &rpc(8, "tools/call", json!({"name": "get_wether"}))));
+    assert_eq!(unknown["error"], json!({"code": -32602, "message": "Unknown tool: get_wether"}));
+    // repeat_last keeps answering.
+    for id in 9..12 {
+        let reply = post(&mock, Some(&session), &rpc(id, "tools/call", json!({"name": "get_time"})));
+        assert_eq!(body(&reply)["result"]["content"][0]["text"], "noon");
+    }
+    let outcomes: Vec<String> = mock.mcp_entries().iter().map(|e| e.outcome.describe()).collect();
+    assert_eq!(&outcomes[7..9], ["exhausted", "unmatched"]);
+    let dropped = &mock.mcp_entries()[6];
+    assert!(dropped.dropped_connection && dropped.result.is_none());
+}
+
+#[test]
+fn progress_goes_before_the_answer_on_an_sse_stream_to_a_client_that_asked() {
+    // §9.9, §9.19
+    let mock = mock();
+    let (session, _) = initialize(&mock, "2025-11-25");
+    for id in 1..5 {
+        post(&mock, Some(&session), &rpc(id, "tools/call", json!({"name": "get_forecast", "arguments": {"city": "Paris"}})));
+    }
+    let reply = post(&mock, Some(&session), &rpc(5, "tools/call", json!({"name": "get_forecast", "_meta": {"progressToken": "p1"}})));
+    let HttpReply::Stream { headers, frames, .. } = &reply else { panic!("{reply:?}") };
+    assert_eq!(headers[0], ("content-type".into(), "text/event-stream".into()));
+    let frames = frames.to_vec();
+    let delays: Vec<u64> = frames.iter().map(|f| f.delay_ms).collect();
+    assert_eq!(delays, [66, 67, 67], "progress spread over the 200 ms");
+    for frame in &frames {
+        assert!(frame.data.starts_with("event: message\ndata: {") && frame.data.ends_with("}\n\n"), "{:?}", frame.data);
+    }
+    let message = |i: usize| -> Value { serde_json::from_str(frames[i].data.strip_prefix("event: message\ndata: ").unwrap().trim()).unwrap() };
+    assert_eq!(message(0)["params"], json!({"progressToken": "p1", "progress": 0.5, "total": 1.0}));
+    assert_eq!(message(1)["params"]["progress"], 1.0);
+    assert_eq!(message(2)["result"]["content"][0]["text"], "done");
+    assert_eq!(mock.clock_ms(), 200, "the delay passed on the virtual clock");
+}
+
+#[test]
+fn the_http_transport_keeps_sessions_origins_and_methods_as_the_spec_says() {
+    // §9.16, §9.17, §9.18, §9.20, §9.21
+    let mock = mock();
+    // The initialize POST needs no session and no version header, and tolerates any version header.
+    let init = HttpRequest::post_json("/mcp", &rpc(0, "initialize", json!({"protocolVersion": "2025-11-25"})))
+        .with_header("mcp-protocol-version", "2099-01-01");
+    let reply = handle(&mock, &init);
+    assert_eq!(reply.status(), 200);
+    let session = reply.header("mcp-session-id").unwrap().to_string();
+    assert!(session.bytes().all(|b| (0x21..=0x7e).contains(&b)));
+    // Only initialize mints one.
+    assert_eq!(post(&mock, Some(&session), &rpc(1, "ping", json!({}))).header("mcp-session-id"), None);
+    assert_eq!(post(&mock, None, &rpc(2, "tools/list", json!({}))).status(), 400);
+    assert_eq!(post(&mock, Some("cuecard-mcp-99"), &rpc(3, "tools/list", json!({}))).status(), 404);
+    let bad_version = HttpRequest::post_json("/mcp", &rpc(4, "tools/list", json!({})))
+        .with_header("mcp-session-id", &session)
+        .with_header("mcp-protocol-version", "2099-01-01");
+    assert_eq!(handle(&mock, &bad_version).status(), 400);
+    let get = handle(&mock, &HttpRequest::new("GET", "/mcp", vec![("accept".into(), "text/event-stream".into())], vec![]));
+    assert_eq!((get.status(), get.header("allow")), (405, Some("POST, DELETE")));
+    for (origin, status) in [("http://localhost:3000", 200), ("http://127.0.0.1:8080", 200), ("https://evil.example", 403)] {
+        let request = HttpRequest::post_json("/mcp", &rpc(5, "ping", json!({}))).with_header("origin", origin);
+        assert_eq!(handle(&mock, &request).status(), status, "{origin}");
+    }
+    let text = HttpRequest::post_json("/mcp", "{}").with_header("content-type", "text/plain");
+    assert_eq!(handle(&mock, &text).status(), 415);
+    assert_eq!(handle(&mock, &HttpRequest::post_json("/mcp", "{oops")).status(), 400);
+    let delete = |s: &str| handle(&mock, &HttpRequest::new("DELETE", "/mcp", vec![("mcp-session-id".into(), s.into())], vec![]));
+    assert_eq!(delete(&session).status(), 200);
+    assert_eq!(delete(&session).status(), 404);
+    assert_eq!(post(&mock, Some(&session), &rpc(6, "ping", json!({}))).status(), 404);
+    // A session belongs to its server.
+    let second = handle(&mock, &HttpRequest::post_json("/mcp/second", &rpc(0, "initialize", json!({"protocolVersion": "2025-11-25"}))));
+    let second_session = second.header("mcp-session-id").unwrap().to_string();
+    assert_eq!(body(&second)["result"]["serverInfo"]["name"], "second");
+    let wrong = HttpRequest::post_json("/mcp/weather", &rpc(1, "ping", json!({}))).with_header("mcp-session-id", &second_session);
+    assert_eq!(handle(&mock, &wrong).status(), 404);
+    let unknown = handle(&mock, &HttpRequest::post_json("/mcp/nope", &rpc(0, "ping", json!({}))));
+    assert_eq!(unknown.status(), 404);
+    assert!(unknown.body_text().contains("weather, second"));
+    // Every request journaled once, in the MCP journal; none in the model's.
+    assert_eq!(mock.mcp_entries().len(), 17);
+    assert_eq!(mock.request_count(), 0);
+}
+
+#[test]
+fn lists_page_with_opaque_cursors_and_resources_and_prompts_answer() {
+    // §9.11
+    let mock = mock();
+    let (session, _) = initialize(&mock, "2025-11-25");
+    let ask = |id: u64, method: &str, params: Value| body(&post(&mock, Some(&session), &rpc(id, method, params)));
+    let first = ask(1, "tools/list", json!({}));
+    assert_eq!((first["result"]["tools"].as_array().unwrap().len(), first["result"]["nextCursor"].clone()), (1, json!("cuecard-page-1")));
+    assert_eq!(first["result"]["tools"][0]["inputSchema"]["type"], "object");
+    let second = ask(2, "tools/list", json!({"cursor": "cuecard-page-1"}));
+    assert_eq!(second["result"]["tools"][0]["inputSchema"], json!({"type": "object", "properties": {}}));
+    assert!(second["result"].get("nextCursor").is_none());
+    assert_eq!(ask(3, "tools/list", json!({"cursor": "page-9"}))["error"]["code"], -32602);
+    assert_eq!(ask(4, "resources/read", json!({"uri": "file:///notes.txt"}))["result"]["contents"][0], json!({"uri": "file:///notes.txt", "mimeType": "text/plain", "text": "milk"}));
+    assert_eq!(ask(5, "resources/read", json!({"uri": "file:///x"}))["error"], json!({"code": -32002, "message": "Resource not found", "data": {"uri": "file:///x"}}));
+    assert_eq!(ask(6, "prompts/get", json!({"name": "summarize", "arguments": {"topic": "cats"}}))["result"]["messages"][0]["content"]["text"], "Summarize cats");
+    assert_eq!(ask(7, "prompts/get", json!({"name": "summarize"}))["error"]["message"], "Missing required arguments: topic");
+    assert_eq!(ask(8, "completion/complete", json!({}))["error"]["code"], -32601);
+    assert_eq!(ask(9, "logging/setLevel", json!({"level": "loud"}))["error"]["code"], -32602);
+}
+
+#[test]
+fn mcp_entries_sit_between_the_model_requests_they_came_between() {
+    let mock = mock();
+    let (session, _) = initialize(&mock, "2025-11-25");
+    let chat = r#"{"model":"gpt-4o","messages":[{"role":"user","content":"Forecast?"}]}"#;
+    handle(&mock, &HttpRequest::post_json("/v1/chat/completions", chat));
+    post(&mock, Some(&session), &rpc(1, "tools/call", json!({"name": "get_forecast", "arguments": {"city": "Paris"}})));
+    let after: Vec<u64> = mock.mcp_entries().iter().map(|e| e.after_requests).collect();
+    assert_eq!(after, [0, 1]);
+    let journal = crate::wire::journal_document(&mock);
+    assert_eq!(journal["mcp"]["entries"][1]["name"], "get_forecast");
+    let mut streamed = Vec::new();
+    crate::wire::write_journal_document(&mock, 1, |piece| {
+        streamed.extend(piece);
+        true
+    });
+    assert_eq!(serde_json::from_slice::<Value>(&streamed).unwrap(), journal);
+    mock.reset();
+    assert!(mock.mcp_entries().is_empty() && mock.mcp_unused_steps().len() == 8);
+}
+
+#[test]
+fn the_checks_hold_or_show_the_mcp_journal() {
+    let mock = mock();
+    let (session, _) = initialize(&mock, "2025-11-25");
+    post(&mock, Some(&session), &rpc(1, "tools/call", json!({"name": "get_forecast", "arguments": {"city": "Paris"}})));
+    let check = |value: Value| run_check(&mock, None, &Check::from_value(value).unwrap());
+    check(json!({"check": "mcp_tool_called", "tool": "get_forecast"})).unwrap();
+    check(json!({"check": "mcp_tool_called", "tool": "get_forecast", "server": "weather", "times": 1, "arguments": {"city": "Paris"}})).unwrap();
+    let twice = check(json!({"check": "mcp_tool_called", "tool": "get_forecast", "times": 2})).unwrap_err();
+    assert_eq!((twice.expected.as_str(), twice.actual.as_str()), ("get_forecast called 2 times", "1 time such"));
+    assert!(twice.history.contains(r#"tools/call get_forecast {"city":"Paris"}  answered  "22 °C, sunny""#), "{}", twice.history);
+    check(json!({"check": "mcp_tool_called", "tool": "get_forecast", "arguments": {"city": "Rome"}})).unwrap_err();
+    check(json!({"check": "mcp_tools_listed"})).unwrap_err();
+    check(json!({"check": "no_unexpected_mcp_calls"})).unwrap();
+    assert!(check(json!({"check": "all_mcp_steps_used"})).unwrap_err().history.contains("weather get_forecast step 1"));
+    post(&mock, Some(&session), &rpc(2, "tools/call", json!({"name": "nope"})));
+    assert_eq!(check(json!({"check": "no_unexpected_mcp_calls"})).unwrap_err().actual, "1 unexpected MCP message");
+}
+
+#[test]
+fn a_scenario_with_a_broken_mcp_section_names_the_path() {
+    let problem = |mcp: Value| {
+        let error = Scenario::from_value(json!({"cuecard": 1, "mcp": mcp})).unwrap_err();
+        error.issues().iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+    };
+    assert!(problem(json!({"servers": [{"name": "a b"}]})).contains("mcp.servers[0].name"));
+    let two = problem(json!({"servers": [{"name": "a", "tools": [{"name": "t", "steps": [{"text": "x", "error": {"code": 1, "message": "m"}}]}]}]}));
+    assert!(two.contains("mcp.servers[0].tools[0].steps[0]") && two.contains("give one answer"), "{two}");
+    assert!(problem(json!({"servers": [{"name": "a", "tools": [{"name": "t", "input_schema": {"type": "string"}}]}]})).contains("input_schema"));
+    assert!(problem(json!({"servers": [{"name": "a", "tools": [{"name": "t", "steps": [{"text": "x", "progress": [1, 0.5]}]}]}]})).contains("progress"));
+    assert!(problem(json!({"servers": []})).contains("at least one route (or an mcp section"));
+    // An MCP-only scenario is a scenario.
+    Scenario::from_value(json!({"cuecard": 1, "mcp": {"servers": [{"name": "only"}]}})).unwrap();
+    let settings = crate::MockSettings { mcp: Some(serde_json::from_value(json!({"servers": [{"name": "x y"}]})).unwrap()), ..Default::default() };
+    assert!(MockModel::new().configure(&settings).unwrap_err().to_string().contains("invalid mcp.servers[0].name"));
+}
