@@ -1305,6 +1305,10 @@ mod tests {
             json!({"check": "offers_exactly_tools", "names": ["a", "b"]}),
             json!({"check": "has_json_schema_response_format", "name": "n"}),
             json!({"check": "has_model", "model": "m"}),
+            json!({"check": "mcp_tool_called", "tool": "t", "server": "s", "times": 2, "arguments": {"city": "Paris"}}),
+            json!({"check": "mcp_tools_listed", "server": "s"}),
+            json!({"check": "no_unexpected_mcp_calls"}),
+            json!({"check": "all_mcp_steps_used"}),
         ];
         assert_eq!(samples.len(), CHECK_NAMES.len());
         for (sample, name) in samples.iter().zip(CHECK_NAMES) {
