@@ -72,6 +72,31 @@ class Verification {
     return this._run({ check: 'no_contract_violations' });
   }
 
+  /**
+   * The MCP tool was called: `times` times exactly when given (else at least once), counting only calls whose
+   * arguments contain `arguments` when given, on `server` when given.
+   */
+  mcpToolCalled(tool, options = {}) {
+    const { server, times, arguments: args } = options;
+    return this._run({ check: 'mcp_tool_called', tool, ...(server !== undefined && { server }),
+      ...(times !== undefined && { times }), ...(args !== undefined && { arguments: args }) });
+  }
+
+  /** A client listed an MCP server's tools (`server`'s, when given). */
+  mcpToolsListed(server) {
+    return this._run({ check: 'mcp_tools_listed', ...(server !== undefined && { server }) });
+  }
+
+  /** No MCP message went beyond the scenario (an unknown tool or method, a tool past its steps, a refused one). */
+  noUnexpectedMcpCalls() {
+    return this._run({ check: 'no_unexpected_mcp_calls' });
+  }
+
+  /** Every MCP tool step answered a call. */
+  allMcpStepsUsed() {
+    return this._run({ check: 'all_mcp_steps_used' });
+  }
+
   /** Every step used and no request beyond the script. */
   scriptFullyUsed() {
     return this._run({ check: 'script_fully_used' });

@@ -235,6 +235,8 @@ test('every check of the core has a method in the fluent chain, and a failure is
     all_steps_used: ['Verification', 'allStepsUsed'], no_unexpected_requests: ['Verification', 'noUnexpectedRequests'],
     script_fully_used: ['Verification', 'scriptFullyUsed'], received_requests: ['Verification', 'receivedRequests'],
     no_contract_violations: ['Verification', 'noContractViolations'],
+    mcp_tool_called: ['Verification', 'mcpToolCalled'], mcp_tools_listed: ['Verification', 'mcpToolsListed'],
+    no_unexpected_mcp_calls: ['Verification', 'noUnexpectedMcpCalls'], all_mcp_steps_used: ['Verification', 'allMcpStepsUsed'],
     was_called_times: ['MethodCheck', 'wasCalledTimes'], and_retried: ['MethodCheck', 'andRetried'],
     and_parsed_successfully: ['MethodCheck', 'andParsedSuccessfully'],
     and_observed_parse_failure: ['MethodCheck', 'andObservedParseFailure'],

@@ -296,6 +296,17 @@ export declare class Verification {
   noUnexpectedRequests(): this;
   /** No wire request broke a rule of the real API (the `contracts` setting: `warn` or `strict`). */
   noContractViolations(): this;
+  /**
+   * The MCP tool was called: `times` times exactly when given (else at least once), counting only calls whose
+   * arguments contain `arguments` when given, on `server` when given.
+   */
+  mcpToolCalled(tool: string, options?: { server?: string; times?: number; arguments?: Record<string, unknown> }): this;
+  /** A client listed an MCP server's tools (`server`'s, when given). */
+  mcpToolsListed(server?: string): this;
+  /** No MCP message went beyond the scenario. */
+  noUnexpectedMcpCalls(): this;
+  /** Every MCP tool step answered a call. */
+  allMcpStepsUsed(): this;
   scriptFullyUsed(): this;
   receivedRequests(times: number): this;
   lastRequest(): RequestCheck;

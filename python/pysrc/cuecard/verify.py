@@ -49,6 +49,25 @@ class Verification:
     def received_requests(self, times: int) -> "Verification":
         return self._run("received_requests", times=times)
 
+    def mcp_tool_called(self, tool: str, *, server: Optional[str] = None, times: Optional[int] = None,
+                        arguments: Optional[dict] = None) -> "Verification":
+        """The MCP tool was called: `times` times exactly when given (else at least once), counting only calls whose
+        arguments contain `arguments` when given, on `server` when given."""
+        given = {"server": server, "times": times, "arguments": arguments}
+        return self._run("mcp_tool_called", tool=tool, **{k: v for k, v in given.items() if v is not None})
+
+    def mcp_tools_listed(self, server: Optional[str] = None) -> "Verification":
+        """A client listed an MCP server's tools (`server`'s, when given)."""
+        return self._run("mcp_tools_listed", **({"server": server} if server is not None else {}))
+
+    def no_unexpected_mcp_calls(self) -> "Verification":
+        """No MCP message went beyond the scenario (an unknown tool or method, a tool past its steps, a refused one)."""
+        return self._run("no_unexpected_mcp_calls")
+
+    def all_mcp_steps_used(self) -> "Verification":
+        """Every MCP tool step answered a call."""
+        return self._run("all_mcp_steps_used")
+
     def last_request(self) -> "RequestCheck":
         return RequestCheck(self, "last")
 

@@ -76,6 +76,53 @@ public final class CuecardAssertions {
             return run(check("no_contract_violations"));
         }
 
+        /** The MCP tool was called (on any server) at least once. */
+        public MockAssert mcpToolCalled(String tool) {
+            return run(with(check("mcp_tool_called"), "tool", tool));
+        }
+
+        /** The MCP tool was called exactly {@code times} times. */
+        public MockAssert mcpToolCalledTimes(String tool, int times) {
+            return run(with(with(check("mcp_tool_called"), "tool", tool), "times", times));
+        }
+
+        /** The MCP tool was called with arguments containing {@code arguments}. */
+        public MockAssert mcpToolCalledWith(String tool, Map<String, Object> arguments) {
+            return run(with(with(check("mcp_tool_called"), "tool", tool), "arguments", arguments));
+        }
+
+        /**
+         * The MCP tool was called: {@code times} times exactly when not null (else at least once), counting only calls
+         * whose arguments contain {@code arguments} when not null, on {@code server} when not null.
+         */
+        public MockAssert mcpToolCalled(String tool, String server, Integer times, Map<String, Object> arguments) {
+            Map<String, Object> check = with(check("mcp_tool_called"), "tool", tool);
+            if (server != null) with(check, "server", server);
+            if (times != null) with(check, "times", times);
+            if (arguments != null) with(check, "arguments", arguments);
+            return run(check);
+        }
+
+        /** A client listed an MCP server's tools. */
+        public MockAssert mcpToolsListed() {
+            return run(check("mcp_tools_listed"));
+        }
+
+        /** A client listed this MCP server's tools. */
+        public MockAssert mcpToolsListed(String server) {
+            return run(with(check("mcp_tools_listed"), "server", server));
+        }
+
+        /** No MCP message went beyond the scenario (an unknown tool or method, a tool past its steps). */
+        public MockAssert noUnexpectedMcpCalls() {
+            return run(check("no_unexpected_mcp_calls"));
+        }
+
+        /** Every MCP tool step answered a call. */
+        public MockAssert allMcpStepsUsed() {
+            return run(check("all_mcp_steps_used"));
+        }
+
         /** Every step used and no request beyond the script. */
         public MockAssert scriptFullyUsed() {
             return run(check("script_fully_used"));

@@ -195,6 +195,18 @@ class VectorsTest {
                 else onRequest.hasJsonSchemaResponseFormat();
             }
             case "has_model" -> onRequest.hasModel(check.get("model").asText());
+            case "mcp_tool_called" -> {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> arguments = check.has("arguments") ? Json.MAPPER.convertValue(check.get("arguments"), Map.class) : null;
+                chain.mcpToolCalled(check.get("tool").asText(), check.path("server").asText(null),
+                        check.has("times") ? check.get("times").asInt() : null, arguments);
+            }
+            case "mcp_tools_listed" -> {
+                if (check.has("server")) chain.mcpToolsListed(check.get("server").asText());
+                else chain.mcpToolsListed();
+            }
+            case "no_unexpected_mcp_calls" -> chain.noUnexpectedMcpCalls();
+            case "all_mcp_steps_used" -> chain.allMcpStepsUsed();
             default -> throw new AssertionError("no Java method for the check " + name);
         }
     }
@@ -254,7 +266,7 @@ class VectorsTest {
         }
         assertThat(ran).isEqualTo(checks);
         assertThat(vectors.size()).isGreaterThanOrEqualTo(7);
-        assertThat(names).as("the vectors reach every check (the core has 20: verify::CHECK_NAMES)").hasSize(20);
+        assertThat(names).as("the vectors reach every check (the core has 24: verify::CHECK_NAMES)").hasSize(24);
     }
 
     private static void report(RecordingObserver.CallObservation call, JsonNode event) {
