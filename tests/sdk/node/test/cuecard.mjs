@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
-const binary = process.env.CUECARD_BIN ?? path.join(process.env.CARGO_TARGET_DIR ?? path.join(root, 'target'), 'debug', 'cuecard');
+export const binary = process.env.CUECARD_BIN ?? path.join(process.env.CARGO_TARGET_DIR ?? path.join(root, 'target'), 'debug', 'cuecard');
 
 export async function startServer() {
   const child = spawn(binary, ['serve', '--port', '0', '--instant'], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -31,6 +31,7 @@ export async function startServer() {
     anthropicURL,
     load: (scenario) => admin('PUT', '/_cuecard/scenario', scenario),
     entries: async () => (await admin('GET', '/_cuecard/journal')).entries,
+    journal: () => admin('GET', '/_cuecard/journal'),
     outcomes: async () => (await admin('GET', '/_cuecard/journal')).entries.map((e) => e.outcome),
     stop: () => new Promise((resolve) => { child.once('exit', resolve); child.kill('SIGTERM'); }),
   };
