@@ -350,6 +350,16 @@ class MockModel {
     return JSON.parse(this[NATIVE].unusedSteps());
   }
 
+  /** The MCP journal: every message the scenario's MCP servers received, oldest first. */
+  mcpEntries() {
+    return JSON.parse(this[NATIVE].mcpEntries());
+  }
+
+  /** MCP tool steps no call took: `{server, tool, step}`. */
+  mcpUnusedSteps() {
+    return JSON.parse(this[NATIVE].mcpUnusedSteps());
+  }
+
   /** The journal entries of requests the script did not expect. */
   unexpectedRequests() {
     return JSON.parse(this[NATIVE].unexpectedRequests());

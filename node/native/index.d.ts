@@ -90,6 +90,10 @@ export declare class NativeMock {
   counts(): string
   /** Steps no request took (JSON). */
   unusedSteps(): string
+  /** The MCP journal: every message the scenario's MCP servers received, oldest first (JSON). */
+  mcpEntries(): string
+  /** MCP tool steps no call took (JSON). */
+  mcpUnusedSteps(): string
   /** The journal entries of requests the script did not expect (JSON). */
   unexpectedRequests(): string
   /** Provider-side call records, one per request (JSON). */

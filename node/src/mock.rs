@@ -270,6 +270,18 @@ impl NativeMock {
         json_text(&env, &self.inner.unused_steps())
     }
 
+    /// The MCP journal: every message the scenario's MCP servers received, oldest first (JSON).
+    #[napi]
+    pub fn mcp_entries(&self, env: Env) -> napi::Result<String> {
+        json_text(&env, &self.inner.mcp_entries())
+    }
+
+    /// MCP tool steps no call took (JSON).
+    #[napi]
+    pub fn mcp_unused_steps(&self, env: Env) -> napi::Result<String> {
+        json_text(&env, &self.inner.mcp_unused_steps())
+    }
+
     /// The journal entries of requests the script did not expect (JSON).
     #[napi]
     pub fn unexpected_requests(&self, env: Env) -> napi::Result<String> {

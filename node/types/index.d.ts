@@ -211,6 +211,30 @@ export interface JournalEntry {
   error?: ProviderFailure;
 }
 
+/** One MCP message a scripted MCP server received (the `mcp` section of a scenario). */
+export interface McpEntry {
+  /** Arrival index among MCP messages. */
+  index: number;
+  /** How many model requests came before it. */
+  after_requests: number;
+  at_ms: number;
+  server: string;
+  transport: 'http' | 'stdio';
+  session?: string;
+  /** The JSON-RPC method (`tools/call`), or the HTTP method of a GET or DELETE. */
+  method: string;
+  id?: string | number;
+  /** The tool or prompt name, or the resource URI. */
+  name?: string;
+  arguments?: Record<string, unknown>;
+  step?: number;
+  outcome: Outcome;
+  reason?: string;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+  dropped_connection?: boolean;
+}
+
 export interface UnusedStep {
   route: number;
   route_match: string;
@@ -273,6 +297,10 @@ export declare class MockModel {
   readonly requestCount: number;
   counts(): Record<string, number>;
   unusedSteps(): UnusedStep[];
+  /** The MCP journal: every message the scenario's MCP servers received, oldest first. */
+  mcpEntries(): McpEntry[];
+  /** MCP tool steps no call took. */
+  mcpUnusedSteps(): { server: string; tool: string; step: number }[];
   unexpectedRequests(): JournalEntry[];
   callRecords(): CallRecord[];
   reset(): void;

@@ -424,6 +424,16 @@ impl PyMockModel {
         to_py(py, &self.inner.unused_steps())
     }
 
+    /// The MCP journal (dicts): every message the scenario's MCP servers received, oldest first.
+    fn mcp_entries(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.inner.mcp_entries())
+    }
+
+    /// MCP tool steps no call took (dicts: `server`, `tool`, `step`).
+    fn mcp_unused_steps(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.inner.mcp_unused_steps())
+    }
+
     /// The journal entries of requests the script did not expect.
     fn unexpected_requests(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         to_py(py, &self.inner.unexpected_requests())

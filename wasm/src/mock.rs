@@ -260,6 +260,18 @@ impl NativeMock {
         json_text(&self.inner.unused_steps())
     }
 
+    /// The MCP journal: every message the scenario's MCP servers received, oldest first (JSON).
+    #[wasm_bindgen(js_name = mcpEntries)]
+    pub fn mcp_entries(&self) -> String {
+        json_text(&self.inner.mcp_entries())
+    }
+
+    /// MCP tool steps no call took (JSON).
+    #[wasm_bindgen(js_name = mcpUnusedSteps)]
+    pub fn mcp_unused_steps(&self) -> String {
+        json_text(&self.inner.mcp_unused_steps())
+    }
+
     /// The journal entries of requests the script did not expect (JSON).
     #[wasm_bindgen(js_name = unexpectedRequests)]
     pub fn unexpected_requests(&self) -> String {

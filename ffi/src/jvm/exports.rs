@@ -334,6 +334,8 @@ pub extern "system" fn Java_dev_cuecard_internal_Native_mockRead<'l>(
             "only_request" => json_text(&mock.request()?),
             "last_request" => json_text(&mock.last_request()?),
             "unused_steps" => json_text(&mock.unused_steps()),
+            "mcp_entries" => json_text(&mock.mcp_entries()),
+            "mcp_unused_steps" => json_text(&mock.mcp_unused_steps()),
             "unexpected_requests" => json_text(&mock.unexpected_requests()),
             other => return Err(crate::boundary::invalid("what", format!("names nothing to read: {other}")).into()),
         };

@@ -9,7 +9,7 @@ from .errors import (ArgumentTypeError, AssertionFailedError, CallbackFailedErro
                      RequestTooLargeError, ScenarioFileNotFoundError, ScriptExhaustedError, ToolFailedError)
 from .mock import MockModel
 from .recording import Recording, RecordingWarning
-from . import tools
+from . import mcp, tools
 from .transport import (anthropic_client, async_transport_for, bedrock_client, gemini_client, ollama_client,
                         openai_client, transport_for)
 from .verify import assert_that

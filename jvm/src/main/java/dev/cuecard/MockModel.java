@@ -277,6 +277,16 @@ public final class MockModel implements AutoCloseable {
         return Json.tree(Native.mockRead(id(), "unused_steps"));
     }
 
+    /** The MCP journal: every message the scenario's MCP servers received, oldest first. */
+    public JsonNode mcpEntries() {
+        return Json.tree(Native.mockRead(id(), "mcp_entries"));
+    }
+
+    /** The MCP tool steps no call took: {@code [{server, tool, step}]}. */
+    public JsonNode mcpUnusedSteps() {
+        return Json.tree(Native.mockRead(id(), "mcp_unused_steps"));
+    }
+
     /** The requests that came after a route ran out or matched no route. */
     public JsonNode unexpectedRequests() {
         return Json.tree(Native.mockRead(id(), "unexpected_requests"));
