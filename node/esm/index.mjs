@@ -2,7 +2,7 @@
 import cuecard from '../lib/index.js';
 
 export const {
-  MockModel, MockStream, assertThat, verify, runCheck, RecordingObserver, MockTool, MockMemory, Server, createFetch,
+  MockModel, MockStream, assertThat, verify, runCheck, RecordingObserver, MockTool, MockMemory, Server, createFetch, McpTransport,
   awsRequestHandler,
   openaiOptions, anthropicOptions, BASE_URL, cuecardMock, Recording, cuecardRecording, tokenize, countTokens, checkNames, VERSION, CuecardError,
   InvalidScenarioError, InvalidRequestError, ScriptExhaustedError, NoRouteMatchedError, InvalidArgumentError,

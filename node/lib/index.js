@@ -13,6 +13,7 @@ const { createFetch, openaiOptions, anthropicOptions, BASE_URL } = require('./fe
 const { awsRequestHandler } = require('./aws.js');
 const { cuecardMock, cuecardRecording } = require('./per-test.js');
 const { Recording } = require('./recording.js');
+const { McpTransport } = require('./mcp.js');
 
 /** Splits text into word-like tokens. */
 function tokenize(text) {
@@ -37,6 +38,7 @@ module.exports = {
   MockMemory,
   Server,
   createFetch,
+  McpTransport,
   awsRequestHandler,
   openaiOptions,
   anthropicOptions,

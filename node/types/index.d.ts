@@ -539,6 +539,25 @@ export declare class Recording {
 
 /** A `fetch` answered in-process by the mock (`instant` skips scripted delays; default: the mock's setting), or by
  * a recording. */
+/** A JSON-RPC message of MCP. */
+export type JsonRpcMessage = Record<string, unknown>;
+
+/**
+ * An MCP `Transport` for the TypeScript SDK's `Client` (`client.connect(new McpTransport(mock))`), answered in process
+ * by the mock's scripted MCP server (the `mcp` section of its scenario): no socket, no child process.
+ */
+export declare class McpTransport {
+  constructor(mock: MockModel, options?: { server?: string; instant?: boolean });
+  /** The session `initialize` opened. */
+  sessionId?: string;
+  onmessage?: (message: JsonRpcMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  start(): Promise<void>;
+  send(message: JsonRpcMessage): Promise<void>;
+  close(): Promise<void>;
+}
+
 export declare function createFetch(mock: MockModel | Recording, options?: { instant?: boolean }): Fetch;
 
 /** An AWS SDK v3 request handler (`requestHandler:` of `BedrockRuntimeClient` and others) answered in-process by
