@@ -89,6 +89,19 @@ const matchers = {
     requireMock(received, 'toHaveRetried');
     return result(this, received, { check: 'and_retried', operation, times }, `retried ${operation} ${times} times`);
   },
+  /** The MCP tool was called (`options`: `times`, `server`, `arguments` the counted calls contain). */
+  toHaveCalledMcpTool(received, tool, options = {}) {
+    requireMock(received, 'toHaveCalledMcpTool');
+    const { server, times, arguments: args } = options;
+    const check = { check: 'mcp_tool_called', tool, ...(server !== undefined && { server }),
+      ...(times !== undefined && { times }), ...(args !== undefined && { arguments: args }) };
+    return result(this, received, check, `called the MCP tool ${tool}`);
+  },
+  /** No MCP message went beyond the scenario. */
+  toHaveNoUnexpectedMcpCalls(received) {
+    requireMock(received, 'toHaveNoUnexpectedMcpCalls');
+    return result(this, received, { check: 'no_unexpected_mcp_calls' }, 'no unexpected MCP calls');
+  },
   /** Any check of the core as data: `expect(mock).toPassCheck({check: 'has_model', model: 'gpt-4o'})`. */
   toPassCheck(received, check) {
     requireMock(received, 'toPassCheck');

@@ -16,6 +16,10 @@ export interface CuecardMatchers<R = unknown> {
   /** Every step used and no request beyond the script. */
   toHaveUsedScriptFully(): R;
   toHaveRetried(operation: string, times: number): R;
+  /** The MCP tool was called (`times` exactly, on `server`, with calls whose arguments contain `arguments`). */
+  toHaveCalledMcpTool(tool: string, options?: { server?: string; times?: number; arguments?: Record<string, unknown> }): R;
+  /** No MCP message went beyond the scenario. */
+  toHaveNoUnexpectedMcpCalls(): R;
   /** Any check of the core as data. */
   toPassCheck(check: Check): R;
 }

@@ -1,5 +1,5 @@
 // cuecard's jest matchers and per-test mock, under jest.
-const { MockModel } = require('cuecard');
+const { MockModel, createFetch } = require('cuecard');
 const { useCuecardMock } = require('cuecard/jest');
 
 describe('cuecard matchers on jest', () => {
@@ -11,6 +11,19 @@ describe('cuecard matchers on jest', () => {
     expect(mock).not.toHaveReceivedUserMessageContaining('Spain');
     expect(mock).not.toHaveUsedAllSteps();
     expect(() => expect(mock).toHaveUsedScriptFully()).toThrow(/script_fully_used\(\) failed/);
+  });
+
+  test('the MCP matchers read the MCP journal', async () => {
+    const mock = MockModel.fromScenario({ cuecard: 1, mcp: { servers: [{ name: 'w', tools: [{ name: 't', steps: [{ text: 'x' }] }] }] } });
+    const fetch = createFetch(mock);
+    const post = (body, session) => fetch('http://cuecard.test/mcp', { method: 'POST', body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json', ...(session && { 'mcp-session-id': session }) } });
+    const init = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25' } });
+    await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 't', arguments: { a: 1 } } }, init.headers.get('mcp-session-id'));
+    expect(mock).toHaveCalledMcpTool('t', { times: 1, arguments: { a: 1 } });
+    expect(mock).not.toHaveCalledMcpTool('t', { times: 2 });
+    expect(() => expect(mock).toHaveCalledMcpTool('u')).toThrow(/mcp_tool_called\("u"\) failed/);
+    expect(mock).toHaveNoUnexpectedMcpCalls();
   });
 
   test('toHaveBeenCalledTimes keeps its meaning on jest.fn()', () => {
