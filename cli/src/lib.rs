@@ -241,6 +241,20 @@ struct ServeOptions {
     admin_token: Option<String>,
 }
 
+/// `, 1 MCP server (2 tools, 5 steps)` for a scenario with MCP servers, else nothing.
+fn mcp_summary(scenario: &cuecard::Scenario) -> String {
+    let Some(mcp) = &scenario.script().settings.mcp else { return String::new() };
+    let tools: Vec<&cuecard::mcp::McpTool> = mcp.servers.iter().flat_map(|s| &s.tools).collect();
+    let steps: usize = tools.iter().map(|t| t.steps.len()).sum();
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    format!(
+        ", {} ({}, {})",
+        plural(mcp.servers.len(), "MCP server"),
+        plural(tools.len(), "tool"),
+        plural(steps, "step")
+    )
+}
+
 /// The scenario at `path` (the embedded default without one); an invalid one is printed, each problem once, and is
 /// exit code 1 (as `validate` says of the same file).
 fn read_scenario(path: Option<&std::path::Path>) -> Result<Result<cuecard::Scenario, ExitCode>, String> {
@@ -306,7 +320,9 @@ fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, S
     })?;
     {
         let mut out = std::io::stdout().lock();
-        let lines = [
+        let mcp_servers: Vec<String> =
+            scenario.script().settings.mcp.iter().flat_map(|m| &m.servers).map(|s| s.name.clone()).collect();
+        let mut lines = vec![
             format!("OpenAI base URL:    {}", server.openai_base_url()),
             format!("Anthropic base URL: {}", server.anthropic_base_url()), // the official SDKs add /v1
             // The AI SDK's Anthropic provider appends only `/messages`.
@@ -318,6 +334,14 @@ fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, S
             ),
             format!("scenario:           {}", scenario.description().unwrap_or("(no description)")),
         ];
+        if let Some(first) = mcp_servers.first() {
+            let each = if mcp_servers.len() > 1 {
+                format!("; /mcp/{{name}} for {}", mcp_servers.join(", "))
+            } else {
+                String::new()
+            };
+            lines.push(format!("MCP (Streamable HTTP): {}/mcp ({first}{each})", server.base_url()));
+        }
         for line in lines {
             writeln!(out, "{line}").map_err(|e| format!("cannot write stdout: {e}"))?;
         }
@@ -400,7 +424,12 @@ fn validate(files: &[PathBuf]) -> Result<ExitCode, String> {
         let shown = file.display();
         let lines = match cuecard::Scenario::from_path(file) {
             Ok(scenario) => {
-                vec![format!("{shown}: ok ({} routes, {} steps)", scenario.routes().len(), scenario.step_count())]
+                vec![format!(
+                    "{shown}: ok ({} routes, {} steps{})",
+                    scenario.routes().len(),
+                    scenario.step_count(),
+                    mcp_summary(&scenario)
+                )]
             }
             Err(error) if error.kind() == cuecard::ErrorKind::InvalidScenario => {
                 worst = worst.max(1);

@@ -117,7 +117,9 @@ fn table(entries: &[McpEntry]) -> String {
             (None, None) => String::new(),
         };
         let outcome = entry.outcome.describe();
-        lines.push(format!("  {}  {}  {what}  {outcome}  {answer}", entry.index + 1, entry.server).trim_end().to_string());
+        lines.push(
+            format!("  {}  {}  {what}  {outcome}  {answer}", entry.index + 1, entry.server).trim_end().to_string(),
+        );
     }
     lines.join("\n")
 }

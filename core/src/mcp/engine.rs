@@ -49,9 +49,20 @@ pub(crate) struct Answer {
 /// What a method answers, before it is wrapped with the id.
 enum Reply {
     Result(Value),
-    Error { code: i64, message: String, data: Option<Value> },
+    Error {
+        code: i64,
+        message: String,
+        data: Option<Value>,
+    },
     /// A notification, or a client's response: nothing is sent.
     Nothing,
+}
+
+/// Sets `key` of a JSON object (what `value[key] = ...` does, without its panic on a non-object).
+fn insert(object: &mut Value, key: &str, value: Value) {
+    if let Some(object) = object.as_object_mut() {
+        object.insert(key.to_string(), value);
+    }
 }
 
 fn error(code: i64, message: impl Into<String>) -> Reply {
@@ -83,7 +94,7 @@ pub(crate) fn journal_transport(mock: &MockModel, incoming: &Incoming, message: 
 }
 
 fn new_entry(state: &McpState, now: &Now, incoming: &Incoming) -> McpEntry {
-    let server = incoming.server.map(|s| state.mcp.servers[s].name.clone()).unwrap_or_default();
+    let server = incoming.server.and_then(|s| state.mcp.servers.get(s)).map(|s| s.name.clone()).unwrap_or_default();
     McpEntry {
         index: state.journal.len() as u64,
         after_requests: now.requests,
@@ -148,7 +159,7 @@ fn answer_locked(state: &mut McpState, now: Now, incoming: &Incoming, message: &
         (Some(id), Reply::Error { code, message, data }) => {
             let mut error = json!({"code": code, "message": message});
             if let Some(data) = data {
-                error["data"] = data;
+                insert(&mut error, "data", data);
             }
             entry.error = Some(error.clone());
             Some(json!({"jsonrpc": "2.0", "id": id, "error": error}))
@@ -215,7 +226,7 @@ fn request(
     answer: &mut Answer,
 ) -> Reply {
     let mcp = Arc::clone(&state.mcp);
-    let spec = &mcp.servers[server];
+    let Some(spec) = mcp.servers.get(server) else { return error(METHOD_NOT_FOUND, "no such MCP server") };
     let reply = match method {
         "initialize" => match params.get("protocolVersion").and_then(Value::as_str) {
             Some(asked) => {
@@ -224,7 +235,7 @@ fn request(
                 let mut result = json!({"protocolVersion": agreed, "capabilities": capabilities(spec),
                     "serverInfo": server_info(spec)});
                 if let Some(instructions) = &spec.instructions {
-                    result["instructions"] = json!(instructions);
+                    insert(&mut result, "instructions", json!(instructions));
                 }
                 Reply::Result(result)
             }
@@ -237,7 +248,7 @@ fn request(
                 "capabilities": capabilities(spec), "ttlMs": 0, "cacheScope": "private",
                 "_meta": {"io.modelcontextprotocol/serverInfo": server_info(spec)}});
             if let Some(instructions) = &spec.instructions {
-                result["instructions"] = json!(instructions);
+                insert(&mut result, "instructions", json!(instructions));
             }
             Reply::Result(result)
         }
@@ -278,10 +289,10 @@ fn server_info(spec: &McpServer) -> Value {
 fn capabilities(spec: &McpServer) -> Value {
     let mut capabilities = json!({"tools": {"listChanged": false}, "logging": {}});
     if !spec.resources.is_empty() {
-        capabilities["resources"] = json!({"subscribe": false, "listChanged": false});
+        insert(&mut capabilities, "resources", json!({"subscribe": false, "listChanged": false}));
     }
     if !spec.prompts.is_empty() {
-        capabilities["prompts"] = json!({"listChanged": false});
+        insert(&mut capabilities, "prompts", json!({"listChanged": false}));
     }
     capabilities
 }
@@ -290,14 +301,21 @@ fn capabilities(spec: &McpServer) -> Value {
 fn page(params: &Value, page_size: Option<usize>, key: &str, items: Vec<Value>) -> Reply {
     let start = match params.get("cursor") {
         None | Some(Value::Null) => 0,
-        Some(cursor) => match cursor.as_str().and_then(|c| c.strip_prefix("cuecard-page-")).and_then(|n| n.parse().ok()) {
-            Some(offset) if offset < items.len() => offset,
-            _ => return error(INVALID_PARAMS, format!("Invalid params: the cursor {cursor} was not given by this server")),
-        },
+        Some(cursor) => {
+            match cursor.as_str().and_then(|c| c.strip_prefix("cuecard-page-")).and_then(|n| n.parse().ok()) {
+                Some(offset) if offset < items.len() => offset,
+                _ => {
+                    return error(
+                        INVALID_PARAMS,
+                        format!("Invalid params: the cursor {cursor} was not given by this server"),
+                    )
+                }
+            }
+        }
     };
     let end = page_size.map_or(items.len(), |size| (start + size).min(items.len()));
     let mut result = Map::new();
-    result.insert(key.into(), Value::Array(items[start..end].to_vec()));
+    result.insert(key.into(), Value::Array(items.get(start..end).unwrap_or_default().to_vec()));
     if end < items.len() {
         result.insert("nextCursor".into(), json!(format!("cuecard-page-{end}")));
     }
@@ -307,23 +325,25 @@ fn page(params: &Value, page_size: Option<usize>, key: &str, items: Vec<Value>) 
 fn tool_listing(tool: &McpTool) -> Value {
     let mut listed = json!({"name": tool.name,
         "inputSchema": tool.input_schema.clone().unwrap_or_else(|| json!({"type": "object", "properties": {}}))});
-    for (key, value) in [("title", tool.title.as_ref().map(|t| json!(t))), ("description", tool.description.as_ref().map(|d| json!(d)))] {
+    for (key, value) in
+        [("title", tool.title.as_ref().map(|t| json!(t))), ("description", tool.description.as_ref().map(|d| json!(d)))]
+    {
         if let Some(value) = value {
-            listed[key] = value;
+            insert(&mut listed, key, value);
         }
     }
     if let Some(schema) = &tool.output_schema {
-        listed["outputSchema"] = schema.clone();
+        insert(&mut listed, "outputSchema", schema.clone());
     }
     if let Some(annotations) = &tool.annotations {
-        listed["annotations"] = annotations.clone();
+        insert(&mut listed, "annotations", annotations.clone());
     }
     listed
 }
 
 fn call_tool(state: &mut McpState, server: usize, params: &Value, entry: &mut McpEntry, answer: &mut Answer) -> Reply {
     let mcp = Arc::clone(&state.mcp);
-    let spec = &mcp.servers[server];
+    let Some(spec) = mcp.servers.get(server) else { return error(METHOD_NOT_FOUND, "no such MCP server") };
     let Some(name) = params.get("name").and_then(Value::as_str) else {
         return error(INVALID_PARAMS, "Invalid params: tools/call needs params.name");
     };
@@ -334,13 +354,12 @@ fn call_tool(state: &mut McpState, server: usize, params: &Value, entry: &mut Mc
         Some(_) => return error(INVALID_PARAMS, "Invalid params: arguments must be an object"),
     };
     entry.arguments = Some(arguments.clone());
-    let Some(t) = spec.tools.iter().position(|tool| tool.name == name) else {
+    let found = spec.tools.iter().enumerate().find(|(_, tool)| tool.name == name);
+    let (Some((_, tool)), Some(used)) = (found, found.and_then(|(t, _)| state.used.get_mut(server)?.get_mut(t))) else {
         entry.outcome = Outcome::Unmatched;
         return error(INVALID_PARAMS, format!("Unknown tool: {name}"));
     };
-    let tool = &spec.tools[t];
-    let Some(s) = take_step(&mut state.used[server][t], tool, spec, &arguments) else {
-        let used = &state.used[server][t];
+    let Some(step) = take_step(used, tool, spec, &arguments).and_then(|s| Some((s, tool.steps.get(s)?))) else {
         let left = used.iter().filter(|u| !**u).count();
         entry.outcome = if left == 0 { Outcome::Exhausted } else { Outcome::Unmatched };
         let why = if left == 0 {
@@ -348,10 +367,11 @@ fn call_tool(state: &mut McpState, server: usize, params: &Value, entry: &mut Mc
         } else {
             format!("none of its {left} unused steps matches")
         };
-        return error(INTERNAL_ERROR, format!("cuecard: tool {name} of server {} has no step for {arguments}: {why}", spec.name));
+        let message = format!("cuecard: tool {name} of server {} has no step for {arguments}: {why}", spec.name);
+        return error(INTERNAL_ERROR, message);
     };
+    let (s, step) = step;
     entry.step = Some(s as u32);
-    let step = &tool.steps[s];
     schedule(step, params, answer);
     if step.drop_connection {
         answer.dropped = true;
@@ -366,17 +386,17 @@ fn call_tool(state: &mut McpState, server: usize, params: &Value, entry: &mut Mc
 /// The step a call takes: the first unused one it matches, else what the tool's exhaustion policy says.
 fn take_step(used: &mut [bool], tool: &McpTool, server: &McpServer, arguments: &Value) -> Option<usize> {
     let accepts = |step: &McpToolStep| step.matcher.as_ref().is_none_or(|m| contains(arguments, &m.arguments));
-    let first_unused = |used: &[bool]| (0..used.len()).find(|&i| !used[i] && accepts(&tool.steps[i]));
+    let first_unused = |used: &[bool]| used.iter().zip(&tool.steps).position(|(used, step)| !used && accepts(step));
     let taken = first_unused(used).or_else(|| match tool.on_exhausted.or(server.on_exhausted).unwrap_or_default() {
         Exhaustion::Fail => None,
-        Exhaustion::RepeatLast => (0..used.len()).rev().find(|&i| used[i] && accepts(&tool.steps[i])),
+        Exhaustion::RepeatLast => used.iter().zip(&tool.steps).rposition(|(used, step)| *used && accepts(step)),
         Exhaustion::Cycle if used.iter().all(|u| *u) => {
             used.iter_mut().for_each(|u| *u = false);
             first_unused(used)
         }
         Exhaustion::Cycle => None,
     })?;
-    used[taken] = true;
+    *used.get_mut(taken)? = true;
     Some(taken)
 }
 
@@ -409,18 +429,19 @@ fn tool_result(step: &McpToolStep) -> Value {
     }
     let mut result = json!({"content": content, "isError": step.is_error});
     if let Some(structured) = &step.structured {
-        result["structuredContent"] = structured.clone();
+        insert(&mut result, "structuredContent", structured.clone());
     }
     result
 }
 
 fn resource_listing(resource: &super::McpResource) -> Value {
-    let name = resource.name.clone().unwrap_or_else(|| {
-        resource.uri.trim_end_matches('/').rsplit('/').next().unwrap_or(&resource.uri).to_string()
-    });
+    let name = resource
+        .name
+        .clone()
+        .unwrap_or_else(|| resource.uri.trim_end_matches('/').rsplit('/').next().unwrap_or(&resource.uri).to_string());
     let mut listed = json!({"uri": resource.uri, "name": name, "mimeType": mime_type(resource)});
     if let Some(description) = &resource.description {
-        listed["description"] = json!(description);
+        insert(&mut listed, "description", json!(description));
     }
     listed
 }
@@ -437,13 +458,17 @@ fn read_resource(spec: &McpServer, params: &Value, entry: &mut McpEntry) -> Repl
     entry.name = Some(uri.to_string());
     let Some(resource) = spec.resources.iter().find(|r| r.uri == uri) else {
         entry.outcome = Outcome::Unmatched;
-        return Reply::Error { code: RESOURCE_NOT_FOUND, message: "Resource not found".into(), data: Some(json!({"uri": uri})) };
+        return Reply::Error {
+            code: RESOURCE_NOT_FOUND,
+            message: "Resource not found".into(),
+            data: Some(json!({"uri": uri})),
+        };
     };
     let mut contents = json!({"uri": uri, "mimeType": mime_type(resource)});
     match (&resource.text, &resource.blob) {
-        (Some(text), _) => contents["text"] = json!(text),
-        (None, Some(blob)) => contents["blob"] = json!(blob),
-        (None, None) => contents["text"] = json!(""),
+        (Some(text), _) => insert(&mut contents, "text", json!(text)),
+        (None, Some(blob)) => insert(&mut contents, "blob", json!(blob)),
+        (None, None) => insert(&mut contents, "text", json!("")),
     }
     Reply::Result(json!({"contents": [contents]}))
 }
@@ -451,10 +476,10 @@ fn read_resource(spec: &McpServer, params: &Value, entry: &mut McpEntry) -> Repl
 fn prompt_listing(prompt: &super::McpPrompt) -> Value {
     let mut listed = json!({"name": prompt.name});
     if let Some(description) = &prompt.description {
-        listed["description"] = json!(description);
+        insert(&mut listed, "description", json!(description));
     }
     if !prompt.arguments.is_empty() {
-        listed["arguments"] = serde_json::to_value(&prompt.arguments).unwrap_or_default();
+        insert(&mut listed, "arguments", serde_json::to_value(&prompt.arguments).unwrap_or_default());
     }
     listed
 }
@@ -470,8 +495,12 @@ fn get_prompt(spec: &McpServer, params: &Value, entry: &mut McpEntry) -> Reply {
     };
     let given = params.get("arguments").and_then(Value::as_object).cloned().unwrap_or_default();
     entry.arguments = Some(Value::Object(given.clone()));
-    let missing: Vec<&str> =
-        prompt.arguments.iter().filter(|a| a.required && !given.contains_key(&a.name)).map(|a| a.name.as_str()).collect();
+    let missing: Vec<&str> = prompt
+        .arguments
+        .iter()
+        .filter(|a| a.required && !given.contains_key(&a.name))
+        .map(|a| a.name.as_str())
+        .collect();
     if !missing.is_empty() {
         return error(INVALID_PARAMS, format!("Missing required arguments: {}", missing.join(", ")));
     }
@@ -494,7 +523,7 @@ fn get_prompt(spec: &McpServer, params: &Value, entry: &mut McpEntry) -> Reply {
         .collect();
     let mut result = json!({"messages": messages});
     if let Some(description) = &prompt.description {
-        result["description"] = json!(description);
+        insert(&mut result, "description", json!(description));
     }
     Reply::Result(result)
 }

@@ -36,7 +36,9 @@ pub fn handle_http(mock: &MockModel, request: &HttpRequest) -> HttpReply {
     if server.is_none() {
         let reason = match (named, servers.is_empty()) {
             (_, true) => "Not Found: the scenario has no MCP server (add an `mcp` section with servers)".to_string(),
-            (Some(name), false) => format!("Not Found: no MCP server named {name} (the scenario has {})", servers.join(", ")),
+            (Some(name), false) => {
+                format!("Not Found: no MCP server named {name} (the scenario has {})", servers.join(", "))
+            }
             (None, false) => "Not Found".to_string(),
         };
         return refuse(404, INVALID_REQUEST, &reason);
@@ -76,7 +78,11 @@ fn post(
     refuse: impl Fn(u16, i64, &str) -> HttpReply,
 ) -> HttpReply {
     if let Some(kind) = request.header("content-type").filter(|c| !c.contains("json")) {
-        return refuse(415, INVALID_REQUEST, &format!("Unsupported Media Type: {kind} (MCP messages are application/json)"));
+        return refuse(
+            415,
+            INVALID_REQUEST,
+            &format!("Unsupported Media Type: {kind} (MCP messages are application/json)"),
+        );
     }
     let Some(message) = body else {
         let reason = match std::str::from_utf8(&request.body) {
@@ -92,14 +98,26 @@ fn post(
     if method != "initialize" {
         if let Some(version) = request.header("mcp-protocol-version").filter(|v| !PROTOCOL_VERSIONS.contains(v)) {
             let supported = PROTOCOL_VERSIONS.join(", ");
-            return refuse(400, INVALID_REQUEST, &format!("Bad Request: unsupported MCP-Protocol-Version {version} (this server speaks {supported})"));
+            return refuse(
+                400,
+                INVALID_REQUEST,
+                &format!("Bad Request: unsupported MCP-Protocol-Version {version} (this server speaks {supported})"),
+            );
         }
         match incoming.session {
-            Some(id) if !session_is_live(mock, id, incoming.server) => return refuse(404, INVALID_REQUEST, "Session not found"),
+            Some(id) if !session_is_live(mock, id, incoming.server) => {
+                return refuse(404, INVALID_REQUEST, "Session not found")
+            }
             Some(_) => {}
             // A probe and a ping are answered without a session; anything else needs the one initialize gave.
             None if matches!(method, "server/discover" | "ping") || message.get("id").is_none() => {}
-            None => return refuse(400, INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required (initialize first)"),
+            None => {
+                return refuse(
+                    400,
+                    INVALID_REQUEST,
+                    "Bad Request: Mcp-Session-Id header is required (initialize first)",
+                )
+            }
         }
     }
     let answer = engine::answer(mock, incoming, message);
@@ -123,7 +141,8 @@ fn reply(answer: Answer, mut headers: Vec<(String, String)>, accept: Option<&str
         // Progress cannot travel on a JSON answer: a client that takes no SSE gets the answer alone.
         return json_reply_after(200, headers, &response, waited);
     }
-    let event = |delay_ms: u64, message: &Value| Frame { delay_ms, data: format!("event: message\ndata: {message}\n\n") };
+    let event =
+        |delay_ms: u64, message: &Value| Frame { delay_ms, data: format!("event: message\ndata: {message}\n\n") };
     let mut frames: Vec<Frame> = answer.before.iter().map(|(delay, note)| event(*delay, note)).collect();
     frames.push(event(answer.delay_ms, &response));
     headers.insert(0, ("content-type".into(), "text/event-stream".into()));
@@ -184,4 +203,3 @@ fn end_session(mock: &MockModel, id: &str) -> bool {
         None => false,
     })
 }
-

@@ -214,14 +214,14 @@ impl Mcp {
                 let problem = format!("{:?} is not a server name (1 to 128 of A-Z a-z 0-9 _ - .)", server.name);
                 return Some((at(".name"), problem));
             }
-            if self.servers[..s].iter().any(|other| other.name == server.name) {
+            if self.servers.iter().take(s).any(|other| other.name == server.name) {
                 return Some((at(".name"), format!("a second server named {:?}", server.name)));
             }
             if server.page_size == Some(0) {
                 return Some((at(".page_size"), "0 is not a page size (1 or more)".into()));
             }
             for (t, tool) in server.tools.iter().enumerate() {
-                if let Some((field, problem)) = tool_problem(tool, &server.tools[..t]) {
+                if let Some((field, problem)) = tool_problem(tool, server.tools.iter().take(t)) {
                     return Some((at(&format!(".tools[{t}]{field}")), problem));
                 }
             }
@@ -229,7 +229,9 @@ impl Mcp {
                 let problem = match (&resource.text, &resource.blob) {
                     (Some(_), Some(_)) => Some("give text or blob, not both"),
                     (None, None) => Some("give its text or blob"),
-                    _ if server.resources[..r].iter().any(|o| o.uri == resource.uri) => Some("a second resource of this uri"),
+                    _ if server.resources.iter().take(r).any(|o| o.uri == resource.uri) => {
+                        Some("a second resource of this uri")
+                    }
                     _ => None,
                 };
                 if let Some(problem) = problem {
@@ -237,13 +239,19 @@ impl Mcp {
                 }
             }
             for (p, prompt) in server.prompts.iter().enumerate() {
-                if server.prompts[..p].iter().any(|o| o.name == prompt.name) {
-                    return Some((at(&format!(".prompts[{p}].name")), format!("a second prompt named {:?}", prompt.name)));
+                if server.prompts.iter().take(p).any(|o| o.name == prompt.name) {
+                    return Some((
+                        at(&format!(".prompts[{p}].name")),
+                        format!("a second prompt named {:?}", prompt.name),
+                    ));
                 }
                 for (m, message) in prompt.messages.iter().enumerate() {
                     let field = format!(".prompts[{p}].messages[{m}]");
                     if message.role != "user" && message.role != "assistant" {
-                        return Some((at(&format!("{field}.role")), format!("{:?} is not user or assistant", message.role)));
+                        return Some((
+                            at(&format!("{field}.role")),
+                            format!("{:?} is not user or assistant", message.role),
+                        ));
                     }
                     if message.text.is_some() == message.content.is_some() {
                         return Some((at(&field), "give its text or one content block".into()));
@@ -255,17 +263,20 @@ impl Mcp {
     }
 }
 
-fn tool_problem(tool: &McpTool, before: &[McpTool]) -> Option<(String, String)> {
+fn tool_problem<'a>(tool: &McpTool, mut before: impl Iterator<Item = &'a McpTool>) -> Option<(String, String)> {
     if !valid_name(&tool.name) {
         return Some((".name".into(), format!("{:?} is not a tool name (1 to 128 of A-Z a-z 0-9 _ - .)", tool.name)));
     }
-    if before.iter().any(|other| other.name == tool.name) {
+    if before.any(|other| other.name == tool.name) {
         return Some((".name".into(), format!("a second tool named {:?}", tool.name)));
     }
     for (field, schema) in [("input_schema", &tool.input_schema), ("output_schema", &tool.output_schema)] {
         if let Some(schema) = schema {
             if schema.get("type").and_then(Value::as_str) != Some("object") {
-                return Some((format!(".{field}"), "its root must be {\"type\": \"object\"} (every client checks)".into()));
+                return Some((
+                    format!(".{field}"),
+                    "its root must be {\"type\": \"object\"} (every client checks)".into(),
+                ));
             }
         }
     }
@@ -292,7 +303,7 @@ fn tool_problem(tool: &McpTool, before: &[McpTool]) -> Option<(String, String)> 
                 return Some((format!("{at}.structured"), "the tool has an output_schema: give an object".into()));
             }
         }
-        let increasing = step.progress.windows(2).all(|w| w[0] < w[1]);
+        let increasing = step.progress.windows(2).all(|w| matches!(w, [a, b] if a < b));
         if !increasing || step.progress.iter().any(|p| !p.is_finite()) {
             return Some((format!("{at}.progress"), "progress values must be numbers, each above the last".into()));
         }

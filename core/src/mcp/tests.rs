@@ -46,8 +46,16 @@ fn body(reply: &HttpReply) -> Value {
 
 /// Initializes over HTTP and returns the session id.
 fn initialize(mock: &MockModel, version: &str) -> (String, Value) {
-    let reply = post(mock, None, &rpc(0, "initialize", json!({"protocolVersion": version, "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"}})));
+    let reply = post(
+        mock,
+        None,
+        &rpc(
+            0,
+            "initialize",
+            json!({"protocolVersion": version, "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}),
+        ),
+    );
     assert_eq!(reply.status(), 200);
     let session = reply.header("mcp-session-id").unwrap().to_string();
     (session, body(&reply))
@@ -57,7 +65,12 @@ fn initialize(mock: &MockModel, version: &str) -> (String, Value) {
 fn initialize_echoes_a_served_version_and_answers_the_newest_to_others() {
     // §9.1
     let mock = mock();
-    for (asked, agreed) in [("2025-06-18", "2025-06-18"), ("2024-11-05", "2024-11-05"), ("2026-07-28", "2025-11-25"), ("1.0.0", "2025-11-25")] {
+    for (asked, agreed) in [
+        ("2025-06-18", "2025-06-18"),
+        ("2024-11-05", "2024-11-05"),
+        ("2026-07-28", "2025-11-25"),
+        ("1.0.0", "2025-11-25"),
+    ] {
         let (_, body) = initialize(&mock, asked);
         assert_eq!(body["result"]["protocolVersion"], agreed, "asked {asked}");
     }
@@ -78,7 +91,11 @@ fn notifications_are_never_answered_on_either_transport() {
     let (session, _) = initialize(&mock, "2025-11-25");
     for method in ["notifications/initialized", "notifications/cancelled", "notifications/whatever", "initialized"] {
         let reply = post(&mock, Some(&session), &json!({"jsonrpc": "2.0", "method": method}).to_string());
-        assert_eq!((reply.status(), reply.body_text().as_str(), reply.header("content-type")), (202, "", None), "{method}");
+        assert_eq!(
+            (reply.status(), reply.body_text().as_str(), reply.header("content-type")),
+            (202, "", None),
+            "{method}"
+        );
     }
     let mut stdio = StdioSession::new(&mock, None).unwrap();
     let out = stdio.handle_line(&mock, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
@@ -132,10 +149,15 @@ fn tool_steps_answer_in_order_with_matches_and_every_kind() {
     // §9.5, §9.6
     let mock = mock();
     let (session, _) = initialize(&mock, "2025-11-25");
-    let call = |id: u64, arguments: Value| post(&mock, Some(&session), &rpc(id, "tools/call", json!({"name": "get_forecast", "arguments": arguments})));
+    let call = |id: u64, arguments: Value| {
+        post(&mock, Some(&session), &rpc(id, "tools/call", json!({"name": "get_forecast", "arguments": arguments})))
+    };
     // London does not match the first step (Paris), so it takes the second: structured, with its text mirror.
     let london = body(&call(1, json!({"city": "London"})));
-    assert_eq!(london["result"], json!({"content": [{"type": "text", "text": "{\"temp_c\":22}"}], "structuredContent": {"temp_c": 22}, "isError": false}));
+    assert_eq!(
+        london["result"],
+        json!({"content": [{"type": "text", "text": "{\"temp_c\":22}"}], "structuredContent": {"temp_c": 22}, "isError": false})
+    );
     assert_eq!(body(&call(2, json!({"city": "Paris"})))["result"]["content"][0]["text"], "22 °C, sunny");
     assert_eq!(body(&call(3, json!({})))["result"]["isError"], true);
     assert_eq!(body(&call(4, json!({})))["error"], json!({"code": -32603, "message": "backend down"}));
@@ -169,9 +191,17 @@ fn progress_goes_before_the_answer_on_an_sse_stream_to_a_client_that_asked() {
     let mock = mock();
     let (session, _) = initialize(&mock, "2025-11-25");
     for id in 1..5 {
-        post(&mock, Some(&session), &rpc(id, "tools/call", json!({"name": "get_forecast", "arguments": {"city": "Paris"}})));
+        post(
+            &mock,
+            Some(&session),
+            &rpc(id, "tools/call", json!({"name": "get_forecast", "arguments": {"city": "Paris"}})),
+        );
     }
-    let reply = post(&mock, Some(&session), &rpc(5, "tools/call", json!({"name": "get_forecast", "_meta": {"progressToken": "p1"}})));
+    let reply = post(
+        &mock,
+        Some(&session),
+        &rpc(5, "tools/call", json!({"name": "get_forecast", "_meta": {"progressToken": "p1"}})),
+    );
     let HttpReply::Stream { headers, frames, .. } = &reply else { panic!("{reply:?}") };
     assert_eq!(headers[0], ("content-type".into(), "text/event-stream".into()));
     let frames = frames.to_vec();
@@ -180,7 +210,9 @@ fn progress_goes_before_the_answer_on_an_sse_stream_to_a_client_that_asked() {
     for frame in &frames {
         assert!(frame.data.starts_with("event: message\ndata: {") && frame.data.ends_with("}\n\n"), "{:?}", frame.data);
     }
-    let message = |i: usize| -> Value { serde_json::from_str(frames[i].data.strip_prefix("event: message\ndata: ").unwrap().trim()).unwrap() };
+    let message = |i: usize| -> Value {
+        serde_json::from_str(frames[i].data.strip_prefix("event: message\ndata: ").unwrap().trim()).unwrap()
+    };
     assert_eq!(message(0)["params"], json!({"progressToken": "p1", "progress": 0.5, "total": 1.0}));
     assert_eq!(message(1)["params"]["progress"], 1.0);
     assert_eq!(message(2)["result"]["content"][0]["text"], "done");
@@ -206,24 +238,32 @@ fn the_http_transport_keeps_sessions_origins_and_methods_as_the_spec_says() {
         .with_header("mcp-session-id", &session)
         .with_header("mcp-protocol-version", "2099-01-01");
     assert_eq!(handle(&mock, &bad_version).status(), 400);
-    let get = handle(&mock, &HttpRequest::new("GET", "/mcp", vec![("accept".into(), "text/event-stream".into())], vec![]));
+    let get =
+        handle(&mock, &HttpRequest::new("GET", "/mcp", vec![("accept".into(), "text/event-stream".into())], vec![]));
     assert_eq!((get.status(), get.header("allow")), (405, Some("POST, DELETE")));
-    for (origin, status) in [("http://localhost:3000", 200), ("http://127.0.0.1:8080", 200), ("https://evil.example", 403)] {
+    for (origin, status) in
+        [("http://localhost:3000", 200), ("http://127.0.0.1:8080", 200), ("https://evil.example", 403)]
+    {
         let request = HttpRequest::post_json("/mcp", &rpc(5, "ping", json!({}))).with_header("origin", origin);
         assert_eq!(handle(&mock, &request).status(), status, "{origin}");
     }
     let text = HttpRequest::post_json("/mcp", "{}").with_header("content-type", "text/plain");
     assert_eq!(handle(&mock, &text).status(), 415);
     assert_eq!(handle(&mock, &HttpRequest::post_json("/mcp", "{oops")).status(), 400);
-    let delete = |s: &str| handle(&mock, &HttpRequest::new("DELETE", "/mcp", vec![("mcp-session-id".into(), s.into())], vec![]));
+    let delete =
+        |s: &str| handle(&mock, &HttpRequest::new("DELETE", "/mcp", vec![("mcp-session-id".into(), s.into())], vec![]));
     assert_eq!(delete(&session).status(), 200);
     assert_eq!(delete(&session).status(), 404);
     assert_eq!(post(&mock, Some(&session), &rpc(6, "ping", json!({}))).status(), 404);
     // A session belongs to its server.
-    let second = handle(&mock, &HttpRequest::post_json("/mcp/second", &rpc(0, "initialize", json!({"protocolVersion": "2025-11-25"}))));
+    let second = handle(
+        &mock,
+        &HttpRequest::post_json("/mcp/second", &rpc(0, "initialize", json!({"protocolVersion": "2025-11-25"}))),
+    );
     let second_session = second.header("mcp-session-id").unwrap().to_string();
     assert_eq!(body(&second)["result"]["serverInfo"]["name"], "second");
-    let wrong = HttpRequest::post_json("/mcp/weather", &rpc(1, "ping", json!({}))).with_header("mcp-session-id", &second_session);
+    let wrong = HttpRequest::post_json("/mcp/weather", &rpc(1, "ping", json!({})))
+        .with_header("mcp-session-id", &second_session);
     assert_eq!(handle(&mock, &wrong).status(), 404);
     let unknown = handle(&mock, &HttpRequest::post_json("/mcp/nope", &rpc(0, "ping", json!({}))));
     assert_eq!(unknown.status(), 404);
@@ -240,16 +280,32 @@ fn lists_page_with_opaque_cursors_and_resources_and_prompts_answer() {
     let (session, _) = initialize(&mock, "2025-11-25");
     let ask = |id: u64, method: &str, params: Value| body(&post(&mock, Some(&session), &rpc(id, method, params)));
     let first = ask(1, "tools/list", json!({}));
-    assert_eq!((first["result"]["tools"].as_array().unwrap().len(), first["result"]["nextCursor"].clone()), (1, json!("cuecard-page-1")));
+    assert_eq!(
+        (first["result"]["tools"].as_array().unwrap().len(), first["result"]["nextCursor"].clone()),
+        (1, json!("cuecard-page-1"))
+    );
     assert_eq!(first["result"]["tools"][0]["inputSchema"]["type"], "object");
     let second = ask(2, "tools/list", json!({"cursor": "cuecard-page-1"}));
     assert_eq!(second["result"]["tools"][0]["inputSchema"], json!({"type": "object", "properties": {}}));
     assert!(second["result"].get("nextCursor").is_none());
     assert_eq!(ask(3, "tools/list", json!({"cursor": "page-9"}))["error"]["code"], -32602);
-    assert_eq!(ask(4, "resources/read", json!({"uri": "file:///notes.txt"}))["result"]["contents"][0], json!({"uri": "file:///notes.txt", "mimeType": "text/plain", "text": "milk"}));
-    assert_eq!(ask(5, "resources/read", json!({"uri": "file:///x"}))["error"], json!({"code": -32002, "message": "Resource not found", "data": {"uri": "file:///x"}}));
-    assert_eq!(ask(6, "prompts/get", json!({"name": "summarize", "arguments": {"topic": "cats"}}))["result"]["messages"][0]["content"]["text"], "Summarize cats");
-    assert_eq!(ask(7, "prompts/get", json!({"name": "summarize"}))["error"]["message"], "Missing required arguments: topic");
+    assert_eq!(
+        ask(4, "resources/read", json!({"uri": "file:///notes.txt"}))["result"]["contents"][0],
+        json!({"uri": "file:///notes.txt", "mimeType": "text/plain", "text": "milk"})
+    );
+    assert_eq!(
+        ask(5, "resources/read", json!({"uri": "file:///x"}))["error"],
+        json!({"code": -32002, "message": "Resource not found", "data": {"uri": "file:///x"}})
+    );
+    assert_eq!(
+        ask(6, "prompts/get", json!({"name": "summarize", "arguments": {"topic": "cats"}}))["result"]["messages"][0]
+            ["content"]["text"],
+        "Summarize cats"
+    );
+    assert_eq!(
+        ask(7, "prompts/get", json!({"name": "summarize"}))["error"]["message"],
+        "Missing required arguments: topic"
+    );
     assert_eq!(ask(8, "completion/complete", json!({}))["error"]["code"], -32601);
     assert_eq!(ask(9, "logging/setLevel", json!({"level": "loud"}))["error"]["code"], -32602);
 }
@@ -285,7 +341,11 @@ fn the_checks_hold_or_show_the_mcp_journal() {
     check(json!({"check": "mcp_tool_called", "tool": "get_forecast", "server": "weather", "times": 1, "arguments": {"city": "Paris"}})).unwrap();
     let twice = check(json!({"check": "mcp_tool_called", "tool": "get_forecast", "times": 2})).unwrap_err();
     assert_eq!((twice.expected.as_str(), twice.actual.as_str()), ("get_forecast called 2 times", "1 time such"));
-    assert!(twice.history.contains(r#"tools/call get_forecast {"city":"Paris"}  answered  "22 °C, sunny""#), "{}", twice.history);
+    assert!(
+        twice.history.contains(r#"tools/call get_forecast {"city":"Paris"}  answered  "22 °C, sunny""#),
+        "{}",
+        twice.history
+    );
     check(json!({"check": "mcp_tool_called", "tool": "get_forecast", "arguments": {"city": "Rome"}})).unwrap_err();
     check(json!({"check": "mcp_tools_listed"})).unwrap_err();
     check(json!({"check": "no_unexpected_mcp_calls"})).unwrap();
@@ -301,13 +361,22 @@ fn a_scenario_with_a_broken_mcp_section_names_the_path() {
         error.issues().iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
     };
     assert!(problem(json!({"servers": [{"name": "a b"}]})).contains("mcp.servers[0].name"));
-    let two = problem(json!({"servers": [{"name": "a", "tools": [{"name": "t", "steps": [{"text": "x", "error": {"code": 1, "message": "m"}}]}]}]}));
+    let two = problem(
+        json!({"servers": [{"name": "a", "tools": [{"name": "t", "steps": [{"text": "x", "error": {"code": 1, "message": "m"}}]}]}]}),
+    );
     assert!(two.contains("mcp.servers[0].tools[0].steps[0]") && two.contains("give one answer"), "{two}");
-    assert!(problem(json!({"servers": [{"name": "a", "tools": [{"name": "t", "input_schema": {"type": "string"}}]}]})).contains("input_schema"));
-    assert!(problem(json!({"servers": [{"name": "a", "tools": [{"name": "t", "steps": [{"text": "x", "progress": [1, 0.5]}]}]}]})).contains("progress"));
+    assert!(problem(json!({"servers": [{"name": "a", "tools": [{"name": "t", "input_schema": {"type": "string"}}]}]}))
+        .contains("input_schema"));
+    assert!(problem(
+        json!({"servers": [{"name": "a", "tools": [{"name": "t", "steps": [{"text": "x", "progress": [1, 0.5]}]}]}]})
+    )
+    .contains("progress"));
     assert!(problem(json!({"servers": []})).contains("at least one route (or an mcp section"));
     // An MCP-only scenario is a scenario.
     Scenario::from_value(json!({"cuecard": 1, "mcp": {"servers": [{"name": "only"}]}})).unwrap();
-    let settings = crate::MockSettings { mcp: Some(serde_json::from_value(json!({"servers": [{"name": "x y"}]})).unwrap()), ..Default::default() };
+    let settings = crate::MockSettings {
+        mcp: Some(serde_json::from_value(json!({"servers": [{"name": "x y"}]})).unwrap()),
+        ..Default::default()
+    };
     assert!(MockModel::new().configure(&settings).unwrap_err().to_string().contains("invalid mcp.servers[0].name"));
 }
