@@ -36,6 +36,30 @@ class MockModelTest {
     }
 
     @Test
+    void anMcpServerAnswersOverTheWireFaceAndItsJournalAndChecksReadIt() {
+        String scenario = """
+                {"cuecard": 1, "mcp": {"servers": [{"name": "weather", "tools": [{"name": "get_forecast",
+                  "steps": [{"match": {"arguments": {"city": "Paris"}}, "text": "22 °C, sunny"}, {"text": "unused"}]}]}]}}""";
+        try (MockModel mock = MockModel.fromScenario(scenario)) {
+            List<List<String>> json = List.of(List.of("content-type", "application/json"));
+            byte[] init = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\"}}"
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            var initialized = mock.handleHttp("POST", "/mcp", json, init);
+            assertThat(initialized.get("status").asInt()).isEqualTo(200);
+            byte[] call = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"get_forecast\",\"arguments\":{\"city\":\"Paris\"}}}"
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            var answered = mock.handleHttp("POST", "/mcp",
+                    List.of(List.of("content-type", "application/json"), List.of("mcp-session-id", "cuecard-mcp-1")), call);
+            assertThat(answered.get("body").asText()).contains("22 °C, sunny");
+            assertThat(mock.mcpEntries()).extracting(e -> e.get("method").asText()).containsExactly("initialize", "tools/call");
+            assertThat(mock.mcpUnusedSteps()).singleElement().satisfies(u -> assertThat(u.get("step").asInt()).isEqualTo(1));
+            CuecardAssertions.assertThat(mock).mcpToolCalledWith("get_forecast", Map.of("city", "Paris")).noUnexpectedMcpCalls();
+            assertThatThrownBy(() -> CuecardAssertions.assertThat(mock).allMcpStepsUsed())
+                    .isInstanceOf(AssertionError.class).hasMessageContaining("weather get_forecast step 1");
+        }
+    }
+
+    @Test
     void streamsWordLikeTokens() {
         MockModel mock = MockModel.thatResponds("Order 12345, please!");
         List<StreamEvent> events = mock.stream("x");
