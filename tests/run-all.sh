@@ -111,9 +111,11 @@ WASM_GZIPPED=$(gzip -9c node/wasm-pkg/cuecard_wasm_bg.wasm | wc -c)
 # each setting is a serde type read through the strict host-data reader, about 1.5 KB of code each), request
 # contracts and refusals 13 KB more (433 KB), rate limits and the second round of contracts (the setting's object
 # form read as JSON, the model table, the Responses rules that read the journal) 14 KB more (447 KB), issue 29's
-# generated answers (the schema generator, its regex subset and its validator) 26 KB more (474 KB). Making room is
-# open work: the settings' serde readers and the generator's `serde_json::Value` building are the likely places.
-test "$WASM_GZIPPED" -le 491520 || { echo "the wasm module is $WASM_GZIPPED bytes gzipped, over 480 KiB"; exit 1; }
+# generated answers (the schema generator, its regex subset and its validator) 26 KB more (474 KB), issue 28's MCP
+# servers (the engine, its Streamable HTTP, ten scenario types read and written by serde, the checks) 37 KB more
+# (513 KB). Making room is open work: the settings' serde readers and the `serde_json::Value` building of the
+# generator and the MCP engine are the likely places.
+test "$WASM_GZIPPED" -le 532480 || { echo "the wasm module is $WASM_GZIPPED bytes gzipped, over 520 KiB"; exit 1; }
 echo "wasm size: 1 passed, 0 failed ($WASM_GZIPPED bytes gzipped)"
 (cd node && CUECARD_BACKEND=wasm "$NODE24" --test "test/*.test.mjs" "test/*.test.ts")
 (cd node && "$NODE24" browser/build.mjs --page)

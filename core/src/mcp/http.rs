@@ -168,14 +168,11 @@ fn json_reply_after(status: u16, mut headers: Vec<(String, String)>, body: &Valu
     HttpReply::Full { delay_ms, status, headers, body: body.to_string() }
 }
 
-/// Whether an `Origin` is this machine's (`http://localhost:PORT`, `http://127.0.0.1:PORT`, `http://[::1]:PORT`).
+/// Whether an `Origin` is this machine's (`http://localhost:PORT`, `http://127.0.0.1:PORT`, `http://[::1]:PORT`): its
+/// host part is a loopback name, by the admin surface's rule.
 fn is_loopback_origin(origin: &str) -> bool {
     let host = origin.split_once("://").map_or(origin, |(_, rest)| rest);
-    let host = match host.strip_prefix('[') {
-        Some(bracketed) => bracketed.split(']').next().unwrap_or_default(),
-        None => host.split(':').next().unwrap_or_default(),
-    };
-    matches!(host, "localhost" | "127.0.0.1" | "::1")
+    crate::wire::is_loopback_host(host.trim_end_matches('/'))
 }
 
 /// Mints a session for an initialize (ids count up: `cuecard-mcp-1`, ...) and notes it on its journal entry.

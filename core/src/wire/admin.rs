@@ -77,7 +77,7 @@ fn foreign_admin_request(request: &HttpRequest) -> Option<String> {
 }
 
 /// `localhost`, `*.localhost`, `127.x.x.x` or `[::1]`, with or without a port.
-fn is_loopback_host(host: &str) -> bool {
+pub(crate) fn is_loopback_host(host: &str) -> bool {
     let name = match host.strip_prefix('[') {
         Some(bracketed) => bracketed.split(']').next().unwrap_or_default(),
         None => host
