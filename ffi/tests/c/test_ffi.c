@@ -277,11 +277,13 @@ static void verify_vectors(const char *root) {
                 const cJSON *http = get(call, "request");
                 const char *method = get(http, "method")->valuestring, *path = get(http, "path")->valuestring;
                 const char *body = get(http, "body") ? get(http, "body")->valuestring : "";
-                char *reply = NULL;
-                CHECK(cuecard_mock_handle_http(mock, method, strlen(method), path, strlen(path), NULL, 0,
-                                               (const uint8_t *)body, strlen(body), &reply, NULL) == CUECARD_STATUS_OK,
+                char *headers = get(http, "headers") ? json_of(get(http, "headers")) : NULL, *reply = NULL;
+                CHECK(cuecard_mock_handle_http(mock, method, strlen(method), path, strlen(path), headers,
+                                               headers ? strlen(headers) : 0, (const uint8_t *)body, strlen(body),
+                                               &reply, NULL) == CUECARD_STATUS_OK,
                       "verify http call");
                 cuecard_string_free(reply);
+                cJSON_free(headers);
                 continue;
             }
             char *request = json_of(get(call, "request")), *out = NULL;
