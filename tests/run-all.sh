@@ -147,6 +147,8 @@ step "wire: the official Python SDKs (openai, anthropic) against cuecard serve"
 cargo build -q --locked -p cuecard-cli
 # The venv with the wheel: the README example starts the server with `python -m cuecard`.
 (cd tests/sdk/python && "$CARGO_TARGET_DIR/py-clean-venv/bin/python" -m pytest -q -p no:cacheprovider)
+# One cuecard serve shared by 8 pytest-xdist workers, each test on its own /t/{id}/ (the cuecard_shared fixture).
+(cd tests/sdk/python-xdist && "$CARGO_TARGET_DIR/py-clean-venv/bin/python" -m pytest -q -p no:cacheprovider -n 8 --cuecard-serve)
 
 step "wire: the official Node SDKs (openai, @anthropic-ai/sdk) against cuecard serve"
 (cd tests/sdk/node && npm ci --no-audit --no-fund --silent && node --test)

@@ -57,6 +57,10 @@ enum Command {
         /// `x-cuecard-admin-token: <token>`. Use it with a --host other than loopback.
         #[arg(long, env = "CUECARD_ADMIN_TOKEN", hide_env_values = true)]
         admin_token: Option<String>,
+        /// Keep at most this many tests live under /t/{id}/ (each its own copy of the scenario and journal); beyond
+        /// it the least recently used is dropped. 0 turns the prefix off.
+        #[arg(long, default_value_t = cuecard::isolation::DEFAULT_MAX_TESTS)]
+        max_tests: usize,
     },
     /// Serve one MCP server of a scenario over stdio: JSON-RPC lines on stdin and stdout (nothing else on stdout),
     /// problems on stderr; exits at the end of stdin, or when a step drops the connection.
@@ -193,8 +197,11 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
         }
     };
     let result = match cli.command {
-        Command::Serve { scenario, host, port, instant, journal_limit, idle_timeout_ms, admin_token } => {
-            serve(scenario, ServeOptions { host, port, instant, journal_limit, idle_timeout_ms, admin_token })
+        Command::Serve { scenario, host, port, instant, journal_limit, idle_timeout_ms, admin_token, max_tests } => {
+            serve(
+                scenario,
+                ServeOptions { host, port, instant, journal_limit, idle_timeout_ms, admin_token, max_tests },
+            )
         }
         Command::Record { upstreams, out, host, port, mode, upstream_ca, redact_texts, redact_fields, allow_in_ci } => {
             let recording = cuecard::record::RecordingSettings {
@@ -239,6 +246,7 @@ struct ServeOptions {
     journal_limit: usize,
     idle_timeout_ms: u64,
     admin_token: Option<String>,
+    max_tests: usize,
 }
 
 /// `, 1 MCP server (2 tools, 5 steps)` for a scenario with MCP servers, else nothing.
@@ -297,6 +305,7 @@ fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, S
         instant: options.instant,
         idle_timeout_ms: options.idle_timeout_ms,
         admin_token: options.admin_token.clone(),
+        max_tests: options.max_tests,
     };
     if !options.host.is_loopback() {
         // The admin surface replaces the script and reads every request; beyond loopback anyone who can reach the

@@ -32,6 +32,8 @@ pub mod embed;
 mod error;
 mod failure;
 pub mod generate;
+#[cfg(feature = "server")]
+pub mod isolation;
 pub mod journal;
 pub mod latency;
 pub mod mcp;

@@ -614,6 +614,13 @@ impl MockModel {
         Ok(())
     }
 
+    /// The script in force: the routes (with every step, used or not) and the settings. `MockModel::from_script` of
+    /// it is a fresh mock that answers as this one did before its first request.
+    pub fn script(&self) -> Script {
+        let routes = self.lock().routes.iter().map(|r| r.route.clone()).collect();
+        Script { routes, settings: self.settings() }
+    }
+
     /// Replaces the whole script with a scenario's (see [`MockModel::replace_script`]).
     pub fn load_scenario(&self, scenario: &Scenario) -> Result<()> {
         self.replace_script(scenario.script())

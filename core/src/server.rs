@@ -6,6 +6,7 @@
 //! Stopping is graceful and idempotent; a server left running never keeps its process alive at exit.
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::isolation::Tests;
 use crate::mock::MockModel;
 use crate::turn::Turn;
 use crate::wire::{self, FrameIter, Frames, HttpReply, HttpRequest, StreamEnd, MAX_BODY_BYTES};
@@ -42,6 +43,9 @@ pub struct ServerOptions {
     /// `x-cuecard-admin-token: <token>`), or get a 401: for a server reachable beyond loopback.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub admin_token: Option<String>,
+    /// At most this many tests live at once under `/t/{id}/` (see [`crate::isolation`]); beyond it the least
+    /// recently used is dropped. 0 turns the prefix off.
+    pub max_tests: usize,
 }
 
 /// [`ServerOptions::idle_timeout_ms`] by default: hyper's default header timeout.
@@ -55,6 +59,7 @@ impl Default for ServerOptions {
             instant: false,
             idle_timeout_ms: DEFAULT_IDLE_TIMEOUT_MS,
             admin_token: None,
+            max_tests: crate::isolation::DEFAULT_MAX_TESTS,
         }
     }
 }
@@ -81,6 +86,7 @@ pub struct Server {
     // Behind mutexes so that `stop` takes `&self`: a binding can share the server and stop it from any thread.
     shutdown: std::sync::Mutex<Option<oneshot::Sender<()>>>,
     thread: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
+    tests: Arc<Tests>,
 }
 
 impl Server {
@@ -121,10 +127,12 @@ impl Server {
             tokio::net::TcpListener::from_std(listener).map_err(io)?
         };
         let (shutdown, stop) = oneshot::channel();
+        let tests = Arc::new(Tests::new(mock, options.max_tests));
+        let served = Arc::clone(&tests);
         let thread = std::thread::Builder::new()
             .name("cuecard-server".into())
             .spawn(move || {
-                runtime.block_on(serve(listener, mock, options, stop));
+                runtime.block_on(serve(listener, served, options, stop));
                 // Connections still open after the graceful period are dropped here; the worker threads get a moment
                 // to end, so that once `stop` returns no thread of the server is left running.
                 runtime.shutdown_timeout(Duration::from_millis(100));
@@ -134,6 +142,7 @@ impl Server {
             addr,
             shutdown: std::sync::Mutex::new(Some(shutdown)),
             thread: std::sync::Mutex::new(Some(thread)),
+            tests,
         })
     }
 
@@ -145,6 +154,17 @@ impl Server {
     /// `http://127.0.0.1:PORT`.
     pub fn base_url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// The base URL of test `id` (`http://127.0.0.1:PORT/t/{id}`): its own copy of the script and journal (see
+    /// [`crate::isolation`]); add `/v1` for an OpenAI client.
+    pub fn test_base_url(&self, id: &str) -> String {
+        format!("http://{}/t/{id}", self.addr)
+    }
+
+    /// How many tests are live under `/t/{id}/`.
+    pub fn tests_live(&self) -> usize {
+        self.tests.ids().len()
     }
 
     /// The base URL an OpenAI client needs (`…/v1`).
@@ -184,7 +204,7 @@ impl Drop for Server {
 
 async fn serve(
     listener: tokio::net::TcpListener,
-    mock: Arc<MockModel>,
+    tests: Arc<Tests>,
     options: ServerOptions,
     mut stop: oneshot::Receiver<()>,
 ) {
@@ -216,13 +236,13 @@ async fn serve(
             }
         };
         let _ = stream.set_nodelay(true);
-        let served = Arc::clone(&mock);
+        let served = Arc::clone(&tests);
         let admin_token = admin_token.clone();
         let service =
             service_fn(move |request| answer(Arc::clone(&served), request, instant, admin_token.clone(), idle_timeout));
         let builder = Arc::clone(&builder);
         let watcher = graceful.watcher();
-        let journal = Arc::clone(&mock);
+        let journal = Arc::clone(tests.default_mock());
         tokio::spawn(async move {
             // HTTP/1.1, or HTTP/2 with prior knowledge (cleartext: the AWS SDK for JavaScript's default handler speaks
             // it to an `http://` endpoint), told apart by the connection's first bytes; an `h2c` upgrade request over
@@ -337,7 +357,7 @@ async fn on_blocking_pool<T: Send + 'static>(work: impl FnOnce() -> T + Send + '
 }
 
 async fn answer(
-    mock: Arc<MockModel>,
+    tests: Arc<Tests>,
     request: hyper::Request<Incoming>,
     instant: bool,
     admin_token: Option<Arc<str>>,
@@ -351,7 +371,7 @@ async fn answer(
     }
     // Only the headers the wire layer reads are copied: fewer allocations per request under load. MCP reads its own
     // (`mcp-session-id`, `mcp-protocol-version`, `accept`), so its requests keep them all.
-    let mcp = crate::mcp::is_mcp_path(parts.uri.path());
+    let mcp = crate::mcp::is_mcp_path(crate::isolation::unprefixed(parts.uri.path()));
     let headers: Vec<(String, String)> = parts
         .headers
         .iter()
@@ -366,6 +386,12 @@ async fn answer(
         body: Vec::new(),
         // Any admin request without the token was refused above.
         admin_token_checked: admin_token.is_some() && wire::is_admin_path(parts.uri.path()),
+    };
+    // The test a request belongs to (`/t/{id}/...` or `x-cuecard-test`), its path made the one that test's mock serves.
+    let header_id = parts.headers.get(crate::isolation::TEST_HEADER).and_then(|v| v.to_str().ok());
+    let mock = match tests.select(&mut http, header_id) {
+        Ok(mock) => mock,
+        Err(reply) => return Ok(reply_now(reply)),
     };
     // Read one byte past the limit, so an oversized body is seen as such and answered with 413. The idle timeout
     // bounds the body too: hyper's header timeout ends at the blank line, and stalled bodies would otherwise hold

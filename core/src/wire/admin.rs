@@ -59,7 +59,7 @@ pub(crate) fn admin(mock: &MockModel, request: &HttpRequest) -> HttpReply {
 /// as `Host`, never a loopback one. The admin surface replaces the script and reads every request, so it answers
 /// only requests without an `Origin` whose `Host`, when given, is `localhost`, `127.x.x.x` or `[::1]`, or, on a
 /// server with an admin token, that carried the token (whatever their `Host`: a page cannot know the token).
-fn foreign_admin_request(request: &HttpRequest) -> Option<String> {
+pub(crate) fn foreign_admin_request(request: &HttpRequest) -> Option<String> {
     if let Some(origin) = request.header("origin") {
         return Some(format!(
             "admin requests come from tests, not from web pages: a request with an Origin header ({origin}) is refused"
@@ -239,6 +239,6 @@ pub(crate) fn admin_token_refusal() -> HttpReply {
     }
 }
 
-fn admin_error(status: u16, error: &crate::error::Error) -> HttpReply {
+pub(crate) fn admin_error(status: u16, error: &crate::error::Error) -> HttpReply {
     json_reply(status, vec![], &json!({ "error": error.to_json() }))
 }

@@ -1,5 +1,6 @@
 """The pytest plugin (entry point `pytest11`): fixtures `cuecard_mock`, `cuecard_server`, `cuecard_openai`,
-`cuecard_anthropic` and `cuecard_recording`, the marker
+`cuecard_anthropic`, `cuecard_recording` and `cuecard_shared` (one `cuecard serve` per run, each test on its own
+`/t/{id}/` prefix, also under pytest-xdist: see `cuecard.shared`), the marker
 `@pytest.mark.cuecard(scenario="file.json", strict=True, recording=None, upstream=None, ...)` and the option
 `--cuecard-record=none|once|new|all`.
 
@@ -21,6 +22,7 @@ from typing import Iterator
 
 import pytest
 
+from . import shared
 from ._cuecard import Server, recording_path_for_test
 from .mock import MockModel
 from .recording import Recording
@@ -36,6 +38,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--cuecard-record", choices=RECORD_MODES, default=None,
         help="record mode of cuecard_recording: none (replay only; the default, or $CUECARD_RECORD), once (record "
              "missing files), new (record what files lack), all (record anew)",
+    )
+    parser.getgroup("cuecard").addoption(
+        "--cuecard-url", default=None,
+        help="the cuecard server cuecard_shared uses (else $CUECARD_URL, else one this run starts)",
+    )
+    parser.getgroup("cuecard").addoption(
+        "--cuecard-serve", action="store_true", default=False,
+        help="under pytest-xdist: start one cuecard serve for the whole run and share it with every worker "
+             "(without it, each worker that uses cuecard_shared starts its own)",
     )
 
 
@@ -140,3 +151,35 @@ def cuecard_recording(request: pytest.FixtureRequest) -> Iterator[Recording]:
         pytest.fail("cuecard: " + "; ".join(recording.failures), pytrace=False)
     if recording.replays and not recording.records and options.get("strict", True):
         assert_that(recording.mock).script_fully_used()
+
+
+def _shared_url(config: pytest.Config) -> str:
+    """The shared server's URL: given, handed to this xdist worker, or started by this process."""
+    given = config.getoption("--cuecard-url") or os.environ.get("CUECARD_URL")
+    if given:
+        return given.rstrip("/")
+    worker_input = getattr(config, "workerinput", None)
+    if worker_input is not None and "cuecard_url" in worker_input:
+        return worker_input["cuecard_url"]
+    return shared.start_server()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:
+    """pytest-xdist, on the controller, for each worker: one server for the whole run, its URL handed down."""
+    given = node.config.getoption("--cuecard-url") or os.environ.get("CUECARD_URL")
+    if node.config.getoption("--cuecard-serve") and not given:
+        node.workerinput["cuecard_url"] = shared.start_server()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shared.stop_server()
+
+
+@pytest.fixture
+def cuecard_shared(request: pytest.FixtureRequest) -> Iterator[shared.SharedTest]:
+    """This test's own mock on the run's shared `cuecard serve`: `base_url` (`openai_url`, `anthropic_url`),
+    `load(scenario)`, `journal()`. Dropped from the server when the test ends."""
+    test = shared.SharedTest(_shared_url(request.config), shared.test_id(request.node.nodeid))
+    yield test
+    test.drop()

@@ -1,0 +1,212 @@
+//! One server, many tests: a base-URL prefix `/t/{id}/` (or the header `x-cuecard-test: {id}`) selects an isolated
+//! mock, its own copy of the server's script with its own cursors, journal and counters, made on first use. Parallel
+//! test runs (pytest-xdist workers, vitest workers, several CI jobs) share one `cuecard serve` without seeing each
+//! other's requests; the unprefixed surface stays the default test.
+//!
+//! Admin paths per test: `/_cuecard/t/{id}/journal`, `/_cuecard/t/{id}/reset`, `PUT /_cuecard/t/{id}/scenario`
+//! (which also creates it), `DELETE /_cuecard/t/{id}` to drop it; `GET /_cuecard/tests` lists the live ones. At most
+//! `max_tests` live at once: beyond it the least recently used is dropped, and a later request of that test gets a
+//! 410 naming why, rather than a fresh mock that would hide the lost journal.
+//!
+//! The request path takes a read lock of the map (readers do not block each other) and touches an atomic of the
+//! test's own; the write lock is taken only to create or drop a test.
+
+use crate::error::{Error, ErrorKind};
+use crate::mock::MockModel;
+use crate::wire::{self, HttpReply, HttpRequest};
+use serde_json::json;
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+/// The header that names a test, for clients whose base URL cannot carry the prefix.
+pub const TEST_HEADER: &str = "x-cuecard-test";
+
+/// Live tests kept by default.
+pub const DEFAULT_MAX_TESTS: usize = 1000;
+
+/// The mocks of one server: the default one and the tests'.
+#[derive(Debug)]
+pub struct Tests {
+    default: Arc<MockModel>,
+    max_tests: usize,
+    live: RwLock<HashMap<Box<str>, Arc<Live>>>,
+    /// Bumped at each use; a test's last use is its value then (least recently used = smallest).
+    clock: AtomicU64,
+    /// Tests dropped to make room, newest last (at most `max_tests` remembered), to answer them with a 410.
+    evicted: Mutex<VecDeque<Box<str>>>,
+}
+
+#[derive(Debug)]
+struct Live {
+    mock: Arc<MockModel>,
+    last_used: AtomicU64,
+}
+
+/// The part of a path after `/t/{id}`, and the id: `/t/abc/v1/models` is `("abc", "/v1/models")`.
+pub fn split_test_prefix(path: &str) -> Option<(&str, &str)> {
+    let rest = path.strip_prefix("/t/")?;
+    match rest.find('/') {
+        Some(slash) => Some((rest.get(..slash)?, rest.get(slash..)?)),
+        None => Some((rest, "/")),
+    }
+}
+
+/// The path a request is answered on: without its `/t/{id}` prefix.
+pub fn unprefixed(path: &str) -> &str {
+    split_test_prefix(path).map_or(path, |(_, rest)| rest)
+}
+
+fn valid_id(id: &str) -> bool {
+    (1..=128).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-.~".contains(&b))
+}
+
+fn error_reply(status: u16, kind: ErrorKind, message: String) -> HttpReply {
+    wire::admin_error(status, &Error::new(kind, message))
+}
+
+impl Tests {
+    /// The tests of a server whose default mock is `default`, at most `max_tests` live at once (0: no tests, only
+    /// the default).
+    pub fn new(default: Arc<MockModel>, max_tests: usize) -> Tests {
+        Tests {
+            default,
+            max_tests,
+            live: RwLock::new(HashMap::new()),
+            clock: AtomicU64::new(0),
+            evicted: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    /// The default mock (the unprefixed surface).
+    pub fn default_mock(&self) -> &Arc<MockModel> {
+        &self.default
+    }
+
+    /// The ids of the live tests, sorted.
+    pub fn ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self.read().keys().map(|id| id.to_string()).collect();
+        ids.sort();
+        ids
+    }
+
+    /// The mock that answers `request`, with its path rewritten to what that mock serves (`/t/{id}` taken off,
+    /// `/_cuecard/t/{id}/journal` made `/_cuecard/journal`), or the reply itself (the test admin endpoints, a
+    /// refused id). `header_id` is the request's `x-cuecard-test`.
+    pub fn select(&self, request: &mut HttpRequest, header_id: Option<&str>) -> Result<Arc<MockModel>, HttpReply> {
+        if let Some(rest) = request.path.strip_prefix("/_cuecard/t/") {
+            let (id, after) = rest.split_once('/').unwrap_or((rest, ""));
+            let (id, after) = (id.to_string(), after.trim_end_matches('/').to_string());
+            if let Some(refusal) = wire::foreign_admin_request(request) {
+                return Err(error_reply(403, ErrorKind::InvalidRequest, refusal));
+            }
+            if after.is_empty() {
+                return Err(self.test_endpoint(&request.method, &id));
+            }
+            let mock = self.mock(&id)?;
+            request.path = format!("/_cuecard/{after}");
+            return Ok(mock);
+        }
+        if request.path.trim_end_matches('/') == "/_cuecard/tests" {
+            if let Some(refusal) = wire::foreign_admin_request(request) {
+                return Err(error_reply(403, ErrorKind::InvalidRequest, refusal));
+            }
+            let reply = json!({"tests": self.ids(), "max_tests": self.max_tests});
+            return Err(wire::json_reply(200, Vec::new(), &reply));
+        }
+        if let Some((id, rest)) = split_test_prefix(&request.path) {
+            if wire::is_admin_path(rest) {
+                let message = format!("a test's admin paths are /_cuecard/t/{id}/..., not {}", request.path);
+                return Err(error_reply(404, ErrorKind::NotFound, message));
+            }
+            let (id, rest) = (id.to_string(), rest.to_string());
+            let mock = self.mock(&id)?;
+            request.path = rest;
+            return Ok(mock);
+        }
+        match header_id {
+            Some(id) => self.mock(id),
+            None => Ok(Arc::clone(&self.default)),
+        }
+    }
+
+    /// `DELETE /_cuecard/t/{id}` drops a test; `GET` says whether it is live.
+    fn test_endpoint(&self, method: &str, id: &str) -> HttpReply {
+        match method {
+            "DELETE" => {
+                let dropped = self.write().remove(id).is_some();
+                // A dropped id may be used again, evicted or not.
+                self.evicted().retain(|gone| &**gone != id);
+                wire::json_reply(200, Vec::new(), &json!({"ok": true, "dropped": dropped}))
+            }
+            "GET" => wire::json_reply(200, Vec::new(), &json!({"ok": true, "live": self.read().contains_key(id)})),
+            other => error_reply(
+                405,
+                ErrorKind::InvalidRequest,
+                format!(
+                    "{other} /_cuecard/t/{id}: a test is dropped with DELETE (or read at /_cuecard/t/{id}/journal)"
+                ),
+            ),
+        }
+    }
+
+    /// The test's mock, made from the default mock's script on first use.
+    fn mock(&self, id: &str) -> Result<Arc<MockModel>, HttpReply> {
+        if !valid_id(id) {
+            let message =
+                format!("{id:?} is not a test id: 1 to 128 of A-Z a-z 0-9 _ - . ~ (a hash of a test's name fits)");
+            return Err(error_reply(400, ErrorKind::InvalidRequest, message));
+        }
+        let now = self.clock.fetch_add(1, Ordering::Relaxed);
+        if let Some(live) = self.read().get(id) {
+            live.last_used.store(now, Ordering::Relaxed);
+            return Ok(Arc::clone(&live.mock));
+        }
+        if self.max_tests == 0 {
+            let message = "this server keeps no tests (max_tests 0): use the unprefixed base URL".to_string();
+            return Err(error_reply(400, ErrorKind::InvalidRequest, message));
+        }
+        if self.evicted().iter().any(|gone| &**gone == id) {
+            let message = format!(
+                "test {id} was dropped: more than {} tests were live and it was the least recently used; raise \
+                 --max-tests, or DELETE /_cuecard/t/{{id}} as each test ends",
+                self.max_tests
+            );
+            return Err(error_reply(410, ErrorKind::InvalidState, message));
+        }
+        let fresh = MockModel::from_script(&self.default.script()).map_err(|e| wire::admin_error(500, &e))?;
+        let mut live = self.write();
+        if let Some(existing) = live.get(id) {
+            return Ok(Arc::clone(&existing.mock)); // made by a concurrent first request
+        }
+        if live.len() >= self.max_tests {
+            let oldest = live.iter().min_by_key(|(_, l)| l.last_used.load(Ordering::Relaxed)).map(|(id, _)| id.clone());
+            if let Some(oldest) = oldest {
+                live.remove(&oldest);
+                let mut evicted = self.evicted();
+                if evicted.len() >= self.max_tests {
+                    evicted.pop_front();
+                }
+                evicted.push_back(oldest);
+            }
+        }
+        let mock = Arc::new(fresh);
+        live.insert(id.into(), Arc::new(Live { mock: Arc::clone(&mock), last_used: AtomicU64::new(now) }));
+        Ok(mock)
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<Box<str>, Arc<Live>>> {
+        self.live.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<Box<str>, Arc<Live>>> {
+        self.live.write().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn evicted(&self) -> std::sync::MutexGuard<'_, VecDeque<Box<str>>> {
+        self.evicted.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,123 @@
+//! Isolation by prefix and header, its admin paths, its bound, and many tests at once on one real server.
+
+use super::*;
+use crate::{MockModel, Scenario, Server, ServerOptions};
+use serde_json::Value;
+
+fn default_mock() -> Arc<MockModel> {
+    let scenario = json!({"cuecard": 1, "routes": [{"steps": [{"text": "first"}, {"text": "second"}]}]});
+    Arc::new(MockModel::from_scenario(&Scenario::from_value(scenario).unwrap()).unwrap())
+}
+
+const CHAT: &str = r#"{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}"#;
+
+/// Answers `request` as the server does: selects the test's mock, then the wire.
+fn send(tests: &Tests, mut request: HttpRequest) -> (u16, Value) {
+    let header = request.header(TEST_HEADER).map(str::to_string);
+    let reply = match tests.select(&mut request, header.as_deref()) {
+        Ok(mock) => crate::wire::handle(&mock, &request),
+        Err(reply) => reply,
+    };
+    (reply.status(), serde_json::from_str(&reply.body_text()).unwrap_or(Value::Null))
+}
+
+fn text(body: &Value) -> String {
+    body["choices"][0]["message"]["content"].as_str().unwrap_or_default().to_string()
+}
+
+#[test]
+fn each_test_has_its_own_script_cursor_and_journal() {
+    let tests = Tests::new(default_mock(), 10);
+    let chat = |path: &str| send(&tests, HttpRequest::post_json(path, CHAT));
+    assert_eq!(text(&chat("/t/a/v1/chat/completions").1), "first");
+    assert_eq!(text(&chat("/t/a/v1/chat/completions").1), "second");
+    assert_eq!(text(&chat("/t/b/chat/completions").1), "first", "b starts at the first step");
+    assert_eq!(text(&chat("/v1/chat/completions").1), "first", "the unprefixed surface is the default test");
+    let by_header = HttpRequest::post_json("/v1/chat/completions", CHAT).with_header(TEST_HEADER, "c");
+    assert_eq!(text(&send(&tests, by_header).1), "first");
+    assert_eq!(tests.ids(), ["a", "b", "c"]);
+    let journal =
+        |id: &str| send(&tests, HttpRequest::new("GET", &format!("/_cuecard/t/{id}/journal"), vec![], vec![])).1;
+    assert_eq!(journal("a")["count"], 2);
+    assert_eq!(journal("b")["count"], 1);
+    assert_eq!(tests.default_mock().request_count(), 1);
+    // A test's scenario, reset and drop.
+    let scenario = r#"{"cuecard": 1, "routes": [{"steps": [{"text": "own"}]}]}"#;
+    let put = HttpRequest::new("PUT", "/_cuecard/t/d/scenario", vec![], scenario.as_bytes().to_vec());
+    assert_eq!(send(&tests, put).0, 200);
+    assert_eq!(text(&chat("/t/d/v1/chat/completions").1), "own");
+    assert_eq!(send(&tests, HttpRequest::new("POST", "/_cuecard/t/a/reset", vec![], vec![])).0, 200);
+    assert_eq!(journal("a")["count"], 0);
+    let delete = |id: &str| send(&tests, HttpRequest::new("DELETE", &format!("/_cuecard/t/{id}"), vec![], vec![])).1;
+    assert_eq!(delete("a"), json!({"ok": true, "dropped": true}));
+    assert_eq!(delete("a"), json!({"ok": true, "dropped": false}));
+    let listed = send(&tests, HttpRequest::new("GET", "/_cuecard/tests", vec![], vec![])).1;
+    assert_eq!(listed, json!({"tests": ["b", "c", "d"], "max_tests": 10}));
+}
+
+#[test]
+fn bad_ids_foreign_pages_and_admin_paths_under_the_prefix_are_refused() {
+    let tests = Tests::new(default_mock(), 10);
+    let (status, body) = send(&tests, HttpRequest::post_json("/t/a%20b/v1/chat/completions", CHAT));
+    assert_eq!(status, 400);
+    assert!(body["error"]["message"].as_str().unwrap().contains("is not a test id"), "{body}");
+    let (status, body) = send(&tests, HttpRequest::new("GET", "/t/a/_cuecard/journal", vec![], vec![]));
+    assert_eq!(status, 404);
+    assert!(body["error"]["message"].as_str().unwrap().contains("/_cuecard/t/a/"), "{body}");
+    let page =
+        HttpRequest::new("DELETE", "/_cuecard/t/a", vec![("origin".into(), "https://evil.example".into())], vec![]);
+    assert_eq!(send(&tests, page).0, 403);
+    let off = Tests::new(default_mock(), 0);
+    assert_eq!(send(&off, HttpRequest::post_json("/t/a/v1/chat/completions", CHAT)).0, 400);
+}
+
+#[test]
+fn past_the_bound_the_least_recently_used_test_is_dropped_and_says_so() {
+    let tests = Tests::new(default_mock(), 2);
+    let chat = |id: &str| send(&tests, HttpRequest::post_json(&format!("/t/{id}/v1/chat/completions"), CHAT));
+    chat("a");
+    chat("b");
+    chat("a"); // b is now the least recently used
+    chat("c");
+    assert_eq!(tests.ids(), ["a", "c"]);
+    let (status, body) = chat("b");
+    assert_eq!(status, 410);
+    assert!(body["error"]["message"].as_str().unwrap().contains("test b was dropped: more than 2 tests"), "{body}");
+    // Dropping it on purpose lets the id be used again.
+    send(&tests, HttpRequest::new("DELETE", "/_cuecard/t/b", vec![], vec![]));
+    assert_eq!(chat("b").0, 200);
+}
+
+#[test]
+fn eight_threads_of_fifty_tests_each_see_exactly_their_own_requests_on_one_server() {
+    use std::io::{Read, Write};
+    let server =
+        Server::start_with(default_mock(), ServerOptions { instant: true, ..ServerOptions::default() }).unwrap();
+    let addr = server.addr();
+    let request = |path: &str, method: &str, body: &str| -> String {
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        // HTTP/1.0: the (streamed) journal comes unchunked, ended by the close.
+        write!(stream, "{method} {path} HTTP/1.0\r\nhost: 127.0.0.1\r\ncontent-length: {}\r\n\r\n{body}", body.len())
+            .unwrap();
+        let mut reply = String::new();
+        stream.read_to_string(&mut reply).unwrap();
+        reply
+    };
+    std::thread::scope(|scope| {
+        for worker in 0..8 {
+            scope.spawn(move || {
+                for test in 0..50 {
+                    let id = format!("w{worker}-t{test}");
+                    let calls = 1 + (worker + test) % 2; // one or two requests, so counts differ between tests
+                    for _ in 0..calls {
+                        assert!(request(&format!("/t/{id}/v1/chat/completions"), "POST", CHAT).contains("200 OK"));
+                    }
+                    let journal = request(&format!("/_cuecard/t/{id}/journal"), "GET", "");
+                    let body: Value = serde_json::from_str(journal.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+                    assert_eq!(body["count"], calls, "{id}");
+                }
+            });
+        }
+    });
+    assert_eq!(server.tests_live(), 400);
+}
