@@ -275,7 +275,9 @@ fn request(
             error(METHOD_NOT_FOUND, format!("Method not found: {method}"))
         }
     };
-    if matches!(reply, Reply::Error { code: INVALID_PARAMS, .. }) && entry.outcome == Outcome::Answered {
+    // A request the engine refused as malformed is rejected; a step that scripts -32602 was answered as scripted.
+    let scripted = entry.step.is_some();
+    if matches!(reply, Reply::Error { code: INVALID_PARAMS, .. }) && entry.outcome == Outcome::Answered && !scripted {
         entry.outcome = Outcome::Rejected { reason: "invalid params".into() };
     }
     reply

@@ -372,6 +372,14 @@ fn a_scenario_with_a_broken_mcp_section_names_the_path() {
     )
     .contains("progress"));
     assert!(problem(json!({"servers": []})).contains("at least one route (or an mcp section"));
+    // A step that scripts -32602 is answered as scripted, not journaled as a refused request.
+    let scripted = json!({"cuecard": 1, "mcp": {"servers": [{"name": "s", "tools": [{"name": "t",
+        "steps": [{"error": {"code": -32602, "message": "bad city"}}]}]}]}});
+    let mock = MockModel::from_scenario(&Scenario::from_value(scripted).unwrap()).unwrap();
+    let (session, _) = initialize(&mock, "2025-11-25");
+    let reply = body(&post(&mock, Some(&session), &rpc(1, "tools/call", json!({"name": "t"}))));
+    assert_eq!(reply["error"]["message"], "bad city");
+    assert_eq!(mock.mcp_entries()[1].outcome, crate::journal::Outcome::Answered);
     // An MCP-only scenario is a scenario.
     Scenario::from_value(json!({"cuecard": 1, "mcp": {"servers": [{"name": "only"}]}})).unwrap();
     let settings = crate::MockSettings {
