@@ -3,10 +3,11 @@
 //! test runs (pytest-xdist workers, vitest workers, several CI jobs) share one `cuecard serve` without seeing each
 //! other's requests; the unprefixed surface stays the default test.
 //!
-//! Admin paths per test: `/_cuecard/t/{id}/journal`, `/_cuecard/t/{id}/reset`, `PUT /_cuecard/t/{id}/scenario`
-//! (which also creates it), `DELETE /_cuecard/t/{id}` to drop it; `GET /_cuecard/tests` lists the live ones. At most
-//! `max_tests` live at once: beyond it the least recently used is dropped, and a later request of that test gets a
-//! 410 naming why, rather than a fresh mock that would hide the lost journal.
+//! Admin paths per test: `/_cuecard/t/{id}/journal`, `/_cuecard/t/{id}/checks`, `/_cuecard/t/{id}/reset`,
+//! `PUT /_cuecard/t/{id}/scenario` (which also creates it), `DELETE /_cuecard/t/{id}` to drop it; `GET
+//! /_cuecard/tests` lists the live ones. At most `max_tests` live at once: beyond it the least recently used is
+//! dropped, and a later request of that test gets a 410 naming why, rather than a fresh mock that would hide the
+//! lost journal.
 //!
 //! The request path takes a read lock of the map (readers do not block each other) and touches an atomic of the
 //! test's own; the write lock is taken only to create or drop a test.

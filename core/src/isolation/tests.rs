@@ -56,6 +56,32 @@ fn each_test_has_its_own_script_cursor_and_journal() {
 }
 
 #[test]
+fn a_tests_checks_run_against_its_own_journal() {
+    let tests = Tests::new(default_mock(), 10);
+    let checks = |id: &str, body: &str| {
+        let path = format!("/_cuecard/t/{id}/checks");
+        send(&tests, HttpRequest::new("POST", &path, vec![], body.as_bytes().to_vec()))
+    };
+    send(&tests, HttpRequest::post_json("/t/a/v1/chat/completions", CHAT));
+    let (status, failed) = checks("a", r#"[{"check": "received_requests", "times": 1}, {"check": "script_fully_used"}]"#);
+    assert_eq!(status, 200);
+    assert_eq!(failed["ok"], false);
+    assert_eq!(failed["ran"], 2, "the first check held, the second did not");
+    assert_eq!(failed["failure"]["check"], "script_fully_used()");
+    assert!(failed["failure"]["message"].as_str().unwrap().contains("unused"), "{failed}");
+    send(&tests, HttpRequest::post_json("/t/a/v1/chat/completions", CHAT));
+    assert_eq!(checks("a", r#"{"check": "script_fully_used"}"#).1, json!({"ok": true, "ran": 1}));
+    // Another test's journal is its own: b received nothing.
+    assert_eq!(checks("b", r#"{"check": "received_requests", "times": 0}"#).1, json!({"ok": true, "ran": 1}));
+    let (status, bad) = checks("a", r#"[{"check": "no_such_check"}]"#);
+    assert_eq!(status, 400);
+    assert_eq!(bad["error"]["code"], "invalid_argument", "{bad}");
+    let (status, bad) = checks("a", "not json");
+    assert_eq!(status, 400);
+    assert!(bad["error"]["message"].as_str().unwrap().contains("POST /_cuecard/checks takes a check"), "{bad}");
+}
+
+#[test]
 fn bad_ids_foreign_pages_and_admin_paths_under_the_prefix_are_refused() {
     let tests = Tests::new(default_mock(), 10);
     let (status, body) = send(&tests, HttpRequest::post_json("/t/a%20b/v1/chat/completions", CHAT));

@@ -5,14 +5,16 @@ use super::{json_reply, HttpReply, HttpRequest};
 use crate::error::ErrorKind;
 use crate::mock::MockModel;
 use crate::scenario::Scenario;
+use crate::verify::{run_check, Check};
 use serde_json::{json, Value};
 
 /// The content types `PUT /_cuecard/scenario` takes.
 const SCENARIO_CONTENT_TYPES: &str = "application/json or application/yaml (also text/yaml, application/x-yaml)";
 
 /// `PUT /_cuecard/scenario` loads a scenario (JSON or YAML as the content type says; without one, JSON when it
-/// starts with `{`, else YAML), `GET /_cuecard/journal` reads the journal, `POST /_cuecard/reset` forgets
-/// requests and rewinds the script. Admin requests are not journaled. Errors are `{"error": <cuecard error>}`.
+/// starts with `{`, else YAML), `GET /_cuecard/journal` reads the journal, `POST /_cuecard/checks` runs checks as
+/// data against it (a test's end-of-test check on a shared server), `POST /_cuecard/reset` forgets requests and
+/// rewinds the script. Admin requests are not journaled. Errors are `{"error": <cuecard error>}`.
 pub(crate) fn admin(mock: &MockModel, request: &HttpRequest) -> HttpReply {
     if let Some(refusal) = foreign_admin_request(request) {
         return admin_error(403, &crate::error::Error::new(ErrorKind::InvalidRequest, refusal));
@@ -39,6 +41,10 @@ pub(crate) fn admin(mock: &MockModel, request: &HttpRequest) -> HttpReply {
             Ok((after, limit)) => json_reply(200, vec![], &journal_page_document(mock, after, limit)),
             Err(error) => admin_error(400, &error),
         },
+        ("POST", "/_cuecard/checks") => match read_checks(&request.body) {
+            Ok(checks) => json_reply(200, vec![], &checks_document(mock, &checks)),
+            Err(error) => admin_error(400, &error),
+        },
         ("POST", "/_cuecard/reset") => {
             mock.reset();
             json_reply(200, vec![], &json!({"ok": true}))
@@ -48,7 +54,7 @@ pub(crate) fn admin(mock: &MockModel, request: &HttpRequest) -> HttpReply {
             404,
             &crate::error::Error::new(
                 ErrorKind::NotFound,
-                format!("unknown admin endpoint {method} {path} (PUT /_cuecard/scenario, GET /_cuecard/journal, POST /_cuecard/reset, GET /_cuecard/health)"),
+                format!("unknown admin endpoint {method} {path} (PUT /_cuecard/scenario, GET /_cuecard/journal, POST /_cuecard/checks, POST /_cuecard/reset, GET /_cuecard/health)"),
             ),
         ),
     }
@@ -193,6 +199,29 @@ pub fn write_journal_document(mock: &MockModel, page: usize, mut emit: impl FnMu
     write(&mut piece, json!(mock.unused_steps()));
     piece.push(b'}');
     emit(piece);
+}
+
+/// The checks of `POST /_cuecard/checks`: one check as data (`{"check": "script_fully_used"}`) or a list of them.
+fn read_checks(body: &[u8]) -> Result<Vec<Check>, crate::error::Error> {
+    let value: Value = serde_json::from_slice(body).map_err(|e| {
+        let message = format!("POST /_cuecard/checks takes a check as JSON or a list of them: {e}");
+        crate::error::Error::new(ErrorKind::InvalidArgument, message)
+    })?;
+    match value {
+        Value::Array(items) => items.into_iter().map(Check::from_value).collect(),
+        one => Check::from_value(one).map(|check| vec![check]),
+    }
+}
+
+/// `{"ok": true, "ran": n}` when every check holds, else `{"ok": false, "ran": <checks run>, "failure": <the
+/// first that did not hold, as core's AssertionFailure>}`: a check that fails is an answer, not an error (200).
+fn checks_document(mock: &MockModel, checks: &[Check]) -> Value {
+    for (ran, check) in (1_usize..).zip(checks) {
+        if let Err(failure) = run_check(mock, None, check) {
+            return json!({"ok": false, "ran": ran, "failure": failure});
+        }
+    }
+    json!({"ok": true, "ran": checks.len()})
 }
 
 fn load_scenario(mock: &MockModel, request: &HttpRequest) -> Result<Scenario, (u16, crate::error::Error)> {
