@@ -1,3 +1,3 @@
 import cjs from '../lib/jest.js';
 
-export const { matchers, useCuecardMock, useCuecardRecording } = cjs;
+export const { matchers, useCuecardMock, useCuecardRecording, useCuecardShared } = cjs;

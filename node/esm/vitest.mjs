@@ -1,7 +1,8 @@
 // `cuecard/vitest` (ESM): cuecard's matchers on vitest's own `expect`, and the per-test mock.
-import { expect, onTestFinished } from 'vitest';
+import { expect, onTestFinished, inject } from 'vitest';
 import matchersModule from '../lib/matchers.js';
 import perTest from '../lib/per-test.js';
+import shared from '../lib/shared.js';
 
 export const { matchers } = matchersModule;
 expect.extend(matchers);
@@ -18,4 +19,9 @@ export function cuecardMock(settings) {
 /** This test's recording, checked when it finishes (see `cuecard/vitest`'s CommonJS entry). */
 export function cuecardRecording(options) {
   return perTest.vitestRecording(expect, onTestFinished, options);
+}
+
+/** This test's own mock on the run's shared server (see `cuecard/vitest`'s CommonJS entry). */
+export function cuecardShared(options) {
+  return shared.vitestShared(expect, onTestFinished, inject, options);
 }

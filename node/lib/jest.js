@@ -5,6 +5,7 @@
 
 const { matchers } = require('./matchers.js');
 const { createChecked, createRecording } = require('./per-test.js');
+const { createShared } = require('./shared.js');
 
 function jestGlobals() {
   if (typeof expect === 'function' && typeof beforeEach === 'function') {
@@ -57,4 +58,27 @@ function useCuecardRecording(options) {
   };
 }
 
-module.exports = { matchers, useCuecardMock, useCuecardRecording };
+/** Registers each test's own part of the run's shared server (`globalSetup: 'cuecard/jest-setup'` and
+ * `globalTeardown: 'cuecard/jest-teardown'`, or `CUECARD_URL`; read it as `cuecard.shared`): after each test,
+ * core checks on the server that its loaded steps were all used and no request was unexpected (not with `strict:
+ * false`), and the test is dropped from the server. */
+function useCuecardShared(options) {
+  let current = null;
+  globals.beforeEach(() => {
+    const { testPath, currentTestName } = globals.expect.getState();
+    current = createShared(testPath, [currentTestName], undefined, options);
+  });
+  globals.afterEach(async () => {
+    const ended = current;
+    current = null;
+    await ended?.finish(false);
+  });
+  return {
+    get shared() {
+      if (current === null) throw new Error('useCuecardShared: the shared test exists only while a test runs');
+      return current.test;
+    },
+  };
+}
+
+module.exports = { matchers, useCuecardMock, useCuecardRecording, useCuecardShared };

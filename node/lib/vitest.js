@@ -3,9 +3,10 @@
 // `cuecardMock()` inside a test gives a fresh mock that fails the test if a step was unused or a request
 // unexpected.
 
-const { expect, onTestFinished } = require('vitest');
+const { expect, onTestFinished, inject } = require('vitest');
 const { matchers } = require('./matchers.js');
 const { createChecked, vitestRecording } = require('./per-test.js');
+const { vitestShared } = require('./shared.js');
 
 expect.extend(matchers);
 
@@ -25,4 +26,12 @@ function cuecardRecording(options) {
   return vitestRecording(expect, onTestFinished, options);
 }
 
-module.exports = { matchers, cuecardMock, cuecardRecording };
+/** This test's own mock on the run's shared server (`globalSetup: ['cuecard/vitest-setup']`, or `CUECARD_URL`):
+ * `baseURL`, `openaiBaseURL`, `load(scenario)`, `journal()`, `check(...)`. When the test passes, core checks on the
+ * server that its loaded steps were all used and no request was unexpected (not with `strict: false`); then the
+ * test is dropped from the server. */
+function cuecardShared(options) {
+  return vitestShared(expect, onTestFinished, inject, options);
+}
+
+module.exports = { matchers, cuecardMock, cuecardRecording, cuecardShared };

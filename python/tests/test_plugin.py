@@ -83,3 +83,40 @@ def test_sdk_fixtures_are_wired_to_the_mock(pytester):
             assert reply.content[0].text == "Also from the mock."
     """)
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
+
+
+def test_cuecard_shared_checks_each_test_on_the_server_at_its_end(pytester):
+    # One `python -m cuecard serve` for the run; each test its own /t/{id}/, checked by core at teardown.
+    pytester.makepyfile("""
+        import json, urllib.request, pytest
+
+        def chat(test, text):
+            body = json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": text}]}).encode()
+            request = urllib.request.Request(test.openai_url + "/chat/completions", data=body,
+                                             headers={"content-type": "application/json"})
+            return json.load(urllib.request.urlopen(request))["choices"][0]["message"]["content"]
+
+        SCENARIO = {"cuecard": 1, "routes": [{"steps": [{"text": "one"}, {"text": "two"}]}]}
+
+        def test_leaves_a_step_unused(cuecard_shared):
+            cuecard_shared.load(SCENARIO)
+            assert chat(cuecard_shared, "hi") == "one"
+
+        def test_uses_both(cuecard_shared):
+            cuecard_shared.load(SCENARIO)
+            assert [chat(cuecard_shared, "a"), chat(cuecard_shared, "b")] == ["one", "two"]
+            cuecard_shared.check({"check": "received_requests", "times": 2})
+            with pytest.raises(AssertionError, match="received_requests"):
+                cuecard_shared.check({"check": "received_requests", "times": 3})
+
+        @pytest.mark.cuecard(strict=False)
+        def test_lenient(cuecard_shared):
+            cuecard_shared.load(SCENARIO)
+            chat(cuecard_shared, "hi")
+
+        def test_loads_nothing_and_sends_nothing(cuecard_shared):
+            assert cuecard_shared.journal()["count"] == 0
+    """)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=4, errors=1)
+    result.stdout.fnmatch_lines(["*ERROR at teardown of test_leaves_a_step_unused*", "*script_fully_used() failed*"])

@@ -179,7 +179,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 @pytest.fixture
 def cuecard_shared(request: pytest.FixtureRequest) -> Iterator[shared.SharedTest]:
     """This test's own mock on the run's shared `cuecard serve`: `base_url` (`openai_url`, `anthropic_url`),
-    `load(scenario)`, `journal()`. Dropped from the server when the test ends."""
+    `load(scenario)`, `journal()`, `check(...)`. After a passing test, core checks on the server that every step it
+    loaded was used and no request was unexpected (only the latter when it loaded none; the marker's `strict=False`
+    skips both); then the test is dropped from the server."""
     test = shared.SharedTest(_shared_url(request.config), shared.test_id(request.node.nodeid))
     yield test
-    test.drop()
+    try:
+        if _marker_options(request).get("strict", True) and not _test_failed(request):
+            # The server's own scenario may hold steps a test never meant to use: those are not checked.
+            test.check({"check": "script_fully_used" if test.loaded else "no_unexpected_requests"})
+    finally:
+        test.drop()

@@ -52,6 +52,8 @@ class SharedTest:
         self.base_url = f"{server_url}/t/{test}"
         self.openai_url = self.base_url + "/v1"
         self.anthropic_url = self.base_url
+        #: Whether `load` gave it a scenario of its own.
+        self.loaded = False
 
     def _admin(self, method: str, path: str, body: Optional[bytes] = None) -> Any:
         request = urllib.request.Request(f"{self.server_url}/_cuecard/t/{self.id}{path}", data=body, method=method,
@@ -66,6 +68,7 @@ class SharedTest:
         """Gives this test its own scenario (a dict, or JSON/YAML text); its journal starts empty."""
         body = scenario.encode() if isinstance(scenario, str) else json.dumps(scenario).encode()
         self._admin("PUT", "/scenario", body)
+        self.loaded = True
 
     def journal(self) -> dict:
         """This test's journal document (`count`, `counts`, `entries`, `unused_steps`, and `mcp` with MCP servers)."""
@@ -73,6 +76,14 @@ class SharedTest:
 
     def entries(self) -> list:
         return self.journal()["entries"]
+
+    def check(self, *checks: dict) -> None:
+        """Runs checks as data against this test's journal on the server (`{"check": "script_fully_used"}`, as
+        `cuecard.verify` names them); the first that does not hold raises `AssertionError` with core's message."""
+        body = json.dumps(list(checks)).encode()
+        result = self._admin("POST", "/checks", body)
+        if not result["ok"]:
+            raise AssertionError(result["failure"]["message"])
 
     def drop(self) -> None:
         self._admin("DELETE", "")

@@ -5,6 +5,7 @@ import dev.cuecard.MockModel;
 import dev.cuecard.RecordingObserver;
 import dev.cuecard.RecordingProxy;
 import dev.cuecard.Server;
+import dev.cuecard.SharedTest;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,6 +24,10 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * message listing them. {@link UnusedStepsAllowed} on the test or its class keeps the check of unexpected requests
  * only. A {@link RecordingProxy} parameter is the test's recording ({@link CuecardRecording} says where and to
  * whom it forwards), in the mode {@code CUECARD_RECORD} names; a replayed recording not used whole fails the test.
+ * A {@link SharedTest} parameter is the test's own part of one server shared by the whole run ({@code CUECARD_URL}
+ * or the system property {@code cuecard.url} names one started elsewhere; else one server per JVM, started on first
+ * use and stopped when the run ends): after a passing test core checks on the server that its loaded steps were
+ * used and no request was unexpected (only the latter under {@link UnusedStepsAllowed}), and the test is dropped.
  * Everything is closed after the test.
  */
 public final class CuecardExtension implements ParameterResolver, AfterEachCallback {
@@ -32,7 +37,7 @@ public final class CuecardExtension implements ParameterResolver, AfterEachCallb
     public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
         Class<?> type = parameter.getParameter().getType();
         return type == MockModel.class || type == Server.class || type == RecordingObserver.class
-                || type == RecordingProxy.class;
+                || type == RecordingProxy.class || type == SharedTest.class;
     }
 
     @Override
@@ -43,6 +48,7 @@ public final class CuecardExtension implements ParameterResolver, AfterEachCallb
         if (type == Server.class) return resources.server();
         if (type == RecordingObserver.class) return resources.observer();
         if (type == RecordingProxy.class) return resources.recording(context);
+        if (type == SharedTest.class) return resources.shared(context);
         throw new ParameterResolutionException("cuecard cannot give a " + type.getName());
     }
 
@@ -60,13 +66,18 @@ public final class CuecardExtension implements ParameterResolver, AfterEachCallb
             for (RecordingProxy recording : resources.recordings) {
                 if (!lenient) recording.assertAllReplayed();
             }
+            for (SharedTest shared : resources.shared) {
+                if (context.getExecutionException().isPresent()) continue;
+                if (lenient) shared.check(Map.of("check", "no_unexpected_requests"));
+                else shared.verify();
+            }
         } finally {
             resources.close();
         }
     }
 
     /** What one test was given, closed after it (the store also closes it if afterEach never runs). */
-    private static final class Resources implements ExtensionContext.Store.CloseableResource {
+    private static final class Resources implements ExtensionContext.Store.CloseableResource, AutoCloseable {
         final List<MockModel> mocks = new ArrayList<>();
         final List<AutoCloseable> closeables = new ArrayList<>();
 
@@ -103,6 +114,16 @@ public final class CuecardExtension implements ParameterResolver, AfterEachCallb
             return recording;
         }
 
+        final List<SharedTest> shared = new ArrayList<>();
+
+        SharedTest shared(ExtensionContext context) {
+            String url = SharedServer.url(context);
+            SharedTest test = new SharedTest(url, SharedTest.idFor(context.getUniqueId() + "#" + shared.size()));
+            shared.add(test);
+            closeables.add(test::drop);
+            return test;
+        }
+
         RecordingObserver observer() {
             RecordingObserver observer = new RecordingObserver();
             closeables.add(observer);
@@ -119,6 +140,27 @@ public final class CuecardExtension implements ParameterResolver, AfterEachCallb
                 }
             }
             closeables.clear();
+        }
+    }
+
+    /** The run's shared server: named by {@code CUECARD_URL} or {@code cuecard.url}, else one per JVM, kept in the
+     * root context's store so JUnit closes it when the whole run ends. */
+    private static final class SharedServer implements ExtensionContext.Store.CloseableResource, AutoCloseable {
+        private final MockModel mock = new MockModel();
+        private final Server server = mock.serve(Map.of("instant", true));
+
+        static String url(ExtensionContext context) {
+            String given = System.getProperty("cuecard.url", System.getenv("CUECARD_URL"));
+            if (given != null && !given.isEmpty()) return given;
+            SharedServer started = context.getRoot().getStore(NAMESPACE)
+                    .getOrComputeIfAbsent(SharedServer.class, k -> new SharedServer(), SharedServer.class);
+            return started.server.anthropicBaseUrl();
+        }
+
+        @Override
+        public void close() {
+            server.close();
+            mock.close();
         }
     }
 }
