@@ -61,6 +61,10 @@ enum Command {
         /// it the least recently used is dropped. 0 turns the prefix off.
         #[arg(long, default_value_t = cuecard::isolation::DEFAULT_MAX_TESTS)]
         max_tests: usize,
+        /// Send an OpenTelemetry span of every mocked call (GenAI conventions, OTLP/HTTP protobuf, batched) to this
+        /// collector: its base URL (`http://127.0.0.1:4318`, to which /v1/traces is added) or its traces URL.
+        #[arg(long, env = "CUECARD_OTLP_ENDPOINT")]
+        otlp_endpoint: Option<String>,
     },
     /// Serve one MCP server of a scenario over stdio: JSON-RPC lines on stdin and stdout (nothing else on stdout),
     /// problems on stderr; exits at the end of stdin, or when a step drops the connection.
@@ -197,12 +201,20 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
         }
     };
     let result = match cli.command {
-        Command::Serve { scenario, host, port, instant, journal_limit, idle_timeout_ms, admin_token, max_tests } => {
-            serve(
-                scenario,
-                ServeOptions { host, port, instant, journal_limit, idle_timeout_ms, admin_token, max_tests },
-            )
-        }
+        Command::Serve {
+            scenario,
+            host,
+            port,
+            instant,
+            journal_limit,
+            idle_timeout_ms,
+            admin_token,
+            max_tests,
+            otlp_endpoint,
+        } => serve(
+            scenario,
+            ServeOptions { host, port, instant, journal_limit, idle_timeout_ms, admin_token, max_tests, otlp_endpoint },
+        ),
         Command::Record { upstreams, out, host, port, mode, upstream_ca, redact_texts, redact_fields, allow_in_ci } => {
             let recording = cuecard::record::RecordingSettings {
                 mode,
@@ -247,6 +259,7 @@ struct ServeOptions {
     idle_timeout_ms: u64,
     admin_token: Option<String>,
     max_tests: usize,
+    otlp_endpoint: Option<String>,
 }
 
 /// `, 1 MCP server (2 tools, 5 steps)` for a scenario with MCP servers, else nothing.
@@ -306,6 +319,7 @@ fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, S
         idle_timeout_ms: options.idle_timeout_ms,
         admin_token: options.admin_token.clone(),
         max_tests: options.max_tests,
+        otlp_endpoint: options.otlp_endpoint.clone(),
     };
     if !options.host.is_loopback() {
         // The admin surface replaces the script and reads every request; beyond loopback anyone who can reach the
@@ -343,6 +357,9 @@ fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, S
             ),
             format!("scenario:           {}", scenario.description().unwrap_or("(no description)")),
         ];
+        if let Some(endpoint) = &options.otlp_endpoint {
+            lines.push(format!("OpenTelemetry:      a span per mocked call to {endpoint}"));
+        }
         if let Some(first) = mcp_servers.first() {
             let each = if mcp_servers.len() > 1 {
                 format!("; /mcp/{{name}} for {}", mcp_servers.join(", "))

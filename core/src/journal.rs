@@ -187,6 +187,20 @@ pub struct EntryTicket {
     generation: u64,
 }
 
+#[cfg(feature = "otlp")]
+thread_local! {
+    /// The ticket of the entry this thread journaled last. A server answers a request synchronously on one thread
+    /// from the wire layer down to the journal, so right after the answer this is that request's entry: the
+    /// OpenTelemetry span of the call reads it there (`telemetry`), with no index threaded through every reply.
+    static LAST_PUSHED: std::cell::Cell<Option<EntryTicket>> = const { std::cell::Cell::new(None) };
+}
+
+/// Takes the ticket of the entry this thread journaled last (see `LAST_PUSHED`), leaving none.
+#[cfg(feature = "otlp")]
+pub(crate) fn take_last_pushed() -> Option<EntryTicket> {
+    LAST_PUSHED.with(std::cell::Cell::take)
+}
+
 /// The journal itself. Held inside the mock under its lock.
 #[derive(Clone, Debug, Default)]
 pub struct Journal {
@@ -233,6 +247,8 @@ impl Journal {
     /// that the caller can free it after releasing its lock.
     #[must_use = "drop the evicted entry after releasing the lock"]
     pub(crate) fn push(&mut self, entry: JournalEntry) -> Option<JournalEntry> {
+        #[cfg(feature = "otlp")]
+        LAST_PUSHED.with(|last| last.set(Some(self.next_ticket())));
         self.counts.total += 1;
         self.counts.add(&entry.outcome, 1);
         let Some(cap) = self.capacity else {
@@ -279,6 +295,16 @@ impl Journal {
         }
         if let Some(entry) = self.entry_mut(ticket.index) {
             entry.left_mid_stream = true;
+        }
+    }
+
+    /// The ticket's entry, if still kept and of this generation.
+    #[cfg(feature = "otlp")]
+    pub(crate) fn get_ticket(&self, ticket: EntryTicket) -> Option<&JournalEntry> {
+        if ticket.generation == self.generation {
+            self.get(ticket.index)
+        } else {
+            None
         }
     }
 

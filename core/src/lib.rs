@@ -55,6 +55,8 @@ mod segments;
 #[cfg(feature = "server")]
 pub mod server;
 pub mod stream;
+#[cfg(feature = "otlp")]
+pub mod telemetry;
 pub mod tokenize;
 pub mod tools;
 pub mod turn;

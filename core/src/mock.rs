@@ -1111,6 +1111,12 @@ impl MockModel {
         self.lock().journal.entries().cloned().collect()
     }
 
+    /// A copy of the ticket's journal entry, if still kept (and of the current script).
+    #[cfg(feature = "otlp")]
+    pub(crate) fn entry_of(&self, ticket: EntryTicket) -> Option<JournalEntry> {
+        self.lock().journal.get_ticket(ticket).cloned()
+    }
+
     /// Records that request `index`'s connection closed before its stream ended (the server calls it when a client
     /// goes away mid-stream); the journal shows `left_mid_stream: true` on the entry.
     pub fn note_left_mid_stream(&self, entry: EntryTicket) {

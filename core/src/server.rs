@@ -46,6 +46,11 @@ pub struct ServerOptions {
     /// At most this many tests live at once under `/t/{id}/` (see [`crate::isolation`]); beyond it the least
     /// recently used is dropped. 0 turns the prefix off.
     pub max_tests: usize,
+    /// Where to send an OpenTelemetry span of every mocked call (OTLP/HTTP protobuf, batched off the request path):
+    /// a collector's base URL (`http://127.0.0.1:4318`, to which `/v1/traces` is added) or its traces URL. Off when
+    /// absent; needs the `otlp` feature (see [`crate::telemetry`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub otlp_endpoint: Option<String>,
 }
 
 /// [`ServerOptions::idle_timeout_ms`] by default: hyper's default header timeout.
@@ -60,6 +65,7 @@ impl Default for ServerOptions {
             idle_timeout_ms: DEFAULT_IDLE_TIMEOUT_MS,
             admin_token: None,
             max_tests: crate::isolation::DEFAULT_MAX_TESTS,
+            otlp_endpoint: None,
         }
     }
 }
@@ -105,6 +111,7 @@ impl Server {
             )
             .with_context("field", "admin_token"));
         }
+        let telemetry = start_telemetry(options.otlp_endpoint.as_deref())?;
         let (host, port) = (options.host, options.port);
         let io = move |e: std::io::Error| {
             Error::new(ErrorKind::Io, format!("cannot serve on {host}:{port}: {e}"))
@@ -132,10 +139,12 @@ impl Server {
         let thread = std::thread::Builder::new()
             .name("cuecard-server".into())
             .spawn(move || {
-                runtime.block_on(serve(listener, served, options, stop));
+                runtime.block_on(serve(listener, served, options, telemetry.clone(), stop));
                 // Connections still open after the graceful period are dropped here; the worker threads get a moment
                 // to end, so that once `stop` returns no thread of the server is left running.
                 runtime.shutdown_timeout(Duration::from_millis(100));
+                // The spans still queued are sent before `stop` returns.
+                stop_telemetry(telemetry);
             })
             .map_err(io)?;
         Ok(Server {
@@ -206,6 +215,7 @@ async fn serve(
     listener: tokio::net::TcpListener,
     tests: Arc<Tests>,
     options: ServerOptions,
+    telemetry: Exporter,
     mut stop: oneshot::Receiver<()>,
 ) {
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
@@ -238,8 +248,11 @@ async fn serve(
         let _ = stream.set_nodelay(true);
         let served = Arc::clone(&tests);
         let admin_token = admin_token.clone();
-        let service =
-            service_fn(move |request| answer(Arc::clone(&served), request, instant, admin_token.clone(), idle_timeout));
+        let telemetry = telemetry.clone();
+        let service = service_fn(move |request| {
+            let exporter = telemetry.clone();
+            answer(Arc::clone(&served), request, instant, admin_token.clone(), idle_timeout, exporter)
+        });
         let builder = Arc::clone(&builder);
         let watcher = graceful.watcher();
         let journal = Arc::clone(tests.default_mock());
@@ -362,8 +375,10 @@ async fn answer(
     instant: bool,
     admin_token: Option<Arc<str>>,
     body_timeout: Option<Duration>,
+    telemetry: Exporter,
 ) -> std::result::Result<hyper::Response<ReplyBody>, Cut> {
     let (parts, body) = request.into_parts();
+    let span = begin_span(telemetry, &parts);
     if let Some(token) = &admin_token {
         if wire::is_admin_path(parts.uri.path()) && !carries_admin_token(&parts.headers, token) {
             return Ok(reply_now(wire::admin_token_refusal()));
@@ -433,34 +448,127 @@ async fn answer(
     // freeze every endpoint. So does a computed step's callback: it is the host's code (a Python, JS or Java
     // function) and may take any time. The rest of a model request stays on the runtime: it is quick, and the
     // hop would cost it.
-    let reply = if wire::may_take_long(&http.path) {
+    let (reply, ticket) = if wire::may_take_long(&http.path) {
         let (mock, http) = (Arc::clone(&mock), http);
-        on_blocking_pool(move || wire::handle(&mock, &http)).await?
+        on_blocking_pool(move || journaled(|| wire::handle(&mock, &http))).await?
     } else {
-        match wire::handle_turn(&mock, &http) {
-            Turn::Done(reply) => reply,
-            Turn::Pending(pending) => {
+        match journaled(|| wire::handle_turn(&mock, &http)) {
+            (Turn::Done(reply), ticket) => (reply, ticket),
+            (Turn::Pending(pending), ticket) => {
                 let mock = Arc::clone(&mock);
-                on_blocking_pool(move || pending.respond_here(&mock)).await?
+                (on_blocking_pool(move || pending.respond_here(&mock)).await?, ticket)
             }
         }
     };
     match reply {
         HttpReply::Full { delay_ms, status, headers, body } => {
             wait(delay_ms).await;
+            end_span(span, &mock, ticket, status);
             Ok(response(status, &headers, ReplyBody::full(body.into_bytes())))
         }
         HttpReply::Stream { stall_ms, status, headers, frames, end, base64, separate_writes, entry } => {
             let mut body = ReplyBody::stream(&frames, base64, end, stall_ms, instant);
             body.separate_writes = separate_writes;
             body.watch = entry.map(|entry| (Arc::clone(&mock), entry));
+            if span.is_some() {
+                // The span ends with the stream, when its last frame is sent or its client goes away.
+                let mock = Arc::clone(&mock);
+                body.on_end = Some(Box::new(move || end_span(span, &mock, ticket, status)));
+            }
             Ok(response(status, &headers, body))
         }
         HttpReply::Abort { delay_ms } => {
             wait(delay_ms).await;
+            end_span(span, &mock, ticket, 0);
             Err(Cut("connection reset as scripted"))
         }
     }
+}
+
+/// The OpenTelemetry exporter of a server, when it has one (never without the `otlp` feature).
+#[cfg(feature = "otlp")]
+type Exporter = Option<Arc<crate::telemetry::Telemetry>>;
+#[cfg(not(feature = "otlp"))]
+type Exporter = Option<NoTelemetry>;
+
+/// What a server without the `otlp` feature exports spans with: nothing (no value of it exists).
+#[cfg(not(feature = "otlp"))]
+#[derive(Clone, Debug)]
+enum NoTelemetry {}
+
+/// A call's span while it is answered: none without an exporter.
+#[cfg(feature = "otlp")]
+type CallSpan = Option<(Arc<crate::telemetry::Telemetry>, crate::telemetry::CallTrace)>;
+#[cfg(not(feature = "otlp"))]
+type CallSpan = Option<NoTelemetry>;
+
+fn start_telemetry(endpoint: Option<&str>) -> Result<Exporter> {
+    #[cfg(feature = "otlp")]
+    return endpoint.map(|e| crate::telemetry::Telemetry::start(e).map(Arc::new)).transpose();
+    #[cfg(not(feature = "otlp"))]
+    match endpoint {
+        None => Ok(None),
+        Some(_) => Err(Error::new(
+            ErrorKind::InvalidArgument,
+            "this build of cuecard has no OpenTelemetry export (the core's `otlp` feature): leave otlp_endpoint out",
+        )
+        .with_context("field", "otlp_endpoint")),
+    }
+}
+
+fn stop_telemetry(telemetry: Exporter) {
+    if let Some(telemetry) = telemetry {
+        #[cfg(feature = "otlp")]
+        telemetry.shutdown();
+        #[cfg(not(feature = "otlp"))]
+        match telemetry {}
+    }
+}
+
+/// The span of a model request as it arrives (admin requests make none), when the server exports spans.
+fn begin_span(telemetry: Exporter, parts: &hyper::http::request::Parts) -> CallSpan {
+    let telemetry = telemetry?;
+    let path = parts.uri.path();
+    if wire::is_admin_path(path) {
+        return None;
+    }
+    #[cfg(feature = "otlp")]
+    {
+        let (test, unprefixed) = match crate::isolation::split_test_prefix(path) {
+            Some((id, rest)) => (Some(id.to_string()), rest),
+            None => {
+                let header = parts.headers.get(crate::isolation::TEST_HEADER).and_then(|v| v.to_str().ok());
+                (header.map(str::to_string), path)
+            }
+        };
+        let facts =
+            crate::telemetry::CallFacts { method: parts.method.to_string(), path: unprefixed.to_string(), test };
+        Some((Arc::clone(&telemetry), crate::telemetry::Telemetry::begin(&parts.headers, facts)))
+    }
+    #[cfg(not(feature = "otlp"))]
+    match telemetry {}
+}
+
+fn end_span(span: CallSpan, mock: &MockModel, ticket: Option<crate::journal::EntryTicket>, status: u16) {
+    if let Some(span) = span {
+        #[cfg(feature = "otlp")]
+        span.1.end(&span.0, mock, ticket, status);
+        #[cfg(not(feature = "otlp"))]
+        match span {}
+    }
+    let _ = (mock, ticket, status);
+}
+
+/// Runs `answer`, and gives the ticket of the journal entry it made, if any (for the call's span).
+fn journaled<T>(answer: impl FnOnce() -> T) -> (T, Option<crate::journal::EntryTicket>) {
+    #[cfg(feature = "otlp")]
+    {
+        let _ = crate::journal::take_last_pushed();
+        let value = answer();
+        (value, crate::journal::take_last_pushed())
+    }
+    #[cfg(not(feature = "otlp"))]
+    (answer(), None)
 }
 
 /// A whole reply sent at once (its delay, if any, ignored).
@@ -509,6 +617,8 @@ struct ReplyBody {
     /// the client left mid-stream.
     watch: Option<(Arc<MockModel>, crate::journal::EntryTicket)>,
     ended: bool,
+    /// Run when the body is dropped (sent whole, or its client gone): ends the call's span.
+    on_end: Option<Box<dyn FnOnce() + Send>>,
 }
 
 /// At most this many bytes of frames that are due at once are joined into one piece of the body.
@@ -518,6 +628,9 @@ impl Drop for ReplyBody {
     fn drop(&mut self) {
         if let (Some((mock, entry)), false) = (&self.watch, self.ended) {
             mock.note_left_mid_stream(*entry);
+        }
+        if let Some(on_end) = self.on_end.take() {
+            on_end();
         }
     }
 }
@@ -546,6 +659,7 @@ impl ReplyBody {
             yield_next: false,
             watch: None,
             ended: false,
+            on_end: None,
         }
     }
 

@@ -486,6 +486,10 @@ export interface ServerOptions {
   idle_timeout_ms?: number;
   /** Require this token on /_cuecard/ (Authorization: Bearer <token>). */
   admin_token?: string;
+  /** At most this many tests live under /t/{id}/ (least recently used dropped past it; 0 turns the prefix off). Default 1000. */
+  max_tests?: number;
+  /** Send an OpenTelemetry span of every mocked call (OTLP/HTTP protobuf) to this collector (`http://127.0.0.1:4318`). */
+  otlp_endpoint?: string;
 }
 
 /** The loopback server speaking the OpenAI and Anthropic wire protocols. */

@@ -63,7 +63,8 @@ fn a_tests_checks_run_against_its_own_journal() {
         send(&tests, HttpRequest::new("POST", &path, vec![], body.as_bytes().to_vec()))
     };
     send(&tests, HttpRequest::post_json("/t/a/v1/chat/completions", CHAT));
-    let (status, failed) = checks("a", r#"[{"check": "received_requests", "times": 1}, {"check": "script_fully_used"}]"#);
+    let (status, failed) =
+        checks("a", r#"[{"check": "received_requests", "times": 1}, {"check": "script_fully_used"}]"#);
     assert_eq!(status, 200);
     assert_eq!(failed["ok"], false);
     assert_eq!(failed["ran"], 2, "the first check held, the second did not");
