@@ -340,6 +340,34 @@ test('the server answers on a real port, computed answers included, and stops tw
   assert.ok(server.port > 0);
 });
 
+test('a server sends a span per mocked call to its OTLP endpoint', { skip: WASM && 'the wasm module has no server' }, async () => {
+  const { createServer } = await import('node:http');
+  const posts = [];
+  const receiver = createServer((request, response) => {
+    const chunks = [];
+    request.on('data', (c) => chunks.push(c));
+    request.on('end', () => {
+      posts.push({ path: request.url, type: request.headers['content-type'], body: Buffer.concat(chunks) });
+      response.writeHead(200, { 'content-length': '0' }).end();
+    });
+  });
+  await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const server = new Server(MockModel.thatResponds('traced'), { instant: true, otlp_endpoint: `http://127.0.0.1:${receiver.address().port}` });
+  const reply = await fetch(`${server.openaiBaseURL}/chat/completions`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
+  }).then((r) => r.json());
+  assert.equal(reply.choices[0].message.content, 'traced');
+  // Batched on the exporter's thread within a second; this event loop must stay free to receive it (stop() would
+  // wait for that export from this thread).
+  for (let i = 0; i < 250 && posts.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  server.stop();
+  receiver.close();
+  assert.deepEqual(posts.map((p) => [p.path, p.type]), [['/v1/traces', 'application/x-protobuf']]);
+  assert.ok(posts[0].body.includes('chat gpt-4o') && posts[0].body.includes('gen_ai.provider.name'));
+  assert.throws(() => new Server(MockModel.thatResponds('x'), { otlp_endpoint: 'https://collector:4318' }), /is not an http:\/\/ URL/);
+});
+
 test('tokenize and countTokens follow the word-like rule', () => {
   assert.deepEqual(tokenize('Hello, world!'), ['Hello', ',', ' world', '!']);
   assert.equal(countTokens('Hello, world!'), 4);

@@ -1,5 +1,6 @@
 """Assertions raise AssertionError with the core's message; the server runs from Python and stops twice."""
 import json
+import time
 import urllib.request
 
 import pytest
@@ -37,6 +38,39 @@ def test_server_context_manager():
         assert reply["content"] == [{"type": "text", "text": "Over the wire."}]
         server.stop()
     assert mock.request()["metadata"]["endpoint"] == "messages"
+
+
+def test_a_server_sends_a_span_per_call_to_its_otlp_endpoint():
+    import http.server, threading
+    posts = []
+
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            posts.append((self.path, self.headers["content-type"], self.rfile.read(int(self.headers["content-length"]))))
+            self.send_response(200)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    receiver = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    mock = cuecard.MockModel.that_responds("traced")
+    with cuecard.Server(mock, instant=True, otlp_endpoint=f"http://127.0.0.1:{receiver.server_address[1]}") as server:
+        body = json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}).encode()
+        request = urllib.request.Request(server.openai_base_url + "/chat/completions", data=body,
+                                         headers={"content-type": "application/json"})
+        assert json.load(urllib.request.urlopen(request))["choices"][0]["message"]["content"] == "traced"
+        # Batched on the exporter's thread within a second: one protobuf export naming the call ("chat gpt-4o").
+        deadline = time.monotonic() + 5
+        while not posts and time.monotonic() < deadline:
+            time.sleep(0.02)
+    receiver.shutdown()
+    assert [(path, content_type) for path, content_type, _ in posts] == [("/v1/traces", "application/x-protobuf")]
+    assert b"chat gpt-4o" in posts[0][2] and b"gen_ai.provider.name" in posts[0][2]
+    with pytest.raises(cuecard.InvalidArgumentError, match="is not an http:// URL"):
+        cuecard.Server(mock, otlp_endpoint="https://collector:4318")
 
 
 def test_the_openai_sdk_against_the_server_started_from_python():

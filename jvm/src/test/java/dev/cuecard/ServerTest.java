@@ -29,6 +29,32 @@ class ServerTest {
     }
 
     @Test
+    void aSpanPerCallGoesToTheOtlpEndpoint() throws Exception {
+        com.sun.net.httpserver.HttpServer receiver = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        List<String> posts = java.util.Collections.synchronizedList(new ArrayList<>());
+        receiver.createContext("/", exchange -> {
+            String body = new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+            posts.add(exchange.getRequestURI().getPath() + " " + exchange.getRequestHeaders().getFirst("content-type") + " " + body);
+            exchange.sendResponseHeaders(200, -1);
+            exchange.close();
+        });
+        receiver.start();
+        String endpoint = "http://127.0.0.1:" + receiver.getAddress().getPort();
+        try (MockModel mock = MockModel.thatResponds("traced");
+                Server server = mock.serve(Map.of("instant", true, "otlp_endpoint", endpoint))) {
+            assertThat(openai(server, 0).chat("Hi")).isEqualTo("traced");
+        } // stopping sends the queued span (the receiver runs on its own threads)
+        receiver.stop(0);
+        assertThat(posts).hasSize(1);
+        assertThat(posts.get(0)).startsWith("/v1/traces application/x-protobuf ").contains("chat gpt-4o", "gen_ai.provider.name");
+        try (MockModel mock = new MockModel()) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> mock.serve(Map.of("otlp_endpoint", "https://collector:4318")))
+                    .isInstanceOf(CuecardException.class).hasMessageContaining("is not an http:// URL");
+        }
+    }
+
+    @Test
     void aStreamInWordLikeTokens() throws Exception {
         try (MockModel mock = MockModel.thatResponds("Streamed word by word."); Server server = mock.serve()) {
             OpenAiStreamingChatModel model = OpenAiStreamingChatModel.builder().baseUrl(server.openaiBaseUrl())
