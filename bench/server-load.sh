@@ -9,6 +9,7 @@
 #   apt-get install wrk          # Debian's wrk
 #   apt-get install nghttp2-client  # h2load, for the HTTP/2 row (skipped without it)
 #   bench/server-load.sh         # DURATION=5 seconds per run by default
+#   PINNED=1 bench/server-load.sh   # the fair CPU measure of issue #31 only (see below)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${DURATION:-5}"
@@ -27,6 +28,66 @@ first_line() { # $1 = file: wait for the first line a server prints
   for _ in $(seq 1 200); do [ -s "$1" ] && head -1 "$1" && return; sleep 0.02; done; echo "server did not start" >&2; exit 1
 }
 rps() { grep -E '^Requests/sec' | awk '{print $2}'; }
+
+# Pinned mode (issue #31): the server on CPU 0, wrk -t1 on CPU 1, so the load tool does not share the server's core,
+# and the server's CPU time per request read from /proc/PID/stat over each run (user + system ticks / requests).
+# cuecard (the whole journal kept) beside a bare hyper server answering the same bytes (captured from cuecard's
+# reply), non-streaming (bench/load.json) and a 13-event stream (bench/load-short.json), PAIRS interleaved pairs of
+# PINNED_DURATION seconds each.
+if [ "${PINNED:-0}" = 1 ]; then
+  PAIRS="${PAIRS:-2}"
+  PINNED_DURATION="${PINNED_DURATION:-10}"
+  start_pinned() { # $1 = output file, then the command: prints the server's first line; its PID in STARTED_PID
+    local out="$1"; shift
+    taskset -c 0 "$@" > "$out" & STARTED_PID=$!; PIDS+=($STARTED_PID)
+    first_line "$out" > /dev/null
+  }
+  start_pinned "$CARGO_TARGET_DIR/pin-long.out" "$BIN/cuecard" serve --port 0 --instant --scenario bench/load.json --journal-limit 100000000
+  LONG_PID=$STARTED_PID; LONG_URL="$(head -1 "$CARGO_TARGET_DIR/pin-long.out" | awk '{print $NF}')"
+  start_pinned "$CARGO_TARGET_DIR/pin-short.out" "$BIN/cuecard" serve --port 0 --instant --scenario bench/load-short.json --journal-limit 100000000
+  SHORT_PID=$STARTED_PID; SHORT_URL="$(head -1 "$CARGO_TARGET_DIR/pin-short.out" | awk '{print $NF}')"
+  # The bytes cuecard answers, for the bare servers to answer too (these requests are journaled like the rest).
+  ask() { curl -s -H 'content-type: application/json' -d "{\"model\":\"gpt-4o\",\"stream\":$2,\"messages\":[{\"role\":\"user\",\"content\":\"What is the weather in Paris?\"}]}" "$1/chat/completions"; }
+  ask "$LONG_URL" false > "$CARGO_TARGET_DIR/pin-whole.body"
+  ask "$SHORT_URL" true > "$CARGO_TARGET_DIR/pin-stream.body"
+  EVENTS="$(grep -c '^data: ' "$CARGO_TARGET_DIR/pin-stream.body")"
+  BARE_BODY="$CARGO_TARGET_DIR/pin-whole.body" start_pinned "$CARGO_TARGET_DIR/pin-bare.out" "$BIN/examples/bare_server"
+  BARE_PID=$STARTED_PID; BARE_URL="$(head -1 "$CARGO_TARGET_DIR/pin-bare.out")/v1"
+  BARE_BODY="$CARGO_TARGET_DIR/pin-stream.body" BARE_CONTENT_TYPE=text/event-stream start_pinned "$CARGO_TARGET_DIR/pin-bare-stream.out" "$BIN/examples/bare_server"
+  BARE_STREAM_PID=$STARTED_PID; BARE_STREAM_URL="$(head -1 "$CARGO_TARGET_DIR/pin-bare-stream.out")/v1"
+  cpu_us_per_request() { # $1 = pid, $2 = url, $3 = stream (0/1): prints "req/s us-CPU/request"
+    local before after out
+    before="$(awk '{print $14 + $15}' "/proc/$1/stat")"
+    out="$(STREAM="$3" taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${PINNED_DURATION}s" -s bench/chat.lua "$2/chat/completions")"
+    after="$(awk '{print $14 + $15}' "/proc/$1/stat")"
+    python3 -c 'import re,sys; out=sys.argv[4]; n=int(re.search(r"(\d+) requests in", out).group(1)); rps=float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)); print(f"{rps:.0f} {(int(sys.argv[2]) - int(sys.argv[1])) / int(sys.argv[3]) * 1e6 / n:.2f}")' "$before" "$after" "$(getconf CLK_TCK)" "$out"
+  }
+  STREAM=0 taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d1s -s bench/chat.lua "$LONG_URL/chat/completions" > /dev/null  # warm up
+  ROWS=()
+  for pair in $(seq 1 "$PAIRS"); do
+    ROWS+=("bare-whole:$(cpu_us_per_request "$BARE_PID" "$BARE_URL" 0 | tr ' ' :)")
+    ROWS+=("cuecard-whole:$(cpu_us_per_request "$LONG_PID" "$LONG_URL" 0 | tr ' ' :)")
+    ROWS+=("bare-stream:$(cpu_us_per_request "$BARE_STREAM_PID" "$BARE_STREAM_URL" 1 | tr ' ' :)")
+    ROWS+=("cuecard-stream:$(cpu_us_per_request "$SHORT_PID" "$SHORT_URL" 1 | tr ' ' :)")
+  done
+  python3 - "$EVENTS" "$CONNECTIONS" "$PINNED_DURATION" "${ROWS[@]}" <<'PY'
+import statistics, sys
+events, connections, duration, *rows = sys.argv[1:]
+runs = {}
+for row in rows:
+    name, rps, cpu = row.split(":")
+    runs.setdefault(name, []).append((float(rps), float(cpu)))
+print(f"pinned: server on CPU 0, wrk -t1 -c{connections} on CPU 1, {duration} s runs, CPU per request from /proc:")
+for kind, label in (("whole", "non-streaming, whole journal kept"), ("stream", f"{events}-event stream, whole journal kept")):
+    bare, cuecard = runs[f"bare-{kind}"], runs[f"cuecard-{kind}"]
+    print(f"  {label}:")
+    print(f"    bare hyper, same bytes: {' '.join(f'{c:.2f}' for _, c in bare)} us CPU/request  ({' '.join(f'{r:.0f}' for r, _ in bare)} req/s)")
+    print(f"    cuecard serve --instant: {' '.join(f'{c:.2f}' for _, c in cuecard)} us CPU/request  ({' '.join(f'{r:.0f}' for r, _ in cuecard)} req/s)")
+    ratios = [c / b for (_, b), (_, c) in zip(bare, cuecard)]
+    print(f"    cuecard / bare: {' '.join(f'{r:.2f}x' for r in ratios)} (median {statistics.median(ratios):.2f}x)")
+PY
+  exit 0
+fi
 
 "$BIN/examples/bare_server" > "$CARGO_TARGET_DIR/bare.out" & PIDS+=($!)
 BARE_URL="$(first_line "$CARGO_TARGET_DIR/bare.out")"

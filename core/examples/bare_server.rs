@@ -4,6 +4,9 @@
 //! `bare_server WORK_NS` first keeps the CPU busy for WORK_NS nanoseconds per request: the same server doing a
 //! fixed amount of work, which shows how fast throughput falls below the ceiling once a request costs anything
 //! (with the load tool on the same cores, every microsecond also costs wake-ups and context switches).
+//!
+//! `BARE_BODY=FILE` answers with that file's bytes instead (`BARE_CONTENT_TYPE`, `application/json` by default):
+//! the same bytes as cuecard's reply, captured by the pinned mode of `bench/server-load.sh`.
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
 
 use bytes::Bytes;
@@ -23,6 +26,14 @@ fn work_for(nanos: u64) {
 
 fn main() {
     let work_ns: u64 = std::env::args().nth(1).map_or(0, |n| n.parse().expect("WORK_NS is a number of nanoseconds"));
+    let body: &'static [u8] = match std::env::var_os("BARE_BODY") {
+        Some(path) => std::fs::read(path).expect("BARE_BODY is a readable file").leak(),
+        None => BODY.as_bytes(),
+    };
+    let content_type: &'static str = match std::env::var("BARE_CONTENT_TYPE") {
+        Ok(given) => given.leak(),
+        Err(_) => "application/json",
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -34,8 +45,8 @@ fn main() {
                 let service = service_fn(move |_request| async move {
                     work_for(work_ns);
                     let response = hyper::Response::builder()
-                        .header("content-type", "application/json")
-                        .body(Full::new(Bytes::from_static(BODY.as_bytes())))
+                        .header("content-type", content_type)
+                        .body(Full::new(Bytes::from_static(body)))
                         .unwrap();
                     Ok::<_, std::convert::Infallible>(response)
                 });
