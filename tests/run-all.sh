@@ -100,7 +100,7 @@ echo "tsc --strict (types, a typed use, the README example): 1 passed, 0 failed"
 node -e 'const c = require("./node/lib/index.js"); if (c.MockModel.thatResponds("ok").chatSync("x").message.text !== "ok") process.exit(1)'
 echo "the addon on the machine's Node $(node --version): 1 passed, 0 failed"
 
-step "wasm: the cuecard-wasm module (wasm-bindgen, wasm-opt -Oz), the Node package's whole JS suite on it, and headless Chromium"
+step "wasm: the cuecard-wasm module (wasm-bindgen, wasm-opt -Oz), the Node package's whole JS suite on it, and headless Chromium (and the journal dashboard)"
 if ! wasm-bindgen --version 2>/dev/null | grep -q " 0.2.130"; then
   # The CLI must match the crate's wasm-bindgen exactly; not --locked (toolchain.md: a locked install fails).
   cargo install -q wasm-bindgen-cli --version 0.2.130
@@ -120,6 +120,8 @@ echo "wasm size: 1 passed, 0 failed ($WASM_GZIPPED bytes gzipped)"
 (cd node && CUECARD_BACKEND=wasm "$NODE24" --test "test/*.test.mjs" "test/*.test.ts")
 (cd node && "$NODE24" browser/build.mjs --page)
 (cd node && "$NODE24" --test test/browser/chromium.check.mjs)   # needs Debian's chromium (.ci/run installs it)
+# The journal dashboard (GET /_cuecard/ on the addon's server) in the same Chromium; its screenshot beside the build.
+(cd node && CUECARD_SCREENSHOT="$CARGO_TARGET_DIR/dashboard.png" "$NODE24" --test test/browser/dashboard.check.mjs)
 
 step "node: npm pack (no test-only exports) installed into a clean project, as the README says"
 (cd node && npm run --silent build)

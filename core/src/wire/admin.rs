@@ -49,15 +49,36 @@ pub(crate) fn admin(mock: &MockModel, request: &HttpRequest) -> HttpReply {
             mock.reset();
             json_reply(200, vec![], &json!({"ok": true}))
         }
+        #[cfg(feature = "server")]
+        ("GET", "/_cuecard") => dashboard(),
         ("GET", "/_cuecard/health") => json_reply(200, vec![], &json!({"ok": true, "version": crate::VERSION})),
         (method, _) => admin_error(
             404,
             &crate::error::Error::new(
                 ErrorKind::NotFound,
-                format!("unknown admin endpoint {method} {path} (PUT /_cuecard/scenario, GET /_cuecard/journal, POST /_cuecard/checks, POST /_cuecard/reset, GET /_cuecard/health)"),
+                format!("unknown admin endpoint {method} {path} (GET /_cuecard/ a server's dashboard, PUT /_cuecard/scenario, GET /_cuecard/journal, POST /_cuecard/checks, POST /_cuecard/reset, GET /_cuecard/health)"),
             ),
         ),
     }
+}
+
+/// The journal dashboard (`dashboard.html`): one page, no external assets, that reads this admin surface with
+/// same-origin GETs. Only on a server (the in-process transports have no browser to show it in), and under the
+/// admin surface's rules like any admin path: loopback `Host`, no foreign `Origin`, the admin token when set.
+#[cfg(feature = "server")]
+fn dashboard() -> HttpReply {
+    let headers = vec![
+        ("content-type".to_string(), "text/html; charset=utf-8".to_string()),
+        ("cache-control".to_string(), "no-store".to_string()),
+        // Its own inline script and style, same-origin fetches, nothing else; never framed by another page.
+        (
+            "content-security-policy".to_string(),
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; \
+             frame-ancestors 'none'"
+                .to_string(),
+        ),
+    ];
+    HttpReply::Full { delay_ms: 0, status: 200, headers, body: include_str!("dashboard.html").to_string() }
 }
 
 /// Why an admin request is refused as coming from a web page, if it is: a browser adds `Origin` to requests a

@@ -1,0 +1,69 @@
+// The journal dashboard (GET /_cuecard/ on a server) in headless Chromium (Debian's, driven by playwright-core): it
+// loads, shows a request the official openai SDK made within a second, highlights an unexpected one, filters by
+// outcome, opens a request as sent, and shows a hostile message as text. A screenshot is written to
+// CUECARD_SCREENSHOT (docs/dashboard.png when run by hand; CI writes its own beside its build).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import OpenAI from 'openai';
+import { MockModel, Server } from 'cuecard';
+
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const SCREENSHOT = process.env.CUECARD_SCREENSHOT ?? fileURLToPath(new URL('../../../docs/dashboard.png', import.meta.url));
+
+test('the journal dashboard in headless Chromium', async () => {
+  const mock = MockModel.fromScenario({
+    cuecard: 1,
+    routes: [{ steps: [{ text: 'Sunny in Paris, 22 °C.' }, { text: 'Light rain tomorrow.' }, { text: 'never asked' }] }],
+  });
+  const server = new Server(mock, { instant: true });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    const errors = [];
+    page.on('pageerror', (error) => errors.push(String(error)));
+    page.on('dialog', (dialog) => { errors.push(`a dialog opened: ${dialog.message()}`); dialog.dismiss(); });
+    const response = await page.goto(`${server.baseURL}/_cuecard/`);
+    assert.equal(response.status(), 200);
+    assert.match(response.headers()['content-security-policy'], /default-src 'none'/);
+    await page.waitForFunction(() => document.getElementById('status').textContent.startsWith('0 requests'));
+
+    // A request the openai SDK makes shows up within a second.
+    const client = new OpenAI({ baseURL: server.openaiBaseURL, apiKey: 'test', maxRetries: 0 });
+    const sent = Date.now();
+    await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+    await page.waitForFunction(() => [...document.querySelectorAll('#entries td')].some((td) => td.textContent === 'Sunny in Paris, 22 °C.'), null, { timeout: 1000 });
+    const shownAfterMs = Date.now() - sent;
+    assert.ok(shownAfterMs < 1000, `shown after ${shownAfterMs} ms`);
+
+    // A hostile message is text, not markup; then a request beyond the script, highlighted.
+    await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: '<img src=x onerror=alert(1)>' }] });
+    await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'And the weekend?' }] });
+    await assert.rejects(client.chat.completions.create({ model: 'claude', messages: [{ role: 'user', content: 'one too many' }] }));
+    await page.waitForSelector('#entries tr.unexpected', { timeout: 2000 });
+    const rows = await page.$$eval('#entries tr.entry', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+    assert.equal(rows.length, 4);
+    assert.deepEqual(rows.map((r) => r[6]), ['answered', 'answered', 'answered', 'exhausted']);
+    assert.equal(rows[1][7], '<img src=x onerror=alert(1)>');
+    assert.equal(await page.$$eval('#entries img', (images) => images.length), 0, 'the message was not parsed as HTML');
+    assert.equal(await page.$eval('#entries tr.unexpected', (tr) => tr.children[7].textContent), 'one too many');
+    assert.match(await page.$eval('#unused', (div) => div.textContent), /every step has answered a request/);
+
+    // Filter by outcome, then open a request as it was sent.
+    await page.selectOption('#outcome', 'exhausted');
+    await page.waitForFunction(() => document.querySelectorAll('#entries tr.entry').length === 1);
+    await page.selectOption('#outcome', '');
+    await page.waitForFunction(() => document.querySelectorAll('#entries tr.entry').length === 4);
+    await page.click('#entries tr.entry >> nth=0');
+    await page.waitForSelector('#entries tr.detail pre');
+    assert.match(await page.$eval('#entries tr.detail pre', (pre) => pre.textContent), /"Weather in Paris\?"/);
+
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    assert.deepEqual(errors, []);
+    console.log(`dashboard in Chromium: 1 passed, 0 failed (a request shown ${shownAfterMs} ms after it was answered; screenshot ${SCREENSHOT})`);
+  } finally {
+    await browser.close();
+    server.stop();
+  }
+});
