@@ -434,8 +434,8 @@ async fn answer(
     };
     if wire::is_whole_journal_read(&http) {
         // Sent as it is written, a page at a time: a long journal is never one body in memory.
-        let headers = [("content-type".to_string(), "application/json".to_string())];
-        return Ok(response(200, &headers, ReplyBody::pieces(journal_pieces(mock))));
+        let headers = vec![("content-type".to_string(), "application/json".to_string())];
+        return Ok(response(200, headers, ReplyBody::pieces(journal_pieces(mock))));
     }
     let instant = instant || mock.is_instant();
     let wait = |ms: u64| async move {
@@ -464,7 +464,7 @@ async fn answer(
         HttpReply::Full { delay_ms, status, headers, body } => {
             wait(delay_ms).await;
             end_span(span, &mock, ticket, status);
-            Ok(response(status, &headers, ReplyBody::full(body.into_bytes())))
+            Ok(response(status, headers, ReplyBody::full(body.into_bytes())))
         }
         HttpReply::Stream { stall_ms, status, headers, frames, end, base64, separate_writes, entry } => {
             let mut body = ReplyBody::stream(&frames, base64, end, stall_ms, instant);
@@ -475,7 +475,7 @@ async fn answer(
                 let mock = Arc::clone(&mock);
                 body.on_end = Some(Box::new(move || end_span(span, &mock, ticket, status)));
             }
-            Ok(response(status, &headers, body))
+            Ok(response(status, headers, body))
         }
         HttpReply::Abort { delay_ms } => {
             wait(delay_ms).await;
@@ -574,22 +574,65 @@ fn journaled<T>(answer: impl FnOnce() -> T) -> (T, Option<crate::journal::EntryT
 /// A whole reply sent at once (its delay, if any, ignored).
 fn reply_now(reply: HttpReply) -> hyper::Response<ReplyBody> {
     match reply {
-        HttpReply::Full { status, headers, body, .. } => response(status, &headers, ReplyBody::full(body.into_bytes())),
-        other => response(other.status(), &[], ReplyBody::full(other.body_text().into_bytes())),
+        HttpReply::Full { status, headers, body, .. } => response(status, headers, ReplyBody::full(body.into_bytes())),
+        other => response(other.status(), Vec::new(), ReplyBody::full(other.body_text().into_bytes())),
     }
 }
 
-fn response(status: u16, headers: &[(String, String)], body: ReplyBody) -> hyper::Response<ReplyBody> {
-    let mut builder = hyper::Response::builder().status(status);
+fn response(status: u16, headers: Vec<(String, String)>, body: ReplyBody) -> hyper::Response<ReplyBody> {
+    let mut response = hyper::Response::new(body);
+    let status = hyper::StatusCode::from_u16(status);
+    let map = response.headers_mut();
+    map.reserve(headers.len());
+    let mut valid = status.is_ok();
     for (name, value) in headers {
-        builder = builder.header(name.as_str(), value.as_str());
+        // The value's bytes are taken as they are (`from_maybe_shared` of an owned buffer copies nothing).
+        match (header_name(&name), hyper::header::HeaderValue::from_maybe_shared(Bytes::from(value))) {
+            (Some(name), Ok(value)) => {
+                map.append(name, value);
+            }
+            _ => valid = false,
+        }
     }
-    // Only invalid header names or values fail here, and the wire layer writes none; answer 500 rather than panic.
-    builder.body(body).unwrap_or_else(|_| {
-        let mut fallback = hyper::Response::new(ReplyBody::full(b"invalid reply".to_vec()));
-        *fallback.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;
-        fallback
-    })
+    match status {
+        Ok(status) if valid => {
+            *response.status_mut() = status;
+            response
+        }
+        // Only invalid statuses, header names or values get here, and the wire layer writes none; answer 500 rather
+        // than panic.
+        _ => {
+            let mut fallback = hyper::Response::new(ReplyBody::full(b"invalid reply".to_vec()));
+            *fallback.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;
+            fallback
+        }
+    }
+}
+
+/// Header names the wire layer writes on most replies (request ids, rate limits): made from static text, without
+/// the copy `HeaderName::from_bytes` makes of every name it does not know (issue #31: fewer allocations per request).
+const KNOWN_HEADER_NAMES: [&str; 14] = [
+    "x-request-id",
+    "request-id",
+    "x-ratelimit-limit-requests",
+    "x-ratelimit-limit-tokens",
+    "x-ratelimit-remaining-requests",
+    "x-ratelimit-remaining-tokens",
+    "x-ratelimit-reset-requests",
+    "x-ratelimit-reset-tokens",
+    "anthropic-ratelimit-requests-limit",
+    "anthropic-ratelimit-requests-remaining",
+    "anthropic-ratelimit-requests-reset",
+    "anthropic-ratelimit-tokens-limit",
+    "anthropic-ratelimit-tokens-remaining",
+    "anthropic-ratelimit-tokens-reset",
+];
+
+fn header_name(name: &str) -> Option<hyper::header::HeaderName> {
+    match KNOWN_HEADER_NAMES.iter().find(|known| **known == name) {
+        Some(known) => Some(hyper::header::HeaderName::from_static(known)),
+        None => hyper::header::HeaderName::from_bytes(name.as_bytes()).ok(),
+    }
 }
 
 /// A reply body: whole, pieces as another task writes them (the journal), or SSE frames released one by one after
@@ -791,5 +834,24 @@ impl Body for ReplyBody {
             Some(whole) => whole.size_hint(),
             None => hyper::body::SizeHint::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_known_header_names_are_the_names_hyper_reads_and_others_still_work() {
+        for name in KNOWN_HEADER_NAMES {
+            // `from_static` panics on a name that is not lower-case token characters: each one is made here once.
+            assert_eq!(header_name(name), hyper::header::HeaderName::from_bytes(name.as_bytes()).ok(), "{name}");
+        }
+        assert_eq!(header_name("x-cuecard-delivery-seed").unwrap().as_str(), "x-cuecard-delivery-seed");
+        assert_eq!(header_name("bad name"), None);
+        let reply = response(200, vec![("x-request-id".into(), "req_1".into())], ReplyBody::empty());
+        assert_eq!(reply.headers()["x-request-id"], "req_1");
+        let invalid = response(200, vec![("x-request-id".into(), "line\nbreak".into())], ReplyBody::empty());
+        assert_eq!(invalid.status(), 500, "an invalid value is a 500, not a panic");
     }
 }
