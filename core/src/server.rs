@@ -391,7 +391,7 @@ async fn answer(
         .headers
         .iter()
         .filter(|(name, _)| mcp || wire::READ_HEADERS.contains(&name.as_str()))
-        .map(|(name, value)| (name.as_str().to_string(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+        .map(|(name, value)| (name.as_str().to_string(), wire::lossy_text(value.as_bytes())))
         .collect();
     let mut http = HttpRequest {
         method: parts.method.as_str().to_string(),
