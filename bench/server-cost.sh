@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Instructions per request of the whole server (hyper, tokio, the wire layer, the journal), counted by cachegrind:
+# `cuecard serve --instant` (whole journal kept) beside the bare hyper server answering the same bytes. Exact and
+# free of the timing noise of a shared VM (issue #31: the A/B of a change to the request path). Each figure is the
+# difference of two runs (200 and 1,200 non-streaming requests over one keep-alive connection), which cancels the
+# start-up.
+#
+#   apt-get install valgrind
+#   bench/server-cost.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
+command -v valgrind >/dev/null || { echo "valgrind is needed: apt-get install valgrind" >&2; exit 1; }
+cargo build -q --profile dist --locked -p cuecard-cli
+cargo build -q --profile dist --locked -p cuecard --features server --example bare_server
+BIN="$CARGO_TARGET_DIR/dist"
+OUT="$CARGO_TARGET_DIR/server-cost"
+mkdir -p "$OUT"
+
+requests() { # $1 = base URL ending in /v1, $2 = count: POSTs over one keep-alive connection, each answered 200
+  python3 - "$1" "$2" <<'PY'
+import http.client, sys, urllib.parse
+url, n = urllib.parse.urlparse(sys.argv[1]), int(sys.argv[2])
+connection = http.client.HTTPConnection(url.hostname, url.port)
+body = '{"model":"gpt-4o","stream":false,"messages":[{"role":"user","content":"What is the weather in Paris?"}]}'
+for _ in range(n):
+    connection.request("POST", url.path + "/chat/completions", body, {"content-type": "application/json"})
+    reply = connection.getresponse()
+    reply.read()
+    assert reply.status == 200, reply.status
+PY
+}
+
+instructions() { # $1 = count, then the server's command: its instructions over start-up and $1 requests
+  local count="$1"; shift
+  : > "$OUT/server.out"
+  valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$@" > "$OUT/server.out" 2> "$OUT/server.err" &
+  local pid=$!
+  for _ in $(seq 1 200); do [ -s "$OUT/server.out" ] && break; sleep 0.1; done
+  local url
+  url="$(head -1 "$OUT/server.out" | awk '{print $NF}')"
+  case "$url" in */v1) ;; *) url="$url/v1" ;; esac
+  requests "$url" "$count"
+  kill -TERM "$pid"
+  wait "$pid" 2>/dev/null || true
+  awk '/I *refs/ {gsub(",", "", $4); print $4}' "$OUT/server.err"
+}
+
+# The bytes cuecard answers, for the bare server to answer too.
+"$BIN/cuecard" serve --port 0 --instant --scenario bench/load.json > "$OUT/once.out" 2> /dev/null & ONCE=$!
+for _ in $(seq 1 200); do [ -s "$OUT/once.out" ] && break; sleep 0.02; done
+curl -s -H 'content-type: application/json' -d '{"model":"gpt-4o","stream":false,"messages":[{"role":"user","content":"What is the weather in Paris?"}]}' \
+  "$(head -1 "$OUT/once.out" | awk '{print $NF}')/chat/completions" > "$OUT/whole.body"
+kill "$ONCE"; wait "$ONCE" 2>/dev/null || true
+
+per_request() { # the server's command: instructions per request
+  local few many
+  few="$(instructions 200 "$@")"
+  many="$(instructions 1200 "$@")"
+  echo $(( (many - few) / 1000 ))
+}
+CUECARD="$(per_request "$BIN/cuecard" serve --port 0 --instant --scenario bench/load.json --journal-limit 100000000)"
+export BARE_BODY="$OUT/whole.body"
+BARE="$(per_request "$BIN/examples/bare_server")"
+echo "instructions per non-streaming request (cachegrind, user space): cuecard serve $CUECARD, bare hyper with the same bytes $BARE ($(python3 -c "print(f'{$CUECARD / $BARE:.2f}')")x)"
