@@ -8,7 +8,7 @@
 mod mcp;
 mod record;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -26,7 +26,13 @@ struct Cli {
     command: Command,
 }
 
-/// The scenario `cuecard serve` answers with when no file is given (documented in the README).
+/// The command's definition (its arguments and help), for generated docs: the book's CLI reference is rendered
+/// from it.
+pub fn command() -> clap::Command {
+    Cli::command()
+}
+
+/// The scenario `cuecard serve` answers with when no file is given (documented in the book, docs/start/wire-server.md).
 const DEFAULT_SCENARIO: &str = include_str!("../../tests/scenarios/default.json");
 
 #[derive(Subcommand)]

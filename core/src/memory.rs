@@ -306,8 +306,8 @@ impl MockMemory {
         store.threads.get(thread_id).cloned()
     }
 
-    /// Shallow-merges `metadata` into the thread's; `not_found` with Cogitator's message ("Thread <id> not
-    /// found") for an unknown thread.
+    /// Shallow-merges `metadata` into the thread's; `not_found` with Cogitator's message (`"Thread <id> not
+    /// found"`) for an unknown thread.
     pub fn update_thread(&self, thread_id: &str, metadata: Map<String, Value>) -> Result<Thread> {
         let mut store = self.lock();
         let now =

@@ -5,7 +5,7 @@
 //!  "routes": [{"match": {"operation": "classify"}, "steps": [{"text": "spam"}]},
 //!             {"steps": [{"fail": {"kind": "rate_limited", "retry_after_ms": 20}}, {"text": "Hello!"}]}]}
 //! ```
-//! The format is documented in the README and described by `tests/scenario.schema.json`. Unknown fields and
+//! The format is documented in the book (docs/reference/scenario.md, generated from the schema) and described by `tests/scenario.schema.json`. Unknown fields and
 //! wrong types are errors naming the path of the offending field; semantic problems are all reported at once.
 
 use crate::api::spec::{MatchSpec, RouteSpec};

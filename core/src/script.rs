@@ -186,7 +186,7 @@ pub struct StepTiming {
 pub const MAX_WAIT_MS: u64 = 86_400_000;
 
 impl StepTiming {
-    /// The first field over [`MAX_WAIT_MS`], with what is wrong.
+    /// The first field over `MAX_WAIT_MS`, with what is wrong.
     pub fn check(&self) -> std::result::Result<(), (&'static str, String)> {
         for (field, value) in [
             ("delay_ms", self.delay_ms),

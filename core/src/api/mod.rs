@@ -4,7 +4,7 @@
 //! nest) live here or below, once, for every language.
 //!
 //! - [`spec`]: the scripting vocabulary as data (steps, tool calls, failures, route matches) and [`StepInput`];
-//! - [`verbs`]: the seed verbs on [`crate::MockModel`] (`then_responds`, `then_fails`, `and_fails`, `route`, ...);
+//! - `verbs`: the seed verbs on [`crate::MockModel`] (`then_responds`, `then_fails`, `and_fails`, `route`, ...);
 //! - [`responder`]: computed answers from hosts that return JSON;
 //! - [`host_data`]: host data into JSON with the depth, cycle and NaN limits;
 //! - [`strict`]: JSON into core types, a struct from an object only (never an array read by position);

@@ -131,7 +131,7 @@ pub struct ToolCallSpec {
 impl ToolCallSpec {
     /// A call of `name` with arguments as the seed APIs take them: an object is the arguments, a JSON string is
     /// raw arguments text (what a model produces, possibly invalid JSON), `null` means `{}`; anything else is
-    /// refused when the step is built (see [`arguments_text`]).
+    /// refused when the step is built (see `arguments_text`).
     pub fn new(name: impl Into<String>, arguments: Value) -> ToolCallSpec {
         let arguments = if arguments.is_null() { None } else { Some(arguments) };
         ToolCallSpec { id: None, name: name.into(), arguments, arguments_json: None }

@@ -19,7 +19,7 @@ pub struct DataError {
 }
 
 impl DataError {
-    /// ` at <path>` for a field, nothing for the whole value: the tail of "invalid <argument>" in every binding.
+    /// ` at <path>` for a field, nothing for the whole value: the tail of `"invalid <argument>"` in every binding.
     pub fn location(&self) -> String {
         if self.path == "." {
             String::new()

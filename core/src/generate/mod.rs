@@ -4,10 +4,10 @@
 //!
 //! The supported subset (docs/generate.md): `type` (and type lists, OpenAPI's upper-case names, `nullable`),
 //! `enum`, `const`, `properties` / `required` / `additionalProperties` / `minProperties`, the number bounds and
-//! `multipleOf`, `minLength` / `maxLength`, `pattern` (a regex subset, [`pattern`]), `format`, `items` /
+//! `multipleOf`, `minLength` / `maxLength`, `pattern` (a regex subset, `pattern`), `format`, `items` /
 //! `prefixItems` / `minItems` / `maxItems` / `uniqueItems`, `anyOf` / `oneOf` / `allOf`, and `$ref` into the same
 //! document (recursive schemas are bounded). A schema outside it, or one nothing satisfies, is an error naming its
-//! path, never a wrong value: each value is checked against the schema ([`validate`]) before it is given.
+//! path, never a wrong value: each value is checked against the schema (`validate`) before it is given.
 
 mod pattern;
 mod schema;

@@ -39,6 +39,7 @@ use crate::script::CallError;
 use crate::stream::{Envelope, EventStream};
 use crate::turn::Turn;
 use routes::Matched;
+pub use routes::{endpoint_rows, EndpointRow};
 use serde::{Deserialize, Serialize};
 
 pub(crate) use frames::Encoding;

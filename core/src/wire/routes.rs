@@ -243,6 +243,40 @@ pub(crate) const SERVED: &str = "OpenAI /v1/chat/completions, /v1/responses, /v1
     /api/embed, /api/tags, /api/show; Bedrock /model/{id}/converse, /converse-stream, /invoke, \
     /invoke-with-response-stream";
 
+/// One row of the protocol table as data: what the book's endpoint reference is generated from, so it cannot drift
+/// from what the server answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EndpointRow {
+    /// `GET` or `POST`.
+    pub method: &'static str,
+    /// The path pattern (see the module's documentation for `[v1]`, `{model}` and `{_}`).
+    pub pattern: &'static str,
+    /// The endpoint name journaled as `metadata.endpoint`, which `routes[].match.endpoint` matches.
+    pub endpoint: &'static str,
+    /// `Some(true)` when the path itself asks for a stream (Gemini's `:streamGenerateContent`, Bedrock's
+    /// `converse-stream`); `None` when the body decides.
+    pub stream: Option<bool>,
+    /// Whether the row answers only requests from Google's SDKs (the model list they share with OpenAI's).
+    pub google_only: bool,
+    /// Whether the row answers with a model's reply (a chat protocol, scripted by steps).
+    pub answers_from_script: bool,
+}
+
+/// Every row of the protocol table, in the order they are tried.
+pub fn endpoint_rows() -> Vec<EndpointRow> {
+    ROUTES
+        .iter()
+        .map(|route| EndpointRow {
+            method: route.method,
+            pattern: route.pattern,
+            endpoint: route.endpoint,
+            stream: route.stream,
+            google_only: route.when.is_some(),
+            answers_from_script: route.decode.is_some(),
+        })
+        .collect()
+}
+
 /// The row that answers a request, and what its path named.
 pub(crate) fn find(request: &HttpRequest) -> Option<(&'static Route, Matched)> {
     // openai-node's Azure client joins an endpoint that ends in `/` into `//openai/...`.
