@@ -1,4 +1,4 @@
-//! The README's Rust quickstart; CI runs it with `cargo run -p cuecard --example quickstart`.
+//! The book's Rust quickstart (docs/start/rust.md); CI runs it with `cargo run -p cuecard --example quickstart`.
 // Test-style code: a panic is how it reports a failure.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::print_stdout)]
 use cuecard::verify::expect_that;

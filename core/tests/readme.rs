@@ -1,4 +1,4 @@
-//! Every code block of the README marked `<!-- START example: PATH -->` is exactly the file at PATH, which CI
+//! Every code block of the README (the front page; the book's blocks are checked by cli/tests/book.rs) marked `<!-- START example: PATH -->` is exactly the file at PATH, which CI
 //! runs, so the README's examples cannot rot.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
@@ -20,32 +20,27 @@ fn readme_examples_are_the_files_ci_runs() {
     assert_eq!(
         checked,
         [
-            "core/examples/quickstart.rs",
-            "python/tests/test_readme_example.py",
-            "node/test/readme-example.test.ts",
-            "node/test/readme-ai-sdk.test.mjs",
-            "node/test/readme-cogitator.test.mjs",
-            "node/test/browser/readme-example.mjs",
-            "examples/c/quickstart.c",
-            "jvm/src/test/java/dev/cuecard/ReadmeExampleTest.java",
-            "jvm/src/test/kotlin/dev/cuecard/tramai/ReadmeExampleTest.kt",
-            "tests/sdk/python/test_readme_example.py",
-            "tests/sdk/node/test/readme-example.test.mjs",
-            "core/tests/recording_proxy.rs"
+            "core/tests/readme_front_page.rs",
+            "python/tests/test_readme_front_page.py",
+            "node/test/readme-front-page.test.mjs",
+            "examples/c/front_page.c",
+            "jvm/src/test/java/dev/cuecard/ReadmeFrontPageTest.java",
+            "jvm/src/test/kotlin/dev/cuecard/tramai/ReadmeFrontPageTest.kt"
         ]
     );
+    assert!(readme.lines().count() <= 200, "the README is a front page: at most 200 lines");
 }
 
-/// The README states the status an exhausted script gets on the wire; it must be the one the wire sends (it said
-/// 500 while the server sent 422).
+/// The book states the status an exhausted script gets on the wire; it must be the one the wire sends (the README
+/// once said 500 while the server sent 422).
 #[test]
-fn readme_states_the_status_of_an_exhausted_script() {
+fn the_book_states_the_status_of_an_exhausted_script() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(root.join("docs/start/wire-server.md")).unwrap();
     let mock = cuecard::MockModel::new();
     let body = r#"{"model": "m", "messages": [{"role": "user", "content": "x"}]}"#;
     let reply = cuecard::wire::handle(&mock, &cuecard::wire::HttpRequest::post_json("/v1/chat/completions", body));
     assert!(reply.body_text().contains("script_exhausted"), "{}", reply.body_text());
     let claim = format!("an exhausted script or unmatched request a {}", reply.status());
-    assert!(readme.contains(&claim), "the README does not say {claim:?}");
+    assert!(readme.contains(&claim), "docs/start/wire-server.md does not say {claim:?}");
 }

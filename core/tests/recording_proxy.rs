@@ -1,4 +1,4 @@
-//! README example (Rust): a test records its model calls once through `RecordingProxy` and replays them after.
+//! The book's example (Rust): a test records its model calls once through `RecordingProxy` and replays them after.
 //! Here the "provider" is a local cuecard server; in a real suite it is the API the client would call.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

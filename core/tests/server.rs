@@ -36,6 +36,7 @@ fn status(reply: &str) -> u16 {
     reply.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
 }
 
+// ANCHOR: start
 #[test]
 fn starts_on_loopback_serves_and_stops_twice() {
     let mock = Arc::new(MockModel::builder().responds("Hello!").build().unwrap());
@@ -51,6 +52,7 @@ fn starts_on_loopback_serves_and_stops_twice() {
     assert!(TcpStream::connect(server.addr()).is_err(), "nothing listens after stop");
     assert_eq!(mock.request_count(), 1);
 }
+// ANCHOR_END: start
 
 #[test]
 fn concurrent_requests_each_take_one_step() {

@@ -1,4 +1,4 @@
-/* The README's C quickstart: script a model, call it, check what happened. CI compiles it against
+/* The book's C quickstart (docs/start/c.md): script a model, call it, check what happened. CI compiles it against
  * include/cuecard.h and runs it linked both dynamically and statically with libcuecard_ffi. */
 #include "cuecard.h"
 

@@ -1,5 +1,5 @@
 'use strict';
-// The package `cuecard`: see README.md, "From Node".
+// The package `cuecard`: see the book, docs/start/node.md.
 
 const native = require('./native.js');
 const errors = require('./errors.js');

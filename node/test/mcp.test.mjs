@@ -18,6 +18,7 @@ const scenario = {
   ] },
 };
 
+// ANCHOR: in_process
 test('the TypeScript SDK client on the in-process transport reaches every step, and the journal shows it', async () => {
   const mock = MockModel.fromScenario(scenario);
   const client = new Client({ name: 'node-test', version: '1.0.0' });
@@ -41,6 +42,7 @@ test('the TypeScript SDK client on the in-process transport reaches every step, 
     (e) => e instanceof AssertionFailedError && /tools\/call nope {2}unmatched/.test(e.message));
   assert.throws(() => assertThat(mock).allMcpStepsUsed(), /weather get_forecast step 2/);
 });
+// ANCHOR_END: in_process
 
 test('a named server answers, and a dropped connection closes the transport', async () => {
   const mock = MockModel.fromScenario(scenario);

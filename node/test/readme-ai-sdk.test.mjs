@@ -1,4 +1,4 @@
-// README example (Node): the AI SDK's generateText runs a tool loop against cuecard/ai's model, no fetch at all.
+// The book's example (Node): the AI SDK's generateText runs a tool loop against cuecard/ai's model, no fetch at all.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateText, tool, stepCountIs } from 'ai';

@@ -1,4 +1,4 @@
-// README example (Node): a Cogitator suite switches to cuecard by changing its import.
+// The book's example (Node): a Cogitator suite switches to cuecard by changing its import.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertThat } from 'cuecard';

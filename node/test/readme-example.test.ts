@@ -1,4 +1,4 @@
-// README example (Node, TypeScript): script a model, drive the official openai SDK with it in-process, check what
+// The book's example (Node, TypeScript): script a model, drive the official openai SDK with it in-process, check what
 // happened. CI runs it with node --test (Node 24 strips the types) and type-checks it with tsc --strict.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

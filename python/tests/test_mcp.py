@@ -17,6 +17,7 @@ SCENARIO = {"cuecard": 1, "instant": True, "routes": [{"steps": [{"text": "unuse
     {"name": "notes", "resources": [{"uri": "file:///notes.txt", "text": "milk"}]}]}}
 
 
+# ANCHOR: in_process
 def test_a_client_session_in_process_reaches_every_step_and_the_journal():
     mock = cuecard.MockModel.from_scenario(SCENARIO)
 
@@ -51,6 +52,7 @@ def test_a_client_session_in_process_reaches_every_step_and_the_journal():
         assert_that(mock).all_mcp_steps_used()
     # The model's journal has none of it.
     assert mock.request_count() == 0
+# ANCHOR_END: in_process
 
 
 def test_a_dropped_connection_ends_the_session_and_a_named_server_answers():

@@ -1,4 +1,4 @@
-"""README example (Python): script a model, call it, check what happened. CI runs it with pytest."""
+"""The book's example (Python): script a model, call it, check what happened. CI runs it with pytest."""
 import pytest
 
 import cuecard

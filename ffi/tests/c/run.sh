@@ -41,6 +41,9 @@ cc -std=c11 "${WARN[@]}" -Iinclude examples/c/quickstart.c "$LIB/libcuecard_ffi.
 "$OUT/quickstart_static" > "$OUT/quickstart_static.out"
 if ldd "$OUT/quickstart_static" | grep -q cuecard; then echo "the static example links libcuecard dynamically" >&2; exit 1; fi
 tail -1 "$OUT/quickstart.out"
+# The README's front-page example.
+cc -std=c11 "${WARN[@]}" -Iinclude examples/c/front_page.c -L"$LIB" -lcuecard_ffi -o "$OUT/front_page"
+LD_LIBRARY_PATH="$LIB" "$OUT/front_page" | grep -q '"text":"Hello!"'
 # The per-call benchmark compiles (it is run by hand against a release library: see its header).
 cc -std=c11 "${WARN[@]}" -O2 -Iinclude ffi/bench/bench_calls.c -L"$LIB" -lcuecard_ffi -o "$OUT/bench_calls"
 echo "c: header C11 + C++17, suite plain + valgrind + ASan/UBSan, example dynamic + static, no test symbols: 7 passed, 0 failed"

@@ -1,4 +1,4 @@
-// README example (browser): cuecard on the wasm module, and the official openai SDK streaming a scripted answer
+// The book's example (browser): cuecard on the wasm module, and the official openai SDK streaming a scripted answer
 // into the page through cuecard's in-process fetch. CI runs it in headless Chromium (chromium.check.mjs).
 import OpenAI from 'openai';
 import { load } from 'cuecard/browser';

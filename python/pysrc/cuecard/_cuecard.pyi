@@ -1,4 +1,5 @@
 """Type stubs of the compiled module (python/src/*.rs), checked against it by mypy.stubtest in CI."""
+from __future__ import annotations  # pdoc executes the stubs: forward references must stay text
 from os import PathLike
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping, Sequence, Union, final

@@ -143,6 +143,7 @@ def test_the_probing_client_falls_back_to_initialize_at_once(cuecard):
     assert methods.index("server/discover") < methods.index("initialize")
 
 
+# ANCHOR: agent
 def agent_scenario() -> dict:
     """The model asks for the forecast, the agent calls it over MCP, the model answers from the result."""
     return mcp_scenario({"tool_calls": [{"name": "get_forecast", "arguments": {"city": "Paris"}}]},
@@ -177,6 +178,7 @@ def test_openai_agents_calls_the_scripted_tool_over_mcp(cuecard):
     assert_one_story(cuecard)
     first_request = cuecard.entries()[0]["request"]
     assert [t["name"] for t in first_request["tools"]] == ["get_forecast"]
+# ANCHOR_END: agent
 
 
 def test_pydantic_ai_calls_the_scripted_tool_over_mcp(cuecard):

@@ -1,4 +1,4 @@
-"""README example: the official openai SDK, unmodified, against `cuecard serve` (CI runs it with pytest)."""
+"""The book's example: the official openai SDK, unmodified, against `cuecard serve` (CI runs it with pytest)."""
 import json
 import subprocess
 import sys

@@ -1,4 +1,4 @@
-// README example: the official openai Node SDK, unmodified, against `cuecard serve` (CI runs it with node --test).
+// The book's example: the official openai Node SDK, unmodified, against `cuecard serve` (CI runs it with node --test).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -10,7 +10,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-// The README's Java example: a LangChain4j AI service with a tool, against a scripted model; then the core mock
+// The book's Java example (docs/start/java.md): a LangChain4j AI service with a tool, against a scripted model; then the core mock
 // directly, with the JUnit 5 extension checking that the script was used up.
 @ExtendWith(CuecardExtension.class)
 class ReadmeExampleTest {

@@ -45,6 +45,7 @@ class SharedServerExtensionTest {
         return Map.of("cuecard", 1, "routes", List.of(Map.of("steps", steps)));
     }
 
+    // ANCHOR: shared
     /** Run by the test kit below, in parallel, not by Surefire (nested classes are excluded). */
     @ExtendWith(CuecardExtension.class)
     static class Sample {
@@ -68,6 +69,7 @@ class SharedServerExtensionTest {
             assertThatThrownBy(() -> shared.check(Map.of("check", "received_requests", "times", calls + 1)))
                     .isInstanceOf(CuecardAssertionError.class).hasMessageContaining("received_requests");
         }
+        // ANCHOR_END: shared
 
         @Test
         void leavesASharedStepUnused(SharedTest shared) {

@@ -4,7 +4,7 @@ import kotlinx.coroutines.runBlocking
 import org.assertj.core.api.Assertions.assertThat
 import org.junit.jupiter.api.Test
 
-// The README's Kotlin example: Tramai's DSL. A provider that fails with a 429 and then answers, an engine that
+// The book's Kotlin example (docs/start/kotlin.md): Tramai's DSL. A provider that fails with a 429 and then answers, an engine that
 // retries (here the test's reference engine), and Tramai's assertion chain over the provider and the observer.
 class ReadmeExampleTest {
     @Test
