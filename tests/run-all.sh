@@ -37,7 +37,7 @@ echo "wasm32 check: 1 passed, 0 failed"
 step "rust: load and faults against the server, small (bench/load-faults.sh runs 1,000 x 100,000)"
 cargo run -q --locked -p cuecard --features server --example load_faults -- 100 5000
 
-step "rust: README quickstart"
+step "rust: the book's Rust quickstart (docs/start/rust.md)"
 cargo run -q --locked -p cuecard --example quickstart
 
 step "c: the C ABI (header, suite plain + valgrind + ASan/UBSan, example dynamic + static)"
@@ -160,6 +160,9 @@ step "wire: LangChain4j 1.19.0 (OpenAI and Anthropic, blocking, streaming, AiSer
 
 step "jvm: the JVM package (the ffi crate's JNI library via cargo, Java + Kotlin, LangChain4j, JUnit 5), and its benchmark in quick mode"
 (cd jvm && mvn -B -ntp test exec:exec@bench -Dbench.args=--quick)
+
+step "book: docs/ with mdBook (every internal link checked), the API docs of each language, every code block run by CI"
+tests/book.sh "$CARGO_TARGET_DIR/py-clean-venv/bin/python"
 
 step "fuzz: every cargo-fuzz target (scenario, wire, tokenizer, face) for 30 s from the seed corpus (nightly)"
 fuzz/run.sh 30
