@@ -997,6 +997,7 @@ impl MockModel {
             recorded: step.recorded.clone(),
             headers: step.reply_headers.clone(),
             rate_limit,
+            answered_by: stream::AnsweredBy::default(),
         };
         let mut next_call_id = || stream::numbered_id("call_", ids.next().unwrap_or(0));
         let resolved = match &step.body {
@@ -1034,6 +1035,7 @@ impl MockModel {
                     None => {
                         let response =
                             answer_response(answer, &step, request, id, envelope.created, usage, &mut next_call_id);
+                        envelope.answered_by = stream::AnsweredBy(Some(step.clone()));
                         // Planned from the step itself (`plan`).
                         Resolved { response, thinking: None, text: None, step: step.clone(), timing, envelope }
                     }

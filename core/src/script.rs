@@ -263,6 +263,26 @@ pub struct Step {
     pub(crate) recorded: Option<std::sync::Arc<crate::recorded::Recorded>>,
     /// Headers added to the step's wire reply (lower-case names), replacing any of the same name.
     pub(crate) reply_headers: Vec<(String, String)>,
+    /// The estimated output tokens of the answer as scripted, counted on first use.
+    pub(crate) output_tokens: OutputTokensOnce,
+}
+
+/// A step's estimated output tokens, counted once: every wire reply reports usage (the estimate when the script
+/// gives none), and a repeated step answers the same text each time, which was counted again on every request
+/// (issue #31: 5% of a request's instructions). A clone starts empty, since a cloned step may be changed.
+#[derive(Default)]
+pub(crate) struct OutputTokensOnce(std::sync::OnceLock<u64>);
+
+impl Clone for OutputTokensOnce {
+    fn clone(&self) -> Self {
+        OutputTokensOnce::default()
+    }
+}
+
+impl fmt::Debug for OutputTokensOnce {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("OutputTokensOnce")
+    }
 }
 
 impl Step {
@@ -276,7 +296,16 @@ impl Step {
             fail_after_as: None,
             recorded: None,
             reply_headers: Vec::new(),
+            output_tokens: OutputTokensOnce::default(),
         }
+    }
+
+    /// The estimated output tokens of this step's answer as scripted (text, thinking, tool calls; what
+    /// `usage::estimate_output_tokens` gives for the response the answer makes when nothing cuts it), counted once.
+    /// `None` for a step that is not an answer.
+    pub(crate) fn answer_output_tokens(&self) -> Option<u64> {
+        let StepBody::Answer(answer) = &self.body else { return None };
+        Some(*self.output_tokens.0.get_or_init(|| crate::usage::estimate_answer_tokens(answer)))
     }
 
     /// Adds `headers` to this step's wire reply (names lower-cased), replacing any of the same name: a

@@ -387,7 +387,33 @@ pub struct Envelope {
     /// Where the rate limits stood after the request, sent in the provider's rate-limit headers.
     #[serde(skip)]
     pub rate_limit: Option<crate::rate_limits::RateLimitReading>,
+    /// The step whose answer, uncut, is the response: its output tokens are counted once, not per reply.
+    #[serde(skip)]
+    pub(crate) answered_by: AnsweredBy,
 }
+
+/// The scripted step a response is exactly the answer of, when it is (not cut at `max_tokens`, not computed
+/// differently): its estimated output tokens are cached on the step.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct AnsweredBy(pub(crate) Option<Arc<crate::script::Step>>);
+
+impl AnsweredBy {
+    /// The estimated output tokens of the response, when the step knows them.
+    pub(crate) fn output_tokens(&self) -> Option<u64> {
+        self.0.as_ref().and_then(|step| step.answer_output_tokens())
+    }
+}
+
+impl PartialEq for AnsweredBy {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        }
+    }
+}
+
+impl Eq for AnsweredBy {}
 
 impl Envelope {
     /// The scripted id, or `prefix` followed by the number (`msg_3`).

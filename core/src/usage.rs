@@ -86,6 +86,16 @@ pub fn estimate_output_tokens(text: Option<&str>, thinking: Option<&str>, tool_c
     text + thinking + count_tool_calls(tool_calls)
 }
 
+/// Estimated output tokens of a scripted answer: the same count as [`estimate_output_tokens`] of the response it
+/// makes (tool-call ids are not counted, so the mock's numbering does not change it).
+pub(crate) fn estimate_answer_tokens(answer: &crate::script::Answer) -> u64 {
+    let text = answer.text.as_ref().map(crate::script::Chunks::text);
+    let thinking = answer.thinking.as_ref().map(crate::script::Chunks::text);
+    let calls: u64 =
+        answer.tool_calls.iter().map(|c| (count_tokens(&c.name) + count_tokens(&c.arguments)) as u64).sum();
+    estimate_output_tokens(text.as_deref(), thinking.as_deref(), &[]) + calls
+}
+
 /// Estimated usage of an answer to a request.
 pub fn estimate(request: &ChatRequest, text: Option<&str>, thinking: Option<&str>, tool_calls: &[ToolCall]) -> Usage {
     Usage::new(estimate_input_tokens(request), estimate_output_tokens(text, thinking, tool_calls))
@@ -105,6 +115,24 @@ mod tests {
         // "Order"," ","123","45" = 4; "get","_weather" = 2; "{\"","city","\":\"","Paris","\"}" = 5
         let usage = estimate(&request, Some("Order 12345"), None, &[call]);
         assert_eq!(usage, Usage::new(7, 11));
+    }
+
+    #[test]
+    fn a_scripted_answer_counts_as_the_response_it_makes() {
+        use crate::script::{Answer, Chunks, ScriptedToolCall};
+        let answer = Answer {
+            thinking: Some(Chunks::Words("Plan: look it up.".into())),
+            text: Some(Chunks::Exact(vec!["Hel".into(), "lo, world 12345!".into()])),
+            tool_calls: vec![ScriptedToolCall {
+                id: None,
+                name: "get_weather".into(),
+                arguments: "{\"city\":1".into(),
+            }],
+        };
+        let call = ToolCall { id: "call_9".into(), name: "get_weather".into(), arguments: "{\"city\":1".into() };
+        let response = estimate_output_tokens(Some("Hello, world 12345!"), Some("Plan: look it up."), &[call]);
+        assert_eq!(estimate_answer_tokens(&answer), response);
+        assert_eq!(response, 7 + 6 + 6);
     }
 
     #[test]

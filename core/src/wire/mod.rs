@@ -779,9 +779,17 @@ fn referenced_output(entries: &[crate::journal::JournalEntry], id: &str) -> Opti
 
 /// The usage a reply reports when the script gave none: real providers always send usage, so every endpoint
 /// sends the word-like estimate (`docs/tokens.md`), whole and streamed, whatever the mock's `usage` setting.
-fn estimated_usage(request: &ChatRequest, response: &crate::model::ChatResponse) -> crate::model::Usage {
+/// The step's cached count of its answer stands for the response's output tokens when the response is that answer.
+fn estimated_usage(
+    request: &ChatRequest,
+    response: &crate::model::ChatResponse,
+    answered_by: &crate::stream::AnsweredBy,
+) -> crate::model::Usage {
     let message = &response.message;
-    crate::usage::estimate(request, message.text.as_deref(), message.thinking.as_deref(), &message.tool_calls)
+    let output = answered_by.output_tokens().unwrap_or_else(|| {
+        crate::usage::estimate_output_tokens(message.text.as_deref(), message.thinking.as_deref(), &message.tool_calls)
+    });
+    crate::model::Usage::new(crate::usage::estimate_input_tokens(request), output)
 }
 
 /// A streamed answer, or its failure.
@@ -795,7 +803,9 @@ fn streamed_reply<P: ChatProtocol>(result: StreamResult, decoded: &DecodedReques
                 let delay_ms = stream.first_delay_ms() + stream.stall_ms();
                 return error_reply(dialect, error, &request_id, delay_ms);
             }
-            let stream = stream.with_usage_if_missing(|response| estimated_usage(&decoded.request, response));
+            let answered_by = stream.envelope().answered_by.clone();
+            let stream =
+                stream.with_usage_if_missing(|response| estimated_usage(&decoded.request, response, &answered_by));
             P::encode_stream(&stream, decoded, &request_id)
         }
         Err((index, error)) => call_error_reply(dialect, &error, &request_id(index), 0),
@@ -809,7 +819,7 @@ fn whole_reply<P: ChatProtocol>(exchange: Exchange, decoded: &DecodedRequest) ->
     match (exchange.result, exchange.envelope) {
         (Ok(mut response), Some(envelope)) => {
             if response.usage.is_none() {
-                response.usage = Some(estimated_usage(&decoded.request, &response));
+                response.usage = Some(estimated_usage(&decoded.request, &response, &envelope.answered_by));
             }
             match P::encode_response(&response, &envelope, decoded, &request_id) {
                 HttpReply::Full { status, headers, body, .. } => HttpReply::Full { delay_ms, status, headers, body },
