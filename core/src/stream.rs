@@ -428,18 +428,8 @@ impl Envelope {
 /// `prefix` followed by `number` in decimal (`req_12`). Ids are made for every request; `format!` spent several
 /// times the work of the digits on its general machinery.
 pub(crate) fn numbered_id(prefix: &str, number: u64) -> String {
-    let mut digits = [0u8; 20]; // u64::MAX has 20 digits
-    let mut start = digits.len();
-    let mut rest = number;
-    for slot in digits.iter_mut().rev() {
-        *slot = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        start -= 1;
-        if rest == 0 {
-            break;
-        }
-    }
-    let digits = digits.get(start..).and_then(|d| std::str::from_utf8(d).ok()).unwrap_or_default();
+    let mut decimal = itoa::Buffer::new();
+    let digits = decimal.format(number);
     let mut id = String::with_capacity(prefix.len() + digits.len());
     id.push_str(prefix);
     id.push_str(digits);

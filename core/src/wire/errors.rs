@@ -216,23 +216,28 @@ pub(crate) fn rate_limit_headers(dialect: Dialect, reading: &RateLimitReading) -
     let r = reading;
     match dialect {
         Dialect::OpenAi | Dialect::Azure => vec![
-            ("x-ratelimit-limit-requests".into(), r.requests_limit.to_string()),
-            ("x-ratelimit-limit-tokens".into(), r.tokens_limit.to_string()),
-            ("x-ratelimit-remaining-requests".into(), r.requests_remaining.to_string()),
-            ("x-ratelimit-remaining-tokens".into(), r.tokens_remaining.to_string()),
+            ("x-ratelimit-limit-requests".into(), decimal(r.requests_limit)),
+            ("x-ratelimit-limit-tokens".into(), decimal(r.tokens_limit)),
+            ("x-ratelimit-remaining-requests".into(), decimal(r.requests_remaining)),
+            ("x-ratelimit-remaining-tokens".into(), decimal(r.tokens_remaining)),
             ("x-ratelimit-reset-requests".into(), go_duration(r.requests_reset_ms)),
             ("x-ratelimit-reset-tokens".into(), go_duration(r.tokens_reset_ms)),
         ],
         Dialect::Anthropic => vec![
-            ("anthropic-ratelimit-requests-limit".into(), r.requests_limit.to_string()),
-            ("anthropic-ratelimit-requests-remaining".into(), r.requests_remaining.to_string()),
+            ("anthropic-ratelimit-requests-limit".into(), decimal(r.requests_limit)),
+            ("anthropic-ratelimit-requests-remaining".into(), decimal(r.requests_remaining)),
             ("anthropic-ratelimit-requests-reset".into(), rfc3339(r.at_ms + r.requests_reset_ms)),
-            ("anthropic-ratelimit-tokens-limit".into(), r.tokens_limit.to_string()),
-            ("anthropic-ratelimit-tokens-remaining".into(), r.tokens_remaining.to_string()),
+            ("anthropic-ratelimit-tokens-limit".into(), decimal(r.tokens_limit)),
+            ("anthropic-ratelimit-tokens-remaining".into(), decimal(r.tokens_remaining)),
             ("anthropic-ratelimit-tokens-reset".into(), rfc3339(r.at_ms + r.tokens_reset_ms)),
         ],
         _ => Vec::new(),
     }
+}
+
+/// A number as its decimal text, without `to_string`'s formatting machinery (rate-limit headers: every reply).
+fn decimal(number: impl itoa::Integer) -> String {
+    itoa::Buffer::new().format(number).to_owned()
 }
 
 /// The HTTP reply for a failure before anything is streamed, after waiting `delay_ms`.
