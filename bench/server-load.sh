@@ -46,14 +46,19 @@ if [ "${PINNED:-0}" = 1 ]; then
   LONG_PID=$STARTED_PID; LONG_URL="$(head -1 "$CARGO_TARGET_DIR/pin-long.out" | awk '{print $NF}')"
   start_pinned "$CARGO_TARGET_DIR/pin-short.out" "$BIN/cuecard" serve --port 0 --instant --scenario bench/load-short.json --journal-limit 100000000
   SHORT_PID=$STARTED_PID; SHORT_URL="$(head -1 "$CARGO_TARGET_DIR/pin-short.out" | awk '{print $NF}')"
-  # The bytes cuecard answers, for the bare servers to answer too (these requests are journaled like the rest).
-  ask() { curl -s -H 'content-type: application/json' -d "{\"model\":\"gpt-4o\",\"stream\":$2,\"messages\":[{\"role\":\"user\",\"content\":\"What is the weather in Paris?\"}]}" "$1/chat/completions"; }
-  ask "$LONG_URL" false > "$CARGO_TARGET_DIR/pin-whole.body"
-  ask "$SHORT_URL" true > "$CARGO_TARGET_DIR/pin-stream.body"
+  # The bytes cuecard answers, body and headers, for the bare servers to answer too (these requests are journaled
+  # like the rest). The headers are all but those hyper writes itself (status line, content-type, content-length,
+  # transfer-encoding).
+  ask() { # $1 = URL, $2 = stream (true/false), $3 = file prefix: writes $3.body and $3.headers
+    curl -s -D "$3.head" -H 'content-type: application/json' -d "{\"model\":\"gpt-4o\",\"stream\":$2,\"messages\":[{\"role\":\"user\",\"content\":\"What is the weather in Paris?\"}]}" "$1/chat/completions" > "$3.body"
+    tr -d '\r' < "$3.head" | grep -vi '^HTTP/\|^content-type:\|^content-length:\|^transfer-encoding:\|^$' > "$3.headers"
+  }
+  ask "$LONG_URL" false "$CARGO_TARGET_DIR/pin-whole"
+  ask "$SHORT_URL" true "$CARGO_TARGET_DIR/pin-stream"
   EVENTS="$(grep -c '^data: ' "$CARGO_TARGET_DIR/pin-stream.body")"
-  BARE_BODY="$CARGO_TARGET_DIR/pin-whole.body" start_pinned "$CARGO_TARGET_DIR/pin-bare.out" "$BIN/examples/bare_server"
+  BARE_BODY="$CARGO_TARGET_DIR/pin-whole.body" BARE_HEADERS="$CARGO_TARGET_DIR/pin-whole.headers" start_pinned "$CARGO_TARGET_DIR/pin-bare.out" "$BIN/examples/bare_server"
   BARE_PID=$STARTED_PID; BARE_URL="$(head -1 "$CARGO_TARGET_DIR/pin-bare.out")/v1"
-  BARE_BODY="$CARGO_TARGET_DIR/pin-stream.body" BARE_CONTENT_TYPE=text/event-stream start_pinned "$CARGO_TARGET_DIR/pin-bare-stream.out" "$BIN/examples/bare_server"
+  BARE_BODY="$CARGO_TARGET_DIR/pin-stream.body" BARE_HEADERS="$CARGO_TARGET_DIR/pin-stream.headers" BARE_CONTENT_TYPE=text/event-stream start_pinned "$CARGO_TARGET_DIR/pin-bare-stream.out" "$BIN/examples/bare_server"
   BARE_STREAM_PID=$STARTED_PID; BARE_STREAM_URL="$(head -1 "$CARGO_TARGET_DIR/pin-bare-stream.out")/v1"
   cpu_us_per_request() { # $1 = pid, $2 = url, $3 = stream (0/1): prints "req/s us-CPU/request"
     local before after out
@@ -81,7 +86,7 @@ print(f"pinned: server on CPU 0, wrk -t1 -c{connections} on CPU 1, {duration} s 
 for kind, label in (("whole", "non-streaming, whole journal kept"), ("stream", f"{events}-event stream, whole journal kept")):
     bare, cuecard = runs[f"bare-{kind}"], runs[f"cuecard-{kind}"]
     print(f"  {label}:")
-    print(f"    bare hyper, same bytes: {' '.join(f'{c:.2f}' for _, c in bare)} us CPU/request  ({' '.join(f'{r:.0f}' for r, _ in bare)} req/s)")
+    print(f"    bare hyper, same bytes (body and headers): {' '.join(f'{c:.2f}' for _, c in bare)} us CPU/request  ({' '.join(f'{r:.0f}' for r, _ in bare)} req/s)")
     print(f"    cuecard serve --instant: {' '.join(f'{c:.2f}' for _, c in cuecard)} us CPU/request  ({' '.join(f'{r:.0f}' for r, _ in cuecard)} req/s)")
     ratios = [c / b for (_, b), (_, c) in zip(bare, cuecard)]
     print(f"    cuecard / bare: {' '.join(f'{r:.2f}x' for r in ratios)} (median {statistics.median(ratios):.2f}x)")

@@ -6,7 +6,10 @@
 //! (with the load tool on the same cores, every microsecond also costs wake-ups and context switches).
 //!
 //! `BARE_BODY=FILE` answers with that file's bytes instead (`BARE_CONTENT_TYPE`, `application/json` by default):
-//! the same bytes as cuecard's reply, captured by the pinned mode of `bench/server-load.sh`.
+//! the same bytes as cuecard's reply, captured by the pinned mode of `bench/server-load.sh`. `BARE_HEADERS=FILE`
+//! adds the headers of that file's `name: value` lines to every reply (cuecard's own: request id and rate limits),
+//! so that the two servers write the same bytes; they are parsed once and appended per reply, as any handler
+//! that sets headers does.
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
 
 use bytes::Bytes;
@@ -34,6 +37,22 @@ fn main() {
         Ok(given) => given.leak(),
         Err(_) => "application/json",
     };
+    let headers: &'static [(hyper::header::HeaderName, hyper::header::HeaderValue)] =
+        match std::env::var_os("BARE_HEADERS") {
+            Some(path) => std::fs::read_to_string(path)
+                .expect("BARE_HEADERS is a readable file")
+                .lines()
+                .filter_map(|line| line.split_once(':'))
+                .map(|(name, value)| {
+                    (
+                        hyper::header::HeaderName::from_bytes(name.trim().as_bytes()).expect("a header name"),
+                        hyper::header::HeaderValue::from_str(value.trim()).expect("a header value"),
+                    )
+                })
+                .collect::<Vec<_>>()
+                .leak(),
+            None => &[],
+        };
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -44,10 +63,13 @@ fn main() {
             tokio::spawn(async move {
                 let service = service_fn(move |_request| async move {
                     work_for(work_ns);
-                    let response = hyper::Response::builder()
+                    let mut response = hyper::Response::builder()
                         .header("content-type", content_type)
                         .body(Full::new(Bytes::from_static(body)))
                         .unwrap();
+                    for (name, value) in headers {
+                        response.headers_mut().append(name.clone(), value.clone());
+                    }
                     Ok::<_, std::convert::Infallible>(response)
                 });
                 let _ =
