@@ -628,9 +628,16 @@ const KNOWN_HEADER_NAMES: [&str; 14] = [
     "anthropic-ratelimit-tokens-reset",
 ];
 
+/// The known names as header names, made once: `HeaderName::from_static` checks its text every time it is called,
+/// and a clone of a made name is a reference count (issue #31).
+static KNOWN_HEADERS: std::sync::LazyLock<Vec<(&'static str, hyper::header::HeaderName)>> =
+    std::sync::LazyLock::new(|| {
+        KNOWN_HEADER_NAMES.iter().map(|name| (*name, hyper::header::HeaderName::from_static(name))).collect()
+    });
+
 fn header_name(name: &str) -> Option<hyper::header::HeaderName> {
-    match KNOWN_HEADER_NAMES.iter().find(|known| **known == name) {
-        Some(known) => Some(hyper::header::HeaderName::from_static(known)),
+    match KNOWN_HEADERS.iter().find(|(known, _)| *known == name) {
+        Some((_, known)) => Some(known.clone()),
         None => hyper::header::HeaderName::from_bytes(name.as_bytes()).ok(),
     }
 }
