@@ -7,6 +7,7 @@
 #
 #   apt-get install valgrind
 #   bench/server-cost.sh            (ROUNDS=3: each figure the median of three measures)
+#   CUECARD_CLI=/path/to/old/cuecard bench/server-cost.sh    (an A/B: another build of the command, same bare server)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
@@ -14,6 +15,7 @@ command -v valgrind >/dev/null || { echo "valgrind is needed: apt-get install va
 cargo build -q --profile dist --locked -p cuecard-cli
 cargo build -q --profile dist --locked -p cuecard --features server --example bare_server
 BIN="$CARGO_TARGET_DIR/dist"
+CLI="${CUECARD_CLI:-$BIN/cuecard}"
 OUT="$CARGO_TARGET_DIR/server-cost"
 mkdir -p "$OUT"
 
@@ -47,7 +49,7 @@ instructions() { # $1 = count, then the server's command: its instructions over 
 }
 
 # The bytes cuecard answers, for the bare server to answer too.
-"$BIN/cuecard" serve --port 0 --instant --scenario bench/load.json > "$OUT/once.out" 2> /dev/null & ONCE=$!
+"$CLI" serve --port 0 --instant --scenario bench/load.json > "$OUT/once.out" 2> /dev/null & ONCE=$!
 for _ in $(seq 1 200); do [ -s "$OUT/once.out" ] && break; sleep 0.02; done
 curl -s -D "$OUT/whole.head" -H 'content-type: application/json' -d '{"model":"gpt-4o","stream":false,"messages":[{"role":"user","content":"What is the weather in Paris?"}]}' \
   "$(head -1 "$OUT/once.out" | awk '{print $NF}')/chat/completions" > "$OUT/whole.body"
@@ -65,7 +67,7 @@ per_request() { # the server's command: instructions per request, the median of 
   done
   printf '%s\n' "${figures[@]}" | sort -n | sed -n "$(( (${#figures[@]} + 1) / 2 ))p"
 }
-CUECARD="$(per_request "$BIN/cuecard" serve --port 0 --instant --scenario bench/load.json --journal-limit 100000000)"
+CUECARD="$(per_request "$CLI" serve --port 0 --instant --scenario bench/load.json --journal-limit 100000000)"
 export BARE_BODY="$OUT/whole.body"
 BARE_BODY_ONLY="$(per_request "$BIN/examples/bare_server")"
 BARE="$(BARE_HEADERS="$OUT/whole.headers" per_request "$BIN/examples/bare_server")"

@@ -10,6 +10,7 @@
 #   apt-get install nghttp2-client  # h2load, for the HTTP/2 row (skipped without it)
 #   bench/server-load.sh         # DURATION=5 seconds per run by default
 #   PINNED=1 bench/server-load.sh   # the fair CPU measure of issue #31 only (see below)
+#   PINNED=1 BASELINE_CLI=/path/to/old/cuecard bench/server-load.sh   # and another build beside it, interleaved
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${DURATION:-5}"
@@ -67,13 +68,21 @@ if [ "${PINNED:-0}" = 1 ]; then
     after="$(awk '{print $14 + $15}' "/proc/$1/stat")"
     python3 -c 'import re,sys; out=sys.argv[4]; n=int(re.search(r"(\d+) requests in", out).group(1)); rps=float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)); print(f"{rps:.0f} {(int(sys.argv[2]) - int(sys.argv[1])) / int(sys.argv[3]) * 1e6 / n:.2f}")' "$before" "$after" "$(getconf CLK_TCK)" "$out"
   }
+  if [ -n "${BASELINE_CLI:-}" ]; then # another build of the command (before a change), measured in the same rounds
+    start_pinned "$CARGO_TARGET_DIR/pin-base-long.out" "$BASELINE_CLI" serve --port 0 --instant --scenario bench/load.json --journal-limit 100000000
+    BASE_LONG_PID=$STARTED_PID; BASE_LONG_URL="$(head -1 "$CARGO_TARGET_DIR/pin-base-long.out" | awk '{print $NF}')"
+    start_pinned "$CARGO_TARGET_DIR/pin-base-short.out" "$BASELINE_CLI" serve --port 0 --instant --scenario bench/load-short.json --journal-limit 100000000
+    BASE_SHORT_PID=$STARTED_PID; BASE_SHORT_URL="$(head -1 "$CARGO_TARGET_DIR/pin-base-short.out" | awk '{print $NF}')"
+  fi
   STREAM=0 taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d1s -s bench/chat.lua "$LONG_URL/chat/completions" > /dev/null  # warm up
   ROWS=()
   for pair in $(seq 1 "$PAIRS"); do
     ROWS+=("bare-whole:$(cpu_us_per_request "$BARE_PID" "$BARE_URL" 0 | tr ' ' :)")
     ROWS+=("cuecard-whole:$(cpu_us_per_request "$LONG_PID" "$LONG_URL" 0 | tr ' ' :)")
+    [ -n "${BASELINE_CLI:-}" ] && ROWS+=("baseline-whole:$(cpu_us_per_request "$BASE_LONG_PID" "$BASE_LONG_URL" 0 | tr ' ' :)")
     ROWS+=("bare-stream:$(cpu_us_per_request "$BARE_STREAM_PID" "$BARE_STREAM_URL" 1 | tr ' ' :)")
     ROWS+=("cuecard-stream:$(cpu_us_per_request "$SHORT_PID" "$SHORT_URL" 1 | tr ' ' :)")
+    [ -n "${BASELINE_CLI:-}" ] && ROWS+=("baseline-stream:$(cpu_us_per_request "$BASE_SHORT_PID" "$BASE_SHORT_URL" 1 | tr ' ' :)")
   done
   python3 - "$EVENTS" "$CONNECTIONS" "$PINNED_DURATION" "${ROWS[@]}" <<'PY'
 import statistics, sys
@@ -90,6 +99,11 @@ for kind, label in (("whole", "non-streaming, whole journal kept"), ("stream", f
     print(f"    cuecard serve --instant: {' '.join(f'{c:.2f}' for _, c in cuecard)} us CPU/request  ({' '.join(f'{r:.0f}' for r, _ in cuecard)} req/s)")
     ratios = [c / b for (_, b), (_, c) in zip(bare, cuecard)]
     print(f"    cuecard / bare: {' '.join(f'{r:.2f}x' for r in ratios)} (median {statistics.median(ratios):.2f}x)")
+    baseline = runs.get(f"baseline-{kind}")
+    if baseline:
+        print(f"    baseline build: {' '.join(f'{c:.2f}' for _, c in baseline)} us CPU/request  ({' '.join(f'{r:.0f}' for r, _ in baseline)} req/s)")
+        ratios = [c / b for (_, b), (_, c) in zip(bare, baseline)]
+        print(f"    baseline / bare: {' '.join(f'{r:.2f}x' for r in ratios)} (median {statistics.median(ratios):.2f}x)")
 PY
   exit 0
 fi
