@@ -289,9 +289,12 @@ pub(crate) fn json_reply(status: u16, headers: Vec<(String, String)>, body: &imp
 }
 
 /// A JSON reply whose body is already written (`json_text`'s rule applies to `body`).
-fn json_text_reply(status: u16, mut headers: Vec<(String, String)>, body: Vec<u8>) -> HttpReply {
-    headers.insert(0, ("content-type".into(), "application/json".into()));
-    HttpReply::Full { delay_ms: 0, status, headers, body: json_text(body) }
+fn json_text_reply(status: u16, headers: Vec<(String, String)>, body: Vec<u8>) -> HttpReply {
+    // Room for the headers a step adds after (the rate limits are six), so that the list is allocated once.
+    let mut all = Vec::with_capacity(headers.len() + 8);
+    all.push(("content-type".into(), "application/json".into()));
+    all.extend(headers);
+    HttpReply::Full { delay_ms: 0, status, headers: all, body: json_text(body) }
 }
 
 /// Text that serde_json wrote, with ASCII and `&str`s around it, as a `String` without checking it again: a
@@ -646,6 +649,7 @@ fn reply_headers(dialect: Dialect, envelope: &Envelope) -> Vec<(String, String)>
 #[inline(never)]
 fn with_step_headers(mut reply: HttpReply, step_headers: Vec<(String, String)>) -> HttpReply {
     if let HttpReply::Full { headers, .. } | HttpReply::Stream { headers, .. } = &mut reply {
+        headers.reserve(step_headers.len()); // one growth, not one per header (the rate limits are six)
         for (name, value) in step_headers {
             headers.retain(|(existing, _)| *existing != name);
             headers.push((name, value));
