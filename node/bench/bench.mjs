@@ -101,17 +101,23 @@ const mock = () => MockModel.thatResponds(TEXT).thenRepeats().configure({ instan
 
 // ---- the openai SDK: cuecard's fetch vs a canned fetch ------------------------------------------------------------
 {
-  const body = JSON.stringify({
-    id: 'chatcmpl-1', object: 'chat.completion', created: 1767225600, model: 'gpt-4o',
-    choices: [{ index: 0, message: { role: 'assistant', content: TEXT, refusal: null }, logprobs: null, finish_reason: 'stop' }],
-  });
-  const cannedFetch = async () => new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
+  // The floor answers with the very bytes cuecard's fetch answers, body and headers (request id, rate limits),
+  // captured from one of its replies: the SDK's own work on the same reply.
+  const wholeFetch = createFetch(mock());
+  const captured = await wholeFetch('http://x/v1/chat/completions', { method: 'POST', body: JSON.stringify({ model: 'gpt-4o', messages: MESSAGES }) });
+  const body = await captured.text();
+  const headers = [...captured.headers];
+  const cannedFetch = async () => new Response(body, { status: 200, headers });
   const bare = new OpenAI({ apiKey: 'x', baseURL: 'http://bare.invalid/v1', fetch: cannedFetch });
   const through = new OpenAI({ apiKey: 'x', baseURL: 'http://cuecard.invalid/v1', fetch: createFetch(mock()) });
   const create = (client) => () => client.chat.completions.create({ model: 'gpt-4o', messages: MESSAGES });
   const [ours, floor] = await compare(create(through), create(bare), scale(3000));
   report('openai chat.completions.create, cuecard fetch', ours, floor);
-  report('openai chat.completions.create, canned fetch', floor);
+  report(`openai chat.completions.create, canned fetch (same body, ${headers.length} headers)`, floor);
+  // The floor as it was measured before 2026-12-04: the body alone with its content type.
+  const bodyOnly = async () => new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
+  const bodyOnlyClient = new OpenAI({ apiKey: 'x', baseURL: 'http://bare.invalid/v1', fetch: bodyOnly });
+  report('openai chat.completions.create, canned fetch (same body only)', await perCallUs(create(bodyOnlyClient), scale(3000)));
 
   // The same SSE bytes from a canned fetch: the SDK's own decoding cost.
   const longMock = MockModel.thatResponds(LONG).thenRepeats().configure({ instant: true, journalLimit: 16 });
