@@ -291,6 +291,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    #[cfg(feature = "server")] // ServerOptions is the struct read here
     fn a_struct_is_read_from_an_object_only_at_any_depth() {
         let by_position = deserialize_data::<crate::ServerOptions>(&json!(["0.0.0.0", 0])).unwrap_err();
         assert_eq!(by_position.path, ".");

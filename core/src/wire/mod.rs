@@ -45,7 +45,10 @@ use serde::{Deserialize, Serialize};
 pub(crate) use frames::Encoding;
 pub use frames::{FrameIter, Frames};
 
-pub(crate) use admin::{admin_error, foreign_admin_request, is_loopback_host};
+// The admin refusals are for the per-test surface of the server (`isolation`, feature `server`).
+pub(crate) use admin::is_loopback_host;
+#[cfg(feature = "server")]
+pub(crate) use admin::{admin_error, foreign_admin_request};
 pub use admin::{is_whole_journal_read, journal_document, write_journal_document};
 pub use contracts::{ContractMode, Contracts, Violation, RULES as CONTRACT_RULES};
 pub use delivery::{Delivery, LineEnding, Split, Variation, MAX_CHUNK_BYTES, SEED_HEADER as DELIVERY_SEED_HEADER};
