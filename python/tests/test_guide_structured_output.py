@@ -1,7 +1,7 @@
 """The book's guide "Structured output": code that parses a model's JSON into a pydantic model, against outputs
 drawn from the schema it sent (`generate`), and against invalid JSON on purpose. CI runs it."""
-import openai
 import pydantic
+import pytest
 
 import cuecard
 
@@ -52,10 +52,7 @@ def test_invalid_json_is_asked_again_then_parsed():
 
 def test_two_bad_answers_give_up():
     mock = cuecard.MockModel.that_responds('{"number": "42"}').then_responds("not JSON at all")
-    try:
+    with pytest.raises(ValueError, match="no valid invoice"):
         extract_invoice(cuecard.openai_client(mock), "INV-0042")
-        raise AssertionError("expected a ValueError")
-    except ValueError as error:
-        assert "no valid invoice" in str(error)
-    assert isinstance(openai.OpenAI, type)  # the SDK was the real one throughout
+    cuecard.assert_that(mock).received_requests(2).script_fully_used()
 # ANCHOR_END: test

@@ -2,6 +2,8 @@
 that calls a tool, then a second tool with invalid JSON arguments, then answers. CI runs it."""
 import json
 
+import pytest
+
 import cuecard
 
 WEATHER_TOOL = {"type": "function", "function": {
@@ -53,10 +55,7 @@ def test_a_model_that_never_stops_calling_tools_is_cut_off():
         "on_exhausted": "cycle", "steps": [{"tool_calls": [{"name": "get_weather", "arguments": {"city": "Oslo"}}]}]}]})
     client = cuecard.openai_client(mock)
 
-    try:
+    with pytest.raises(RuntimeError, match="the agent did not finish"):
         run_agent(client, "Weather?", max_turns=4)
-        raise AssertionError("the loop should have given up")
-    except RuntimeError as error:
-        assert str(error) == "the agent did not finish"
     cuecard.assert_that(mock).received_requests(4)
 # ANCHOR_END: test
