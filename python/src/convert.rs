@@ -1,6 +1,7 @@
 //! Python values <-> cuecard's data. Python data becomes JSON through the core's one walker
-//! (`cuecard::api::to_json`), which enforces the depth, cycle and NaN limits; this file only says how to read one
-//! Python object (`HostValue`). Core data becomes Python objects with pythonize.
+//! (`cuecard::api::to_json`), which enforces the depth, cycle and NaN limits, or straight into a core type with the
+//! same result (`cuecard::api::from_host`); this file only says how to read one Python object
+//! (`HostValue`). Core data becomes Python objects with pythonize.
 
 use crate::errors::cuecard_error;
 use cuecard::api::{HostNode, HostReadError, HostValue};
@@ -85,7 +86,7 @@ pub fn json_of(value: &Bound<'_, PyAny>, argument: &str) -> PyResult<serde_json:
 
 /// Serde data from the Python argument `argument` (JSON-like data checked first, then the type's own rules).
 pub fn data_of<T: serde::de::DeserializeOwned>(value: &Bound<'_, PyAny>, argument: &str) -> PyResult<T> {
-    cuecard::api::data_from_json(json_of(value, argument)?, argument).map_err(|e| cuecard_error(value.py(), &e))
+    cuecard::api::from_host(&PyData(value.clone()), argument).map_err(|e| cuecard_error(value.py(), &e))
 }
 
 /// A Python object from serde data.

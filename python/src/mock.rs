@@ -3,7 +3,7 @@
 //! calls one core method; the rules are the core's. The Python subclass in `cuecard/mock.py` adds the asyncio
 //! forms (`achat`, `astream`) and the waiting iterator.
 
-use crate::convert::{data_of, json_of, to_py};
+use crate::convert::{data_of, json_of, to_py, PyData};
 use crate::errors::{call_error, cuecard_error, host, provider_error, OrRaise};
 use cuecard::api::{FailSpec, JsonResponder, MatchSpec, RequestInput, StepInput, ToolCallSpec};
 use cuecard::{ChatRequest, Exhaustion, MockModel, MockSettings};
@@ -32,7 +32,7 @@ pub fn wrong_type(value: &Bound<'_, PyAny>, argument: &str, expected: &str) -> P
 
 /// A request as Python gives it: a user text, or a dict in cuecard's neutral format.
 pub fn request_of(value: &Bound<'_, PyAny>) -> PyResult<ChatRequest> {
-    RequestInput::from_value(json_of(value, "request")?).into_request().or_raise(value.py())
+    RequestInput::from_host(&PyData(value.clone()), "request").or_raise(value.py())
 }
 
 /// The failure of `then_fails(kind, **options)`: the options are `FailSpec`'s fields (`status`, `message`,

@@ -7,6 +7,7 @@
 //! - `verbs`: the seed verbs on [`crate::MockModel`] (`then_responds`, `then_fails`, `and_fails`, `route`, ...);
 //! - [`responder`]: computed answers from hosts that return JSON;
 //! - [`host_data`]: host data into JSON with the depth, cycle and NaN limits;
+//! - [`host_read`]: host data straight into core types when it fits, the same result without the JSON between;
 //! - [`strict`]: JSON into core types, a struct from an object only (never an array read by position);
 //! - [`request`]: what a binding's `chat("Hi")` means, and the fast path for a request the host serialized;
 //! - [`outcome`]: a call's outcome as JSON text, for hosts that wait and raise themselves (the JS packages);
@@ -14,6 +15,7 @@
 //!   [`crate::wire::HttpReply`]; settings are [`crate::MockSettings`]; server options [`crate::ServerOptions`].
 
 pub mod host_data;
+pub mod host_read;
 pub mod outcome;
 pub mod request;
 pub mod responder;
@@ -22,6 +24,7 @@ pub mod strict;
 mod verbs;
 
 pub use host_data::{data_from_json, to_json, HostNode, HostReadError, HostValue, MAX_DEPTH};
+pub use host_read::{from_host, read_host};
 pub use request::RequestInput;
 pub use responder::{step_from_answer, step_from_answer_json, tool_result_from_json, JsonResponder};
 pub use spec::{FailSpec, MatchSpec, RouteOptions, RouteSpec, SpecProblem, StepInput, StepSpec, ToolCallSpec};

@@ -1,7 +1,8 @@
 //! What the bindings' `chat(...)` takes: a whole request, or only a user text, which means one user message to
 //! the default model (`cuecard-mock`), so `mock.chat("Hi")` is the same request in every language.
 
-use crate::api::host_data::check_text_depth;
+use crate::api::host_data::{check_text_depth, to_json, HostNode, HostValue};
+use crate::api::host_read::read_host_node;
 use crate::clock::DEFAULT_MODEL;
 use crate::error::Result;
 use crate::model::ChatRequest;
@@ -31,6 +32,22 @@ impl RequestInput {
             RequestInput::Text(text) => Ok(ChatRequest::user(DEFAULT_MODEL, text)),
             RequestInput::Request(value) => ChatRequest::from_value(value),
         }
+    }
+
+    /// The request a host value gives (a text, or a request as a dict or object), read straight from the host's
+    /// values when they fit ([`crate::api::host_read`]); otherwise through the walker, whose error names
+    /// `argument` and the path. The same request or error as `from_value(to_json(value, argument)?)`.
+    pub fn from_host<H: HostValue>(value: &H, argument: &str) -> Result<ChatRequest> {
+        match value.read() {
+            Ok(HostNode::Str(text)) => return Ok(ChatRequest::user(DEFAULT_MODEL, text)),
+            Ok(node) => {
+                if let Some(request) = read_host_node(node) {
+                    return Ok(request);
+                }
+            }
+            Err(_) => {}
+        }
+        RequestInput::from_value(to_json(value, argument)?).into_request()
     }
 
     /// The fast path for hosts whose own JSON serializer is quicker than reading their objects one property at a
