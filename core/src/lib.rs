@@ -68,7 +68,7 @@ pub use api::{FailSpec, MatchSpec, RouteSpec, StepInput, StepSpec, ToolCallSpec}
 pub use clock::{CLOCK_EPOCH_SECONDS, DEFAULT_MODEL, DEFAULT_PROVIDER_ID};
 pub use error::{Error, ErrorKind, Issue, Result};
 pub use failure::{ProviderError, ProviderErrorKind};
-pub use journal::{EntryTicket, JournalEntry, Outcome, RawRequest};
+pub use journal::{EntryTicket, IntoJournaled, JournalEntry, Outcome, RawRequest};
 pub use memory::MockMemory;
 pub use mock::{Exchange, MockBuilder, MockModel, StreamResult, Timed, UnusedStep};
 pub use model::{

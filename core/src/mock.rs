@@ -8,7 +8,7 @@
 use crate::clock::{created_seconds, DEFAULT_PROVIDER_ID};
 use crate::error::{invalid_state, Error, ErrorKind, Result};
 use crate::failure::ProviderError;
-use crate::journal::{EntryTicket, Journal, JournalCounts, JournalEntry, Outcome, RawRequest};
+use crate::journal::{EntryTicket, IntoJournaled, Journal, JournalCounts, JournalEntry, Outcome, RawRequest};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Message, ToolCall};
 use crate::observe::{self, CallRecord};
 use crate::rate_limits;
@@ -539,7 +539,7 @@ impl MockModel {
         raw: Option<RawRequest>,
         violation: &crate::wire::Violation,
     ) -> u64 {
-        let outcome = Outcome::ContractViolation { rule: violation.rule.clone(), message: violation.message.clone() };
+        let outcome = Outcome::ContractViolation { rule: violation.rule.as_str().into(), message: violation.message.as_str().into() };
         self.journal_outside_script(request, raw, outcome)
     }
 
@@ -553,7 +553,7 @@ impl MockModel {
             .filter_map(|entry| {
                 match (&entry.outcome, entry.raw.as_ref().and_then(|r| r.contract_violation.as_ref())) {
                     (Outcome::ContractViolation { rule, message }, _) => {
-                        Some((entry.index, rule.clone(), message.clone()))
+                        Some((entry.index, rule.to_string(), message.to_string()))
                     }
                     (_, Some(v)) => Some((entry.index, v.rule.clone(), v.message.clone())),
                     _ => None,
@@ -629,25 +629,29 @@ impl MockModel {
     // ---- answering -------------------------------------------------------------------------------------------
 
     /// Answers `request` whole. A scripted failure (before or after the tokens) is `Err(CallError::Provider)`.
-    pub fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, CallError> {
+    pub fn chat(&self, request: impl IntoJournaled) -> Result<ChatResponse, CallError> {
         self.chat_timed(request).value
     }
 
     /// Answers `request` whole, with the virtual time the answer took (for hosts that wait it out).
-    pub fn chat_timed(&self, request: &ChatRequest) -> Timed<Result<ChatResponse, CallError>> {
+    pub fn chat_timed(&self, request: impl IntoJournaled) -> Timed<Result<ChatResponse, CallError>> {
         let exchange = self.chat_timed_raw(request, None);
         Timed { value: exchange.result, delay_ms: exchange.delay_ms }
     }
 
     /// Like [`MockModel::chat_timed`], also journaling the raw wire request and telling its journal index.
-    pub fn chat_timed_raw(&self, request: &ChatRequest, raw: Option<RawRequest>) -> Exchange {
+    pub fn chat_timed_raw(&self, request: impl IntoJournaled, raw: Option<RawRequest>) -> Exchange {
         self.chat_timed_turn(request, raw).finish(self)
     }
 
     /// Like [`MockModel::chat_timed_raw`], stopping at a computed step so the host can answer it later
     /// ([`Turn`]).
-    pub fn chat_timed_turn(&self, request: &ChatRequest, raw: Option<RawRequest>) -> Turn<Exchange> {
-        let taken = match self.take(request, raw) {
+    pub fn chat_timed_turn(&self, request: impl IntoJournaled, raw: Option<RawRequest>) -> Turn<Exchange> {
+        self.whole_turn(request.into_journaled(), raw)
+    }
+
+    fn whole_turn(&self, request: Arc<ChatRequest>, raw: Option<RawRequest>) -> Turn<Exchange> {
+        let taken = match self.take(&request, raw) {
             Ok(taken) => taken,
             Err((index, e)) => {
                 return Turn::Done(Exchange { index, result: Err(e), delay_ms: 0, stall_ms: 0, envelope: None });
@@ -655,11 +659,11 @@ impl MockModel {
         };
         match computed_responder(&taken) {
             Some(responder) => Turn::Pending(Pending::new(
-                request.clone(),
+                request,
                 responder,
                 Box::new(move |mock, request, answer| mock.exchange(request, taken, Some(answer))),
             )),
-            None => Turn::Done(self.exchange(request, taken, None)),
+            None => Turn::Done(self.exchange(&request, taken, None)),
         }
     }
 
@@ -695,30 +699,34 @@ impl MockModel {
 
     /// Answers `request` as a stream of events. A scripted failure is the stream's last event; `Err` is for
     /// cuecard's own errors (script exhausted, no route) and host callback errors.
-    pub fn chat_stream(&self, request: &ChatRequest) -> Result<EventStream, CallError> {
+    pub fn chat_stream(&self, request: impl IntoJournaled) -> Result<EventStream, CallError> {
         self.chat_stream_raw(request, None).map_err(|(_, e)| e)
     }
 
     /// Like [`MockModel::chat_stream`], also journaling the raw wire request; an error comes with the journal
     /// index of the request.
-    pub fn chat_stream_raw(&self, request: &ChatRequest, raw: Option<RawRequest>) -> StreamResult {
+    pub fn chat_stream_raw(&self, request: impl IntoJournaled, raw: Option<RawRequest>) -> StreamResult {
         self.chat_stream_turn(request, raw).finish(self)
     }
 
     /// Like [`MockModel::chat_stream_raw`], stopping at a computed step so the host can answer it later
     /// ([`Turn`]).
-    pub fn chat_stream_turn(&self, request: &ChatRequest, raw: Option<RawRequest>) -> Turn<StreamResult> {
-        let taken = match self.take(request, raw) {
+    pub fn chat_stream_turn(&self, request: impl IntoJournaled, raw: Option<RawRequest>) -> Turn<StreamResult> {
+        self.stream_turn(request.into_journaled(), raw)
+    }
+
+    fn stream_turn(&self, request: Arc<ChatRequest>, raw: Option<RawRequest>) -> Turn<StreamResult> {
+        let taken = match self.take(&request, raw) {
             Ok(taken) => taken,
             Err(error) => return Turn::Done(Err(error)),
         };
         match computed_responder(&taken) {
             Some(responder) => Turn::Pending(Pending::new(
-                request.clone(),
+                request,
                 responder,
                 Box::new(move |mock, request, answer| mock.event_stream(request, taken, Some(answer))),
             )),
-            None => Turn::Done(self.event_stream(request, taken, None)),
+            None => Turn::Done(self.event_stream(&request, taken, None)),
         }
     }
 
@@ -764,7 +772,7 @@ impl MockModel {
 
     /// Journals a request that no route or step answers, with its final outcome.
     fn journal_outside_script(&self, request: ChatRequest, raw: Option<RawRequest>, outcome: Outcome) -> u64 {
-        let (request, raw) = (Box::new(request), raw.map(Box::new));
+        let (request, raw) = (Arc::new(request), raw.map(Box::new));
         let mut state = self.lock();
         let index = state.journal.len();
         let entry = JournalEntry {
@@ -793,9 +801,8 @@ impl MockModel {
     }
 
     /// Takes the next step for `request` under the lock and journals the request (as pending).
-    fn take(&self, request: &ChatRequest, raw: Option<RawRequest>) -> Result<Taken, (u64, CallError)> {
-        // The journal's deep copy is made before the lock is taken: other requests need not wait for it.
-        let journaled = Box::new(request.clone());
+    fn take(&self, request: &Arc<ChatRequest>, raw: Option<RawRequest>) -> Result<Taken, (u64, CallError)> {
+        let journaled = Arc::clone(request);
         let entry_raw_is_wire = raw.is_some();
         let raw = raw.map(Box::new);
         // Declared before the guard, so an entry a bounded journal lets go of is freed after the lock is released.

@@ -145,7 +145,7 @@ mod tests {
     fn a_mock_with_many_routes_answers_through_the_index_and_rebuilds_it_when_a_route_is_added() {
         let mock = crate::MockModel::from_scenario(&scenario()).unwrap();
         let answer = |model: &str, text: &str| {
-            mock.chat(&ChatRequest::user(model, text)).map(|r| r.message.text.unwrap_or_default()).map_err(|_| ())
+            mock.chat(ChatRequest::user(model, text)).map(|r| r.message.text.unwrap_or_default()).map_err(|_| ())
         };
         // Two routes ask "q1" (1 and 13): the first in order answers.
         assert_eq!(answer("gpt-4o", "q1"), Ok("r1".to_string()));
@@ -164,7 +164,7 @@ mod tests {
             without_default.add_step(crate::Step::text(format!("r{i}")).unwrap()).unwrap();
         }
         let ask = |model: &str, text: &str| {
-            without_default.chat(&ChatRequest::user(model, text)).ok().and_then(|r| r.message.text)
+            without_default.chat(ChatRequest::user(model, text)).ok().and_then(|r| r.message.text)
         };
         assert_eq!(ask("gpt-4o", "q7").as_deref(), Some("r7"));
         assert_eq!(ask("gpt-5", "zzz"), None);

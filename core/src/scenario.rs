@@ -436,9 +436,9 @@ mod tests {
         let mock = MockModel::from_scenario(&scenario).unwrap();
         let classify = ChatRequest::user("m", "x").with_operation("classify");
         assert_eq!(mock.chat(&classify).unwrap().text(), "spam");
-        let err = mock.chat(&ChatRequest::user("m", "x")).unwrap_err();
+        let err = mock.chat(ChatRequest::user("m", "x")).unwrap_err();
         assert_eq!(err.provider().and_then(|e| e.retry_after_ms), Some(20));
-        assert_eq!(mock.chat(&ChatRequest::user("m", "x")).unwrap().text(), "Hello!");
+        assert_eq!(mock.chat(ChatRequest::user("m", "x")).unwrap().text(), "Hello!");
     }
 
     #[test]
@@ -476,7 +476,7 @@ mod tests {
     fn yaml_reads_the_same_format() {
         let scenario = Scenario::from_yaml("cuecard: 1\nroutes:\n  - steps:\n      - tokens: [Hel, lo]\n").unwrap();
         let mock = MockModel::from_scenario(&scenario).unwrap();
-        assert_eq!(mock.chat(&ChatRequest::user("m", "x")).unwrap().text(), "Hello");
+        assert_eq!(mock.chat(ChatRequest::user("m", "x")).unwrap().text(), "Hello");
         let err = Scenario::from_yaml("cuecard: 1\nroutes:\n  - steps:\n      - tokens: 5\n").unwrap_err();
         assert_eq!(err.issues()[0].path, "routes[0].steps[0].tokens", "{err}");
         assert!(!err.issues()[0].message.contains("routes[0]"), "the path is said once: {err}");
@@ -492,7 +492,7 @@ mod tests {
         assert_eq!(settings.instant, Some(true));
         assert_eq!(settings.capabilities.as_deref(), Some(&["tools".to_string()][..]));
         let mock = MockModel::from_scenario(&scenario).unwrap();
-        let timed = mock.chat_timed(&ChatRequest::user("m", "x"));
+        let timed = mock.chat_timed(ChatRequest::user("m", "x"));
         assert_eq!(timed.value.unwrap().text(), "Hello");
         assert_eq!(timed.delay_ms, 7, "the step default applies to a step without delays");
     }

@@ -25,8 +25,8 @@ type Resume<T> = Box<dyn FnOnce(&MockModel, &ChatRequest, Result<Step, CallError
 /// A call stopped at a computed step. Resume it exactly once, on the mock that made it; dropping it leaves the
 /// request journaled as pending.
 pub struct Pending<T> {
-    /// Boxed: a pending turn is rare, a done one is returned on every call.
-    request: Box<ChatRequest>,
+    /// The journal's own request, shared.
+    request: Arc<ChatRequest>,
     responder: Arc<dyn Responder>,
     resume: Resume<T>,
 }
@@ -50,8 +50,8 @@ impl<T: 'static> Turn<T> {
 }
 
 impl<T: 'static> Pending<T> {
-    pub(crate) fn new(request: ChatRequest, responder: Arc<dyn Responder>, resume: Resume<T>) -> Pending<T> {
-        Pending { request: Box::new(request), responder, resume }
+    pub(crate) fn new(request: Arc<ChatRequest>, responder: Arc<dyn Responder>, resume: Resume<T>) -> Pending<T> {
+        Pending { request, responder, resume }
     }
 
     /// The request the computed step answers (what the host's callback receives).

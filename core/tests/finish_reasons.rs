@@ -19,14 +19,14 @@ fn asking(max_tokens: Option<u64>) -> ChatRequest {
 #[test]
 fn text_is_cut_at_max_tokens_and_streams_only_what_is_left() {
     let m = mock(json!({"text": "one two three four five", "finish_reason": "length"}));
-    let whole = m.chat(&asking(Some(3))).unwrap();
+    let whole = m.chat(asking(Some(3))).unwrap();
     assert_eq!(whole.message.text.as_deref(), Some("one two three"));
     assert_eq!(whole.finish_reason, Some(FinishReason::Length));
-    let stream = m.chat_stream(&asking(Some(3))).unwrap();
+    let stream = m.chat_stream(asking(Some(3))).unwrap();
     assert_eq!(stream.text_tokens(), ["one", " two", " three"]);
     // No max_tokens, or an answer that fits: nothing is cut, and the reason stays as scripted.
-    assert_eq!(m.chat(&asking(None)).unwrap().message.text.as_deref(), Some("one two three four five"));
-    let fits = m.chat(&asking(Some(50))).unwrap();
+    assert_eq!(m.chat(asking(None)).unwrap().message.text.as_deref(), Some("one two three four five"));
+    let fits = m.chat(asking(Some(50))).unwrap();
     assert_eq!(
         (fits.message.text.as_deref(), fits.finish_reason),
         (Some("one two three four five"), Some(FinishReason::Length))
@@ -37,13 +37,13 @@ fn text_is_cut_at_max_tokens_and_streams_only_what_is_left() {
 fn thinking_counts_first_and_tool_calls_after_a_cut_are_dropped() {
     let m = mock(json!({"thinking": "plan the call", "text": "calling now", "finish_reason": "length",
         "tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]}));
-    let cut = m.chat(&asking(Some(4))).unwrap();
+    let cut = m.chat(asking(Some(4))).unwrap();
     assert_eq!(cut.message.thinking.as_deref(), Some("plan the call"));
     assert_eq!(cut.message.text.as_deref(), Some("calling"));
     assert!(cut.message.tool_calls.is_empty());
-    let nothing = m.chat(&asking(Some(0))).unwrap();
+    let nothing = m.chat(asking(Some(0))).unwrap();
     assert_eq!((nothing.message.thinking.as_deref(), nothing.message.text.as_deref()), (None, None));
-    let stream = m.chat_stream(&asking(Some(2))).unwrap();
+    let stream = m.chat_stream(asking(Some(2))).unwrap();
     assert_eq!(stream.text_tokens(), Vec::<String>::new());
 }
 
@@ -119,7 +119,7 @@ fn a_refusal_is_sent_as_each_protocol_sends_one() {
         (Some("refusal"), Some("I can't help with that."))
     );
     // The neutral answer: the text, finishing `refusal`.
-    let neutral = m.chat(&asking(None)).unwrap();
+    let neutral = m.chat(asking(None)).unwrap();
     assert_eq!(
         (neutral.message.text.as_deref(), neutral.finish_reason),
         (Some("I can't help with that."), Some(FinishReason::Refusal))

@@ -27,7 +27,7 @@ fn concurrent_callers_each_take_exactly_one_step_in_arrival_order() {
             let mock = Arc::clone(&mock);
             std::thread::spawn(move || {
                 (0..PER_THREAD)
-                    .map(|i| mock.chat(&request(&format!("{t}-{i}"))).unwrap().text().to_string())
+                    .map(|i| mock.chat(request(&format!("{t}-{i}"))).unwrap().text().to_string())
                     .collect::<Vec<_>>()
             })
         })
@@ -43,7 +43,7 @@ fn concurrent_callers_each_take_exactly_one_step_in_arrival_order() {
     assert_eq!(mock.request_count(), (THREADS * PER_THREAD) as u64);
     assert!(mock.unused_steps().is_empty());
     // One more request is unexpected, and journaled too.
-    assert_eq!(mock.chat(&request("extra")).unwrap_err().code(), "script_exhausted");
+    assert_eq!(mock.chat(request("extra")).unwrap_err().code(), "script_exhausted");
     assert_eq!(mock.unexpected_count(), 1);
 }
 
@@ -82,15 +82,15 @@ fn a_computed_answer_sees_the_request_and_its_host_error_passes_through_unchange
         Ok(Step::compute(|_: &ChatRequest| Step::text("x").map_err(CallError::from)))
     }))
     .unwrap();
-    assert_eq!(mock.chat(&request("ping")).unwrap().text(), "echo: ping");
-    match mock.chat(&request("x")).unwrap_err() {
+    assert_eq!(mock.chat(request("ping")).unwrap().text(), "echo: ping");
+    match mock.chat(request("x")).unwrap_err() {
         CallError::Host(host) => {
             assert_eq!(host.payload().downcast_ref::<PythonException>(), Some(&PythonException("boom")))
         }
         other => panic!("expected the host error, got {other:?}"),
     }
-    assert_eq!(mock.chat(&request("x")).unwrap_err().provider().map(|e| e.status), Some(Some(529)));
-    assert_eq!(mock.chat(&request("x")).unwrap_err().code(), "callback_failed");
+    assert_eq!(mock.chat(request("x")).unwrap_err().provider().map(|e| e.status), Some(Some(529)));
+    assert_eq!(mock.chat(request("x")).unwrap_err().code(), "callback_failed");
     let outcomes: Vec<String> = mock.entries().iter().map(|e| e.outcome.describe()).collect();
     assert_eq!(outcomes, ["answered", "callback failed", "failed overloaded 529", "callback failed"]);
 }
@@ -103,7 +103,7 @@ fn a_computed_tool_call_may_repeat_but_a_fixed_one_may_not() {
     let mock = MockModel::new();
     mock.add_step(Step::compute(|_: &ChatRequest| Ok(Step::tool_call("get_weather", &json!({}))))).unwrap();
     mock.then_repeats().unwrap();
-    let ids: Vec<String> = (0..3).map(|_| mock.chat(&request("x")).unwrap().message.tool_calls[0].id.clone()).collect();
+    let ids: Vec<String> = (0..3).map(|_| mock.chat(request("x")).unwrap().message.tool_calls[0].id.clone()).collect();
     assert_eq!(ids, ["call_1", "call_2", "call_3"]);
     assert_eq!(mock.add_step(Step::text("late").unwrap()).unwrap_err().code(), "invalid_state");
 }
@@ -111,13 +111,13 @@ fn a_computed_tool_call_may_repeat_but_a_fixed_one_may_not() {
 #[test]
 fn and_fails_is_refused_once_the_last_step_was_answered() {
     let mock = MockModel::builder().responds("Hello there").build().unwrap();
-    mock.chat(&request("x")).unwrap();
+    mock.chat(request("x")).unwrap();
     let err = mock.and_fails(&(&ProviderError::connection_reset()).into()).unwrap_err();
     assert_eq!(err.code(), "invalid_state");
     assert!(err.message().contains("already answered"));
     let mock =
         MockModel::builder().streams(["Hel", "lo"]).and_fails(ProviderError::connection_reset()).build().unwrap();
-    let stream = mock.chat_stream(&request("x")).unwrap();
+    let stream = mock.chat_stream(request("x")).unwrap();
     let kinds: Vec<&str> = stream
         .iter()
         .map(|e| match e {
@@ -151,7 +151,7 @@ fn bounded_journal_keeps_memory_flat_and_counts_everything() {
     let mock = MockModel::builder().responds("ok").repeats().build().unwrap();
     mock.set_journal_limit(Some(16));
     for i in 0..50_000 {
-        mock.chat(&request(&format!("{i}"))).unwrap();
+        mock.chat(request(&format!("{i}"))).unwrap();
     }
     assert_eq!(mock.request_count(), 50_000);
     assert_eq!(mock.counts().answered, 50_000);
@@ -166,13 +166,13 @@ fn virtual_time_advances_by_the_answers_and_can_be_advanced_by_the_host() {
     mock.add_step(Step::text("a b c").unwrap().with_delay_ms(100).with_token_delay_ms(5)).unwrap();
     mock.add_step(Step::fail(ProviderError::rate_limited().with_retry_after_ms(1000)).with_delay_ms(20)).unwrap();
     mock.add_step(Step::text("done").unwrap()).unwrap();
-    let timed = mock.chat_timed(&request("1"));
+    let timed = mock.chat_timed(request("1"));
     assert_eq!(timed.delay_ms, 110);
-    let failed = mock.chat_timed(&request("2"));
+    let failed = mock.chat_timed(request("2"));
     assert_eq!(failed.delay_ms, 20);
     assert_eq!(failed.value.unwrap_err().provider().unwrap().retry_after_ms, Some(1000));
     mock.advance_clock(1000); // the client waited out retry-after
-    mock.chat(&request("3")).unwrap();
+    mock.chat(request("3")).unwrap();
     let at: Vec<u64> = mock.entries().iter().map(|e| e.at_ms).collect();
     assert_eq!(at, [0, 110, 1130]);
 }
@@ -187,28 +187,28 @@ fn routes_with_predicates_and_their_own_policies() {
     )
     .unwrap();
     mock.add_route(Route::new(RouteMatch::any()).step(Step::text("later").unwrap())).unwrap();
-    assert_eq!(mock.chat(&request("urgent: help")).unwrap().text(), "right away");
-    assert_eq!(mock.chat(&request("urgent again")).unwrap().text(), "right away");
-    assert_eq!(mock.chat(&request("whenever")).unwrap().text(), "later");
+    assert_eq!(mock.chat(request("urgent: help")).unwrap().text(), "right away");
+    assert_eq!(mock.chat(request("urgent again")).unwrap().text(), "right away");
+    assert_eq!(mock.chat(request("whenever")).unwrap().text(), "later");
     assert_eq!(mock.route_summaries(), [("predicate".to_string(), 1, 2), ("default".to_string(), 1, 1)]);
 }
 
 #[test]
 fn usage_policies() {
     let mock = MockModel::builder().responds("Hello, world!").repeats().build().unwrap();
-    assert_eq!(mock.chat(&request("hi")).unwrap().usage, None);
+    assert_eq!(mock.chat(request("hi")).unwrap().usage, None);
     mock.set_usage(UsagePolicy::Estimate);
-    let usage = mock.chat(&request("Hello there")).unwrap().usage.unwrap();
+    let usage = mock.chat(request("Hello there")).unwrap().usage.unwrap();
     assert_eq!((usage.input_tokens, usage.output_tokens, usage.total_tokens), (2, 4, 6));
 }
 
 #[test]
 fn reset_rewinds_the_script_and_forgets_requests() {
     let mock = MockModel::builder().responds("one").build().unwrap();
-    mock.chat(&request("x")).unwrap();
+    mock.chat(request("x")).unwrap();
     mock.reset();
     assert_eq!(mock.request_count(), 0);
-    let again = mock.chat(&request("x")).unwrap();
+    let again = mock.chat(request("x")).unwrap();
     assert_eq!((again.text(), again.id.as_deref()), ("one", Some("chatcmpl-1")));
 }
 
@@ -224,7 +224,7 @@ fn a_turn_stops_at_a_host_computed_step_and_resumes_with_the_answer_given_later(
     mock.then_computes(Arc::new(responder)).unwrap();
     mock.then_responds("second").unwrap();
 
-    let Turn::Pending(pending) = mock.chat_timed_turn(&request("first question"), None) else {
+    let Turn::Pending(pending) = mock.chat_timed_turn(request("first question"), None) else {
         panic!("the computed step must stop the call");
     };
     assert_eq!(pending.host_key(), Some(7));
@@ -232,7 +232,7 @@ fn a_turn_stops_at_a_host_computed_step_and_resumes_with_the_answer_given_later(
     assert_eq!(mock.entries()[0].outcome, Outcome::Pending, "journaled on arrival, still pending");
 
     // A request arriving while the first waits takes the next step: arrival order, not completion order.
-    let Turn::Done(second) = mock.chat_timed_turn(&request("later"), None) else { panic!("a scripted step") };
+    let Turn::Done(second) = mock.chat_timed_turn(request("later"), None) else { panic!("a scripted step") };
     assert_eq!(second.result.unwrap().text(), "second");
 
     let exchange = pending.resume(&mock, step_from_answer(json!({"text": "computed later"})));
@@ -275,14 +275,14 @@ fn a_restarted_route_is_scripted_afresh_and_the_journal_keeps_what_it_answered()
     mock.then_responds("first").unwrap();
     mock.then_responds("second").unwrap();
     mock.then_repeats().unwrap();
-    assert_eq!(mock.chat(&request("a")).unwrap().text(), "first");
+    assert_eq!(mock.chat(request("a")).unwrap().text(), "first");
 
     mock.restart_route(0).unwrap();
     assert!(mock.unused_steps().is_empty(), "the old steps are gone");
     mock.then_responds("third").unwrap();
     mock.then_repeats().unwrap(); // unsealed by the restart, so it can end with repeats() again
-    assert_eq!(mock.chat(&request("b")).unwrap().text(), "third");
-    assert_eq!(mock.chat(&request("c")).unwrap().text(), "third");
+    assert_eq!(mock.chat(request("b")).unwrap().text(), "third");
+    assert_eq!(mock.chat(request("c")).unwrap().text(), "third");
 
     assert_eq!(mock.request_count(), 3);
     let first = mock.entry(0).expect("entry 0 is kept");
@@ -345,13 +345,13 @@ fn a_request_of_an_earlier_script_writes_nothing_into_the_new_journal() {
     assert_eq!(mock.counts().answered, 1);
     assert_eq!(mock.counts().total, 1);
 
-    let streamed = mock.chat_stream(&request("a stream of the first script")).unwrap_err();
+    let streamed = mock.chat_stream(request("a stream of the first script")).unwrap_err();
     assert_eq!(streamed.cuecard().map(cuecard::Error::kind), Some(ErrorKind::ScriptExhausted), "one step only");
     let scenario = Scenario::from_json(r#"{"cuecard": 1, "routes": [{"steps": ["one", "two"]}]}"#).unwrap();
     mock.load_scenario(&scenario).unwrap();
-    let old_stream = mock.chat_stream(&request("old")).unwrap();
+    let old_stream = mock.chat_stream(request("old")).unwrap();
     mock.load_scenario(&scenario).unwrap();
-    let _ = mock.chat_stream(&request("new")).unwrap();
+    let _ = mock.chat_stream(request("new")).unwrap();
     mock.note_left_mid_stream(old_stream.entry());
     assert!(!mock.entries()[0].left_mid_stream, "an abandoned stream of the old script marks nothing");
     assert_eq!(mock.entries()[0].request.messages[0].text(), "new");

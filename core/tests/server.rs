@@ -545,7 +545,7 @@ fn slow_host_callbacks_do_not_freeze_the_other_endpoints() {
 fn the_whole_journal_is_streamed_and_is_the_document() {
     let mock = Arc::new(MockModel::builder().responds("ok").responds("again").build().unwrap());
     for i in 0..2_500 {
-        let _ = mock.chat(&cuecard::ChatRequest::user("m", format!("request {i}")));
+        let _ = mock.chat(cuecard::ChatRequest::user("m", format!("request {i}")));
     }
     let server = Server::start(Arc::clone(&mock)).unwrap();
     let reply = send(server.addr(), "GET", "/_cuecard/journal", &[], b"").unwrap();

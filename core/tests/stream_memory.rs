@@ -71,7 +71,7 @@ fn a_streamed_reply_holds_about_its_text_and_makes_its_frames_one_at_a_time() {
     ] {
         let before = LIVE.load(Ordering::Relaxed);
         PEAK.store(before, Ordering::Relaxed);
-        let stream = mock.chat_stream(&cuecard::ChatRequest::user("m", "hi")).unwrap();
+        let stream = mock.chat_stream(cuecard::ChatRequest::user("m", "hi")).unwrap();
         let events = LIVE.load(Ordering::Relaxed) - before;
         let peak_events = PEAK.load(Ordering::Relaxed) - before;
         drop(stream);

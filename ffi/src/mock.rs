@@ -315,7 +315,7 @@ pub unsafe extern "C" fn cuecard_mock_chat(
         let slot = out(out_response_json, "out_response_json")?;
         // SAFETY: the caller's promise.
         let (mock, request) = unsafe { (self::mock(mock)?, json(request_json, request_len, "request_json")?) };
-        let timed = mock.chat_timed(&RequestInput::from_value(request).into_request()?);
+        let timed = mock.chat_timed(RequestInput::from_value(request).into_request()?);
         let response = timed.value?;
         *slot = json_string(&response)?;
         // SAFETY: NULL or writable (the caller's promise).
@@ -343,7 +343,7 @@ pub unsafe extern "C" fn cuecard_mock_stream(
         let slot = out(out_events_json, "out_events_json")?;
         // SAFETY: the caller's promise.
         let (mock, request) = unsafe { (self::mock(mock)?, json(request_json, request_len, "request_json")?) };
-        let stream = mock.chat_stream(&RequestInput::from_value(request).into_request()?)?;
+        let stream = mock.chat_stream(RequestInput::from_value(request).into_request()?)?;
         *slot = json_string(stream.events())?;
         Ok(())
     })

@@ -159,7 +159,7 @@ impl NativeMock {
     #[napi(ts_return_type = "string | NativePending")]
     pub fn chat(&self, env: Env, request: Unknown<'_>) -> napi::Result<Answered> {
         let request = request_of(&env, &request)?;
-        let turn = self.inner.chat_timed_turn(&request, None).map(|exchange| exchange_json(&exchange));
+        let turn = self.inner.chat_timed_turn(request, None).map(|exchange| exchange_json(&exchange));
         Ok(answered(turn, &self.inner))
     }
 
@@ -167,7 +167,7 @@ impl NativeMock {
     #[napi(ts_return_type = "string | NativePending | null")]
     pub fn chat_json(&self, env: Env, json: String) -> napi::Result<Option<Answered>> {
         let Some(request) = request_of_json(&env, &json)? else { return Ok(None) };
-        let turn = self.inner.chat_timed_turn(&request, None).map(|exchange| exchange_json(&exchange));
+        let turn = self.inner.chat_timed_turn(request, None).map(|exchange| exchange_json(&exchange));
         Ok(Some(answered(turn, &self.inner)))
     }
 
@@ -175,7 +175,7 @@ impl NativeMock {
     #[napi(ts_return_type = "string | NativePending | null")]
     pub fn stream_json(&self, env: Env, json: String) -> napi::Result<Option<Answered>> {
         let Some(request) = request_of_json(&env, &json)? else { return Ok(None) };
-        let turn = self.inner.chat_stream_turn(&request, None).map(|result| stream_json(&result));
+        let turn = self.inner.chat_stream_turn(request, None).map(|result| stream_json(&result));
         Ok(Some(answered(turn, &self.inner)))
     }
 
@@ -183,7 +183,7 @@ impl NativeMock {
     #[napi(ts_return_type = "string | NativePending")]
     pub fn stream(&self, env: Env, request: Unknown<'_>) -> napi::Result<Answered> {
         let request = request_of(&env, &request)?;
-        let turn = self.inner.chat_stream_turn(&request, None).map(|result| stream_json(&result));
+        let turn = self.inner.chat_stream_turn(request, None).map(|result| stream_json(&result));
         Ok(answered(turn, &self.inner))
     }
 

@@ -308,7 +308,7 @@ impl PyMockModel {
         let py = request.py();
         let request = request_of(request)?;
         let inner = Arc::clone(&self.inner);
-        match py.detach(move || inner.chat(&request)) {
+        match py.detach(move || inner.chat(request)) {
             Ok(response) => to_py(py, &response),
             Err(e) => Err(call_error(py, e)),
         }
@@ -320,7 +320,7 @@ impl PyMockModel {
         let py = request.py();
         let request = request_of(request)?;
         let inner = Arc::clone(&self.inner);
-        let timed = py.detach(move || inner.chat_timed(&request));
+        let timed = py.detach(move || inner.chat_timed(request));
         match timed.value {
             Ok(response) => Ok((to_py(py, &response)?, py.None(), timed.delay_ms)),
             Err(e) => Ok((py.None(), call_error(py, e).into_value(py).into_any(), timed.delay_ms)),
@@ -332,7 +332,7 @@ impl PyMockModel {
         let py = request.py();
         let request = request_of(request)?;
         let inner = Arc::clone(&self.inner);
-        match py.detach(move || inner.chat_stream(&request)) {
+        match py.detach(move || inner.chat_stream(request)) {
             Ok(stream) => to_py(py, stream.events()),
             Err(e) => Err(call_error(py, e)),
         }
@@ -344,7 +344,7 @@ impl PyMockModel {
         let py = request.py();
         let request = request_of(request)?;
         let inner = Arc::clone(&self.inner);
-        let stream = py.detach(move || inner.chat_stream(&request)).map_err(|e| call_error(py, e))?;
+        let stream = py.detach(move || inner.chat_stream(request)).map_err(|e| call_error(py, e))?;
         match stream.error() {
             Some(error) => Err(provider_error(py, error)),
             None => Ok(stream.text()),

@@ -156,7 +156,7 @@ impl NativeMock {
     /// Answers whole: the outcome JSON, or a pending call.
     pub fn chat(&self, request: JsValue) -> Result<JsValue, JsValue> {
         let request = request_of(&request)?;
-        let turn = self.inner.chat_timed_turn(&request, None).map(|exchange| exchange_json(&exchange));
+        let turn = self.inner.chat_timed_turn(request, None).map(|exchange| exchange_json(&exchange));
         Ok(answered(turn, &self.inner))
     }
 
@@ -164,7 +164,7 @@ impl NativeMock {
     #[wasm_bindgen(js_name = chatJson)]
     pub fn chat_json(&self, json: String) -> Result<JsValue, JsValue> {
         let Some(request) = RequestInput::from_host_json(&json) else { return Ok(JsValue::NULL) };
-        let turn = self.inner.chat_timed_turn(&request.or_throw()?, None).map(|exchange| exchange_json(&exchange));
+        let turn = self.inner.chat_timed_turn(request.or_throw()?, None).map(|exchange| exchange_json(&exchange));
         Ok(answered(turn, &self.inner))
     }
 
@@ -172,14 +172,14 @@ impl NativeMock {
     #[wasm_bindgen(js_name = streamJson)]
     pub fn stream_json(&self, json: String) -> Result<JsValue, JsValue> {
         let Some(request) = RequestInput::from_host_json(&json) else { return Ok(JsValue::NULL) };
-        let turn = self.inner.chat_stream_turn(&request.or_throw()?, None).map(|result| stream_json(&result));
+        let turn = self.inner.chat_stream_turn(request.or_throw()?, None).map(|result| stream_json(&result));
         Ok(answered(turn, &self.inner))
     }
 
     /// Answers as events: the outcome JSON, or a pending call.
     pub fn stream(&self, request: JsValue) -> Result<JsValue, JsValue> {
         let request = request_of(&request)?;
-        let turn = self.inner.chat_stream_turn(&request, None).map(|result| stream_json(&result));
+        let turn = self.inner.chat_stream_turn(request, None).map(|result| stream_json(&result));
         Ok(answered(turn, &self.inner))
     }
 

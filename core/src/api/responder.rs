@@ -89,7 +89,7 @@ mod tests {
         };
         mock.then_computes(std::sync::Arc::new(JsonResponder::new(host))).unwrap();
         mock.then_repeats().unwrap();
-        let ask = |text: &str| mock.chat(&ChatRequest::user("m", text));
+        let ask = |text: &str| mock.chat(ChatRequest::user("m", text));
         assert_eq!(ask("hi").unwrap().text(), "echo: hi");
         assert_eq!(ask("fail").unwrap_err().provider().map(|e| e.status), Some(Some(429)));
         let err = ask("number").unwrap_err();

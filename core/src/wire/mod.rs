@@ -41,6 +41,7 @@ use crate::turn::Turn;
 use routes::Matched;
 pub use routes::{endpoint_rows, EndpointRow};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 pub(crate) use frames::Encoding;
 pub use frames::{FrameIter, Frames};
@@ -411,7 +412,8 @@ trait ChatProtocol {
 
 /// A decoded request and the protocol options that shape the answer.
 pub(crate) struct DecodedRequest {
-    pub request: ChatRequest,
+    /// Shared with the journal once decoded: the engine keeps this very request, with no copy.
+    pub request: Arc<ChatRequest>,
     /// OpenAI Chat `stream_options.include_usage`.
     pub include_usage: bool,
     /// Gemini's `thinkingConfig.includeThoughts`: thinking is sent as thought parts only when asked for.
@@ -428,7 +430,7 @@ impl DecodedRequest {
     /// A request with no protocol option set; a decoder sets those its protocol has.
     pub(crate) fn new(request: ChatRequest) -> DecodedRequest {
         DecodedRequest {
-            request,
+            request: Arc::new(request),
             include_usage: false,
             include_thoughts: false,
             reasoning_field: crate::ReasoningField::None,
@@ -569,16 +571,16 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest, matched
     };
     match (contracts.mode, violation) {
         (ContractMode::Strict, Some(violation)) => {
-            let index = mock.refuse_by_contract(decoded.request, Some(raw_request), &violation);
+            let index = mock.refuse_by_contract(Arc::unwrap_or_clone(decoded.request), Some(raw_request), &violation);
             return Turn::Done(errors::contract_reply(dialect, &violation, &request_id(index)));
         }
         (ContractMode::Warn, Some(violation)) => raw_request.contract_violation = Some(Box::new(violation)),
         _ => {}
     }
-    resolve_item_references(mock, &mut decoded.request);
+    resolve_item_references(mock, Arc::make_mut(&mut decoded.request));
     let (endpoint, speed) = (matched.endpoint, mock.replay_speed());
     if decoded.request.stream {
-        let turn = mock.chat_stream_turn(&decoded.request, Some(raw_request));
+        let turn = mock.chat_stream_turn(Arc::clone(&decoded.request), Some(raw_request));
         // The journal keeps the request's delivery seed (`MockModel::take`); the reply is cut with it here.
         let delivery = mock.delivery().map(|delivery| (delivery, mock.seed()));
         turn.map(move |result| {
@@ -591,7 +593,7 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest, matched
             delivered(with_step_headers(reply, step_headers), delivery, P::FRAMING)
         })
     } else {
-        let turn = mock.chat_timed_turn(&decoded.request, Some(raw_request));
+        let turn = mock.chat_timed_turn(Arc::clone(&decoded.request), Some(raw_request));
         turn.map(move |exchange| {
             let step_headers = exchange.envelope.as_ref().map(|e| reply_headers(P::DIALECT, e)).unwrap_or_default();
             let recorded = exchange.envelope.as_ref().and_then(|e| e.recorded.as_ref());
@@ -708,22 +710,23 @@ fn decode_chat<P: ChatProtocol>(http: &HttpRequest, matched: &Matched) -> Result
         }
     };
     let metadata = endpoint_metadata(matched.endpoint, http);
-    decoded.request.metadata.endpoint = metadata.endpoint;
+    let request = Arc::make_mut(&mut decoded.request); // not shared yet: no copy
+    request.metadata.endpoint = metadata.endpoint;
     if metadata.operation.is_some() {
-        decoded.request.metadata.operation = metadata.operation;
+        request.metadata.operation = metadata.operation;
     }
     if let Some(model) = &matched.model {
-        decoded.request.model.clone_from(model);
+        request.model.clone_from(model);
     }
     if let Some(stream) = matched.stream {
-        decoded.request.stream = stream;
+        request.stream = stream;
     }
     Ok(decoded)
 }
 
 /// The neutral request of a chat protocol's HTTP request (the protocol table's `decode`).
 fn decode_http<P: ChatProtocol>(http: &HttpRequest, matched: &Matched) -> Result<ChatRequest, String> {
-    decode_chat::<P>(http, matched).map(|decoded| decoded.request)
+    decode_chat::<P>(http, matched).map(|decoded| Arc::unwrap_or_clone(decoded.request))
 }
 
 /// The endpoint an HTTP request is for and, when it is a chat endpoint's, its neutral request (or what is wrong

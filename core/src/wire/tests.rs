@@ -448,7 +448,7 @@ fn the_journal_written_in_pieces_is_the_whole_document() {
 
     let mock = mock(vec![Step::text("one").unwrap(), Step::fail(ProviderError::rate_limited())]);
     for text in ["a", "b", "c", "d", "e"] {
-        let _ = mock.chat(&crate::ChatRequest::user("m", text));
+        let _ = mock.chat(crate::ChatRequest::user("m", text));
     }
     let whole = serde_json::to_string(&journal_document(&mock)).unwrap();
     for page in [1, 2, 3, 5, 1000] {

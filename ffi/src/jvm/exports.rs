@@ -248,7 +248,7 @@ pub extern "system" fn Java_dev_cuecard_internal_Native_mockChat<'l>(
 ) -> jstring {
     run(env, |env| {
         let request = request_of(&text(env, &request, "request")?)?;
-        let exchange = handles::mock(mock, "mock")?.chat_timed_raw(&request, None);
+        let exchange = handles::mock(mock, "mock")?.chat_timed_raw(request, None);
         if let Err(error @ cuecard::CallError::Host(_)) = &exchange.result {
             return Err(Thrown::from(error.clone()));
         }
@@ -266,7 +266,7 @@ pub extern "system" fn Java_dev_cuecard_internal_Native_mockStream<'l>(
 ) -> jstring {
     run(env, |env| {
         let request = request_of(&text(env, &request, "request")?)?;
-        let result = handles::mock(mock, "mock")?.chat_stream_raw(&request, None);
+        let result = handles::mock(mock, "mock")?.chat_stream_raw(request, None);
         if let Err((_, error @ cuecard::CallError::Host(_))) = &result {
             return Err(Thrown::from(error.clone()));
         }

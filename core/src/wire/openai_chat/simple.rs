@@ -120,14 +120,14 @@ mod tests {
     /// What the full decoder makes of `body`, when it is valid.
     fn full(body: &str) -> Option<ChatRequest> {
         let value: serde_json::Value = serde_json::from_str(body).ok()?;
-        super::super::OpenAiChat::decode(&value).ok().map(|decoded| decoded.request)
+        super::super::OpenAiChat::decode(&value).ok().map(|decoded| std::sync::Arc::unwrap_or_clone(decoded.request))
     }
 
     fn agrees(body: &str) -> std::result::Result<(), String> {
         if let Some(simple) = decode(body) {
             let expected =
                 full(body).ok_or_else(|| format!("the shortcut took a request the decoder refuses: {body}"))?;
-            if simple.request != expected {
+            if *simple.request != expected {
                 return Err(format!("{body}\n  shortcut: {:?}\n  decoder:  {expected:?}", simple.request));
             }
             let value: serde_json::Value = serde_json::from_str(body).map_err(|e| e.to_string())?;
