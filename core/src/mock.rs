@@ -539,7 +539,10 @@ impl MockModel {
         raw: Option<RawRequest>,
         violation: &crate::wire::Violation,
     ) -> u64 {
-        let outcome = Outcome::ContractViolation { rule: violation.rule.as_str().into(), message: violation.message.as_str().into() };
+        let outcome = Outcome::ContractViolation {
+            rule: violation.rule.as_str().into(),
+            message: violation.message.as_str().into(),
+        };
         self.journal_outside_script(request, raw, outcome)
     }
 
