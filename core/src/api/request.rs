@@ -1,7 +1,7 @@
 //! What the bindings' `chat(...)` takes: a whole request, or only a user text, which means one user message to
 //! the default model (`cuecard-mock`), so `mock.chat("Hi")` is the same request in every language.
 
-use crate::api::host_data::{check_text_depth, to_json, HostNode, HostValue};
+use crate::api::host_data::{to_json, HostNode, HostValue};
 use crate::api::host_read::read_host_node;
 use crate::clock::DEFAULT_MODEL;
 use crate::error::Result;
@@ -57,7 +57,7 @@ impl RequestInput {
     /// refuse every value the walker would read differently (see `node/lib/mock.js`, `plainDataOnly`); past the
     /// text, the same `Value` is read the same way, so every error about the request's fields is the same.
     pub fn from_host_json(json: &str) -> Option<Result<ChatRequest>> {
-        check_text_depth(json, FAST_PATH_DEPTH).ok()?;
+        json_depth_within(json, FAST_PATH_DEPTH).then_some(())?;
         let value = serde_json::from_str::<Value>(json).ok()?;
         Some(RequestInput::from_value(value).into_request())
     }
@@ -65,6 +65,36 @@ impl RequestInput {
 
 /// Nesting [`RequestInput::from_host_json`] takes; deeper texts go to the walker.
 pub const FAST_PATH_DEPTH: usize = 64;
+
+/// Whether JSON text nests at most `max` levels: brackets counted outside strings. The fast path's check before
+/// a parser recurses; for JSON only (`check_text_depth` also reads YAML's block indentation, and cost a JS
+/// package's `chat` 2.9k instructions for a short request, about six times this).
+fn json_depth_within(text: &str, max: usize) -> bool {
+    let mut depth = 0usize;
+    let mut bytes = text.bytes();
+    while let Some(byte) = bytes.next() {
+        match byte {
+            b'"' => loop {
+                match bytes.next() {
+                    Some(b'\\') => {
+                        bytes.next();
+                    }
+                    Some(b'"') | None => break,
+                    Some(_) => {}
+                }
+            },
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return false;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    true
+}
 
 #[cfg(test)]
 mod tests {
@@ -89,5 +119,40 @@ mod tests {
         assert!(RequestInput::from_host_json(r#""\ud800""#).is_none(), "a lone surrogate goes to the walker");
         let deep = format!("{}1{}", "[".repeat(65), "]".repeat(65));
         assert!(RequestInput::from_host_json(&deep).is_none(), "deep text goes to the walker");
+        let in_text =
+            format!(r#"{{"messages":[{{"role":"user","content":"{}\\\"{}"}}]}}"#, "[".repeat(80), "{".repeat(80));
+        assert!(RequestInput::from_host_json(&in_text).is_some(), "brackets inside a string are text");
+    }
+
+    /// How deep a JSON value nests (a scalar 0, `[]` 1).
+    fn depth_of(value: &Value) -> usize {
+        match value {
+            Value::Array(items) => 1 + items.iter().map(depth_of).max().unwrap_or(0),
+            Value::Object(map) => 1 + map.values().map(depth_of).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    fn json_value() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        // Texts full of what a scanner could mistake for structure: quotes, backslashes, brackets.
+        let text = || proptest::string::string_regex(r#"[\[\]{}"\\a\n]{0,6}"#).unwrap();
+        let leaf = prop_oneof![Just(Value::Null), any::<i32>().prop_map(Value::from), text().prop_map(Value::from)];
+        leaf.prop_recursive(8, 64, 4, move |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::btree_map(text(), inner, 0..4)
+                    .prop_map(|map| Value::Object(map.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_json_depth_scan_counts_the_nesting_of_any_value(value in json_value(), max in 0usize..10) {
+            for text in [value.to_string(), serde_json::to_string_pretty(&value).unwrap()] {
+                proptest::prop_assert_eq!(json_depth_within(&text, max), depth_of(&value) <= max, "{}", text);
+            }
+        }
     }
 }
