@@ -2,8 +2,9 @@
 //! container that contains itself, NaN or an infinity, a non-text key, and text that is not valid Unicode are
 //! refused with a typed error that names the argument and the path inside it.
 //!
-//! A binding implements [`HostValue`] for its own values (a Python object, a JS value) and calls [`to_json`];
-//! it never walks host data itself. Without these limits, 20,000 nested dicts or a list that contains itself
+//! A binding implements [`HostValue`] for its own values (a Python object, a JS value) and calls [`to_json`], or
+//! [`super::host_read::from_host`] for a core type (the same result, without the JSON between); it never walks host
+//! data itself. Without these limits, 20,000 nested dicts or a list that contains itself
 //! crashed the Python interpreter, and NaN silently became `null`.
 
 use crate::error::{Error, ErrorKind, Result};
