@@ -41,8 +41,11 @@ impl Role {
 ///
 /// Images, audio and files are boxed: a text part, by far the most common, is then 24 bytes instead of 120, and a
 /// journal keeps one copy of every part of every request.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+///
+/// In JSON an object tagged by `type` (`{"type": "text", "text": "Hi"}`), read by [`content_part`] rather than
+/// serde's internally tagged derive, which buffered every part into a tree before reading it again.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentPart {
     /// Text.
     Text {
@@ -55,6 +58,214 @@ pub enum ContentPart {
     Audio(Box<AudioPart>),
     /// A file or document, by id, URL or inline data.
     File(Box<FilePart>),
+}
+
+impl<'de> Deserialize<'de> for ContentPart {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<ContentPart, D::Error> {
+        deserializer.deserialize_map(content_part::PartVisitor)
+    }
+}
+
+/// A content part read in one pass: every field of every kind of part is a string, so the fields are read as
+/// they come (in any order, `type` included) and the part is built once `type` says which fields it may have.
+/// Unknown fields, duplicates, a missing `type` or a missing required field are refused as the derive did.
+mod content_part {
+    use super::{AudioPart, ContentPart, FilePart, ImagePart};
+    use serde::de::{self, MapAccess, Visitor};
+
+    const KINDS: &[&str] = &["text", "image", "audio", "file"];
+    const FIELDS: &[&str] = &["type", "text", "url", "data", "media_type", "detail", "format", "file_id", "filename"];
+
+    /// A field of some kind of part.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Field {
+        Type,
+        Text,
+        Url,
+        Data,
+        MediaType,
+        Detail,
+        Format,
+        FileId,
+        Filename,
+    }
+
+    impl Field {
+        /// Every field but `type`, in the order [`FIELDS`] names them.
+        const CONTENT: [Field; 8] = [
+            Field::Text,
+            Field::Url,
+            Field::Data,
+            Field::MediaType,
+            Field::Detail,
+            Field::Format,
+            Field::FileId,
+            Field::Filename,
+        ];
+
+        fn of(name: &str) -> Option<Field> {
+            Some(match name {
+                "type" => Field::Type,
+                "text" => Field::Text,
+                "url" => Field::Url,
+                "data" => Field::Data,
+                "media_type" => Field::MediaType,
+                "detail" => Field::Detail,
+                "format" => Field::Format,
+                "file_id" => Field::FileId,
+                "filename" => Field::Filename,
+                _ => return None,
+            })
+        }
+
+        fn name(self) -> &'static str {
+            match self {
+                Field::Type => "type",
+                Field::Text => "text",
+                Field::Url => "url",
+                Field::Data => "data",
+                Field::MediaType => "media_type",
+                Field::Detail => "detail",
+                Field::Format => "format",
+                Field::FileId => "file_id",
+                Field::Filename => "filename",
+            }
+        }
+    }
+
+    /// Each field as given: absent (`None`), `null` (`Some(None)`) or a string.
+    #[derive(Default)]
+    struct Fields {
+        kind: Option<Option<String>>,
+        text: Option<Option<String>>,
+        url: Option<Option<String>>,
+        data: Option<Option<String>>,
+        media_type: Option<Option<String>>,
+        detail: Option<Option<String>>,
+        format: Option<Option<String>>,
+        file_id: Option<Option<String>>,
+        filename: Option<Option<String>>,
+    }
+
+    impl Fields {
+        fn slot(&mut self, field: Field) -> &mut Option<Option<String>> {
+            match field {
+                Field::Type => &mut self.kind,
+                Field::Text => &mut self.text,
+                Field::Url => &mut self.url,
+                Field::Data => &mut self.data,
+                Field::MediaType => &mut self.media_type,
+                Field::Detail => &mut self.detail,
+                Field::Format => &mut self.format,
+                Field::FileId => &mut self.file_id,
+                Field::Filename => &mut self.filename,
+            }
+        }
+
+        /// An optional field: absent or `null` is `None`.
+        fn optional(&mut self, field: Field) -> Option<String> {
+            self.slot(field).take().flatten()
+        }
+
+        /// A required string.
+        fn required<E: de::Error>(&mut self, field: Field) -> Result<String, E> {
+            match self.slot(field).take() {
+                Some(Some(text)) => Ok(text),
+                Some(None) => Err(E::invalid_type(de::Unexpected::Unit, &"a string")),
+                None => Err(E::missing_field(field.name())),
+            }
+        }
+
+        /// Refuses a field the kind of part does not have (`allowed`: their names, for the message).
+        fn only<E: de::Error>(&mut self, fields: &[Field], allowed: &'static [&'static str]) -> Result<(), E> {
+            match Field::CONTENT.into_iter().find(|field| !fields.contains(field) && self.slot(*field).is_some()) {
+                Some(field) => Err(E::unknown_field(field.name(), allowed)),
+                None => Ok(()),
+            }
+        }
+    }
+
+    /// A key, read without copying it.
+    impl<'de> de::Deserialize<'de> for Field {
+        fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Field, D::Error> {
+            deserializer.deserialize_identifier(FieldVisitor)
+        }
+    }
+
+    struct FieldVisitor;
+
+    impl Visitor<'_> for FieldVisitor {
+        type Value = Field;
+
+        fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            formatter.write_str("a field of a content part")
+        }
+
+        fn visit_str<E: de::Error>(self, key: &str) -> Result<Field, E> {
+            Field::of(key).ok_or_else(|| E::unknown_field(key, FIELDS))
+        }
+    }
+
+    pub(super) struct PartVisitor;
+
+    impl<'de> Visitor<'de> for PartVisitor {
+        type Value = ContentPart;
+
+        fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            formatter.write_str("a content part ({\"type\": \"text\"|\"image\"|\"audio\"|\"file\", ...})")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ContentPart, A::Error> {
+            let mut fields = Fields::default();
+            while let Some(field) = map.next_key::<Field>()? {
+                if fields.slot(field).is_some() {
+                    return Err(de::Error::custom(format_args!("duplicate field `{}`", field.name())));
+                }
+                *fields.slot(field) = Some(map.next_value::<Option<String>>()?);
+            }
+            let kind = match fields.kind.take() {
+                Some(Some(kind)) => kind,
+                Some(None) => return Err(de::Error::invalid_type(de::Unexpected::Unit, &"a part type")),
+                None => return Err(de::Error::missing_field("type")),
+            };
+            match kind.as_str() {
+                "text" => {
+                    fields.only(&[Field::Text], &["text"])?;
+                    Ok(ContentPart::Text { text: fields.required(Field::Text)? })
+                }
+                "image" => {
+                    fields.only(
+                        &[Field::Url, Field::Data, Field::MediaType, Field::Detail],
+                        &["url", "data", "media_type", "detail"],
+                    )?;
+                    Ok(ContentPart::Image(Box::new(ImagePart {
+                        url: fields.optional(Field::Url),
+                        data: fields.optional(Field::Data),
+                        media_type: fields.optional(Field::MediaType),
+                        detail: fields.optional(Field::Detail),
+                    })))
+                }
+                "audio" => {
+                    fields.only(&[Field::Data, Field::Format], &["data", "format"])?;
+                    let data = fields.required(Field::Data)?;
+                    Ok(ContentPart::Audio(Box::new(AudioPart { data, format: fields.required(Field::Format)? })))
+                }
+                "file" => {
+                    let allowed = &["file_id", "url", "data", "media_type", "filename"];
+                    fields
+                        .only(&[Field::FileId, Field::Url, Field::Data, Field::MediaType, Field::Filename], allowed)?;
+                    Ok(ContentPart::File(Box::new(FilePart {
+                        file_id: fields.optional(Field::FileId),
+                        url: fields.optional(Field::Url),
+                        data: fields.optional(Field::Data),
+                        media_type: fields.optional(Field::MediaType),
+                        filename: fields.optional(Field::Filename),
+                    })))
+                }
+                other => Err(de::Error::unknown_variant(other, KINDS)),
+            }
+        }
+    }
 }
 
 /// An image by URL or inline base64 data ([`ContentPart::Image`]).
@@ -622,13 +833,37 @@ mod tests {
 
         let bad_part = r#"{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"video"}]}]}"#;
         let message = ChatRequest::from_json(bad_part).unwrap_err().message().to_string();
-        assert!(
-            message.starts_with("invalid request at messages[0].content[1].type: unknown variant `video`"),
-            "{message}"
-        );
+        assert!(message.starts_with("invalid request at messages[0].content[1]: unknown variant `video`"), "{message}");
         let missing = r#"{"messages":[{"role":"user","content":[{"type":"text"}]}]}"#;
         let message = ChatRequest::from_json(missing).unwrap_err().message().to_string();
         assert_eq!(message, "invalid request at messages[0].content[0]: missing field `text`");
+        let part = |json: &str| -> Result<ContentPart, String> {
+            crate::api::deserialize_data::<ContentPart>(&serde_json::from_str(json).unwrap()).map_err(|e| e.message)
+        };
+        assert_eq!(part(r#"{"text": "a", "type": "text"}"#), Ok(ContentPart::Text { text: "a".into() }));
+        let image = ImagePart { url: Some("u".into()), ..ImagePart::default() };
+        assert_eq!(part(r#"{"detail": null, "url": "u", "type": "image"}"#), Ok(ContentPart::Image(Box::new(image))));
+        let refused = [
+            (r#"{"type": "text"}"#, "missing field `text`"),
+            (r#"{"type": "text", "text": null}"#, "invalid type: null, expected a string"),
+            (r#"{"text": "a"}"#, "missing field `type`"),
+            (r#"{"type": "text", "text": "a", "url": "u"}"#, "unknown field `url`, expected `text`"),
+            (r#"{"type": "audio", "data": "AA"}"#, "missing field `format`"),
+            (r#"{"type": "image", "size": 3}"#, "unknown field `size`"),
+            (r#"{"type": "text", "text": 5}"#, "invalid type: integer `5`, expected a string"),
+            (r#"["text", "a"]"#, "invalid type: sequence, expected a content part"),
+        ];
+        for (json, problem) in refused {
+            let error = part(json).unwrap_err();
+            assert!(error.starts_with(problem), "{json}: {error}");
+        }
+        let twice = part(r#"{"type": "text", "text": "a", "type": "text"}"#);
+        assert!(serde_json::from_str::<ContentPart>(r#"{"type": "text", "text": "a", "type": "text"}"#)
+            .unwrap_err()
+            .to_string()
+            .starts_with("duplicate field `type`"));
+        assert_eq!(twice, Ok(ContentPart::Text { text: "a".into() }), "a Value keeps the last of duplicate keys");
+
         let number = r#"{"messages":[{"role":"user","content":5}]}"#;
         let message = ChatRequest::from_json(number).unwrap_err().message().to_string();
         assert!(message.starts_with("invalid request at messages[0].content: invalid type: integer `5`, expected a string or an array of content parts"), "{message}");
