@@ -170,6 +170,15 @@ pub(crate) unsafe fn data<T: serde::de::DeserializeOwned>(
     data_of_text(unsafe { text(pointer, len, argument)? }, argument)
 }
 
+/// A request argument as JSON text (a user text as a JSON string, or a request): read in one pass when it fits
+/// ([`cuecard::api::RequestInput::from_json_text`]), else through a `Value`, whose errors are the canonical ones.
+pub(crate) fn request_of_text(text: &str, argument: &str) -> Outcome<cuecard::ChatRequest> {
+    match cuecard::api::RequestInput::from_json_text(text) {
+        Some(request) => Ok(request),
+        None => Ok(cuecard::api::RequestInput::from_value(json_of_text(text, argument)?).into_request()?),
+    }
+}
+
 /// A JSON argument already read as text (the C and the JNI exports share it).
 pub(crate) fn json_of_text(text: &str, argument: &str) -> Outcome<serde_json::Value> {
     serde_json::from_str(text).map_err(|e| invalid(argument, format!("is not valid JSON: {e}")))

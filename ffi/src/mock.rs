@@ -2,12 +2,12 @@
 //! host's own HTTP stack), the journal and the checks. Each export reads its arguments and calls one core method.
 
 use crate::boundary::{
-    borrow, c_string, data, free_handle, guard, into_handle, json, json_string, out, text, HandleKind,
+    borrow, c_string, data, free_handle, guard, into_handle, json, json_string, out, request_of_text, text, HandleKind,
 };
 use crate::callback::{cuecard_answer_fn, cuecard_destroy_fn, HostResponder};
 use crate::error::{cuecard_error, cuecard_status};
 use crate::observer::cuecard_observer;
-use cuecard::api::{FailSpec, RequestInput, RouteOptions, StepInput};
+use cuecard::api::{FailSpec, RouteOptions, StepInput};
 use cuecard::{MockModel, MockSettings, RecordingObserver};
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
@@ -314,8 +314,8 @@ pub unsafe extern "C" fn cuecard_mock_chat(
     guard(err, || {
         let slot = out(out_response_json, "out_response_json")?;
         // SAFETY: the caller's promise.
-        let (mock, request) = unsafe { (self::mock(mock)?, json(request_json, request_len, "request_json")?) };
-        let timed = mock.chat_timed(RequestInput::from_value(request).into_request()?);
+        let (mock, request) = unsafe { (self::mock(mock)?, text(request_json, request_len, "request_json")?) };
+        let timed = mock.chat_timed(request_of_text(request, "request_json")?);
         let response = timed.value?;
         *slot = json_string(&response)?;
         // SAFETY: NULL or writable (the caller's promise).
@@ -342,8 +342,8 @@ pub unsafe extern "C" fn cuecard_mock_stream(
     guard(err, || {
         let slot = out(out_events_json, "out_events_json")?;
         // SAFETY: the caller's promise.
-        let (mock, request) = unsafe { (self::mock(mock)?, json(request_json, request_len, "request_json")?) };
-        let stream = mock.chat_stream(RequestInput::from_value(request).into_request()?)?;
+        let (mock, request) = unsafe { (self::mock(mock)?, text(request_json, request_len, "request_json")?) };
+        let stream = mock.chat_stream(request_of_text(request, "request_json")?)?;
         *slot = json_string(stream.events())?;
         Ok(())
     })

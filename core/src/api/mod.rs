@@ -9,6 +9,7 @@
 //! - [`host_data`]: host data into JSON with the depth, cycle and NaN limits;
 //! - [`host_read`]: host data straight into core types when it fits, the same result without the JSON between;
 //! - [`strict`]: JSON into core types, a struct from an object only (never an array read by position);
+//! - [`strict_text`]: JSON text into core types under the same rule, without a `Value` between (a fast path);
 //! - [`request`]: what a binding's `chat("Hi")` means, and the fast path for a request the host serialized;
 //! - [`outcome`]: a call's outcome as JSON text, for hosts that wait and raise themselves (the JS packages);
 //! - checks as data are [`crate::verify::Check`]; the wire as data is [`crate::wire::HttpRequest`] and
@@ -21,6 +22,7 @@ pub mod request;
 pub mod responder;
 pub mod spec;
 pub mod strict;
+pub mod strict_text;
 mod verbs;
 
 pub use host_data::{data_from_json, to_json, HostNode, HostReadError, HostValue, MAX_DEPTH};
@@ -29,3 +31,4 @@ pub use request::RequestInput;
 pub use responder::{step_from_answer, step_from_answer_json, tool_result_from_json, JsonResponder};
 pub use spec::{FailSpec, MatchSpec, RouteOptions, RouteSpec, SpecProblem, StepInput, StepSpec, ToolCallSpec};
 pub use strict::{deserialize_data, DataError};
+pub use strict_text::read_json_text;

@@ -3,6 +3,7 @@
 
 use crate::api::host_data::{to_json, HostNode, HostValue};
 use crate::api::host_read::read_host_node;
+use crate::api::strict_text::read_json_text;
 use crate::clock::DEFAULT_MODEL;
 use crate::error::Result;
 use crate::model::ChatRequest;
@@ -57,10 +58,32 @@ impl RequestInput {
     /// refuse every value the walker would read differently (see `node/lib/mock.js`, `plainDataOnly`); past the
     /// text, the same `Value` is read the same way, so every error about the request's fields is the same.
     pub fn from_host_json(json: &str) -> Option<Result<ChatRequest>> {
+        // Not in the WASM module: the text reader is a second copy of every request type's reader (module size).
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(request) = read_request_text(json) {
+            return Some(Ok(request));
+        }
         json_depth_within(json, FAST_PATH_DEPTH).then_some(())?;
         let value = serde_json::from_str::<Value>(json).ok()?;
         Some(RequestInput::from_value(value).into_request())
     }
+
+    /// The fast path for a request given as JSON text (the JVM and C libraries): the request, read in one pass
+    /// when the text reads exactly as the canonical path (parse to a `Value`, then [`RequestInput::from_value`])
+    /// would read it; `None` for everything else, which the caller reads that way, errors included.
+    pub fn from_json_text(json: &str) -> Option<ChatRequest> {
+        read_request_text(json)
+    }
+}
+
+/// A JSON string is a user text; anything else a request ([`RequestInput::from_value`]), read by
+/// [`read_json_text`] (`None` when it gives up, or nests deeper than [`FAST_PATH_DEPTH`]: read that way, the text
+/// parses and passes [`RequestInput::from_host_json`]'s depth check, so both paths agree).
+fn read_request_text(json: &str) -> Option<ChatRequest> {
+    if json.trim_start().starts_with('"') {
+        return read_json_text::<String>(json, 0).map(|text| ChatRequest::user(DEFAULT_MODEL, text));
+    }
+    read_json_text(json, FAST_PATH_DEPTH)
 }
 
 /// Nesting [`RequestInput::from_host_json`] takes; deeper texts go to the walker.

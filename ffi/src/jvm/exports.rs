@@ -3,9 +3,9 @@
 
 use super::handles::{self, Native};
 use super::{java_string, json_text, optional_text, run, text, JsonFunction, Outcome, Thrown};
-use crate::boundary::{data_of_text, json_of_text};
+use crate::boundary::{data_of_text, json_of_text, request_of_text};
 use cuecard::api::outcome::{exchange_json, stream_json, tool_outcome_json};
-use cuecard::api::{FailSpec, RequestInput, RouteOptions, StepInput, ToolCallSpec};
+use cuecard::api::{FailSpec, RouteOptions, StepInput, ToolCallSpec};
 use cuecard::record::{ProxyOptions, RecordingProxy, RecordingSettings};
 use cuecard::{MockModel, MockSettings, RecordingObserver, Server, ServerOptions};
 use jni::objects::{JByteArray, JClass, JObject, JString};
@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 /// A request as Java gives it: a user text or an object in cuecard's neutral format, as JSON.
 fn request_of(json: &str) -> Outcome<cuecard::ChatRequest> {
-    Ok(RequestInput::from_value(json_of_text(json, "request")?).into_request()?)
+    Ok(request_of_text(json, "request")?)
 }
 
 #[unsafe(no_mangle)]
