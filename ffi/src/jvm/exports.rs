@@ -2,14 +2,14 @@
 //! and returns JSON text, an id or nothing; the Java package gives them types.
 
 use super::handles::{self, Native};
-use super::{java_string, json_text, optional_text, run, text, JsonFunction, Outcome, Thrown};
+use super::{java_bytes, java_string, json_text, optional_text, run, text, utf8, JsonFunction, Outcome, Thrown};
 use crate::boundary::{data_of_text, json_of_text, request_of_text};
 use cuecard::api::outcome::{exchange_json, stream_json, tool_outcome_json};
 use cuecard::api::{FailSpec, RouteOptions, StepInput, ToolCallSpec};
 use cuecard::record::{ProxyOptions, RecordingProxy, RecordingSettings};
 use cuecard::{MockModel, MockSettings, RecordingObserver, Server, ServerOptions};
 use jni::objects::{JByteArray, JClass, JObject, JString};
-use jni::sys::{jint, jlong, jstring};
+use jni::sys::{jbyteArray, jint, jlong, jstring};
 use jni::EnvUnowned;
 use std::sync::Arc;
 
@@ -239,38 +239,41 @@ pub extern "system" fn Java_dev_cuecard_internal_Native_mockRoute<'l>(
 
 /// Answers whole: `{"index", "delay_ms", "response"}` or `{"index", "delay_ms", "error"}` (the Java side waits out
 /// the delay, then raises). A Java exception from a computed answer is thrown at once, unchanged.
+///
+/// The request and the answer cross as UTF-8 bytes, not `String`s: Java writes and reads JSON as bytes anyway
+/// (Jackson), and a `String` crossing converts to and from JNI's modified UTF-8 both ways.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_cuecard_internal_Native_mockChat<'l>(
     env: EnvUnowned<'l>,
     _: JClass<'l>,
     mock: jlong,
-    request: JString<'l>,
-) -> jstring {
+    request: JByteArray<'l>,
+) -> jbyteArray {
     run(env, |env| {
-        let request = request_of(&text(env, &request, "request")?)?;
+        let request = request_of(&utf8(env, &request, "request")?)?;
         let exchange = handles::mock(mock, "mock")?.chat_timed_raw(request, None);
         if let Err(error @ cuecard::CallError::Host(_)) = &exchange.result {
             return Err(Thrown::from(error.clone()));
         }
-        java_string(env, exchange_json(&exchange))
+        java_bytes(env, exchange_json(&exchange))
     })
 }
 
-/// Answers as events: `{"index", "events": [...]}` or `{"index", "error"}`.
+/// Answers as events: `{"index", "events": [...]}` or `{"index", "error"}` (bytes both ways, as `mockChat`).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_cuecard_internal_Native_mockStream<'l>(
     env: EnvUnowned<'l>,
     _: JClass<'l>,
     mock: jlong,
-    request: JString<'l>,
-) -> jstring {
+    request: JByteArray<'l>,
+) -> jbyteArray {
     run(env, |env| {
-        let request = request_of(&text(env, &request, "request")?)?;
+        let request = request_of(&utf8(env, &request, "request")?)?;
         let result = handles::mock(mock, "mock")?.chat_stream_raw(request, None);
         if let Err((_, error @ cuecard::CallError::Host(_))) = &result {
             return Err(Thrown::from(error.clone()));
         }
-        java_string(env, stream_json(&result))
+        java_bytes(env, stream_json(&result))
     })
 }
 

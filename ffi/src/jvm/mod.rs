@@ -11,7 +11,7 @@ mod exports;
 mod handles;
 
 use crate::boundary::{invalid, Failure};
-use jni::objects::{JObject, JString, JThrowable, JValue};
+use jni::objects::{JByteArray, JObject, JString, JThrowable, JValue};
 use jni::refs::Global;
 use jni::{jni_sig, jni_str, Env, EnvUnowned};
 use std::sync::Arc;
@@ -127,6 +127,29 @@ fn optional_text(env: &Env<'_>, value: &JString<'_>, argument: &str) -> Outcome<
         return Ok(None);
     }
     text(env, value, argument).map(Some)
+}
+
+/// A Java `byte[]` argument as UTF-8 text; `null` is `invalid_argument` and bytes that are not UTF-8 are
+/// `invalid_utf8`, each naming it.
+fn utf8(env: &Env<'_>, bytes: &JByteArray<'_>, argument: &str) -> Outcome<String> {
+    if bytes.is_null() {
+        return Err(invalid(argument, "is null").into());
+    }
+    String::from_utf8(env.convert_byte_array(bytes)?).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        Thrown::from(
+            cuecard::Error::new(
+                cuecard::ErrorKind::InvalidUtf8,
+                format!("argument `{argument}` is not valid UTF-8 (byte {at})"),
+            )
+            .with_context("argument", argument),
+        )
+    })
+}
+
+/// A Java `byte[]` holding a result's UTF-8 text.
+fn java_bytes(env: &mut Env<'_>, value: impl AsRef<str>) -> Outcome<jni::sys::jbyteArray> {
+    Ok(env.byte_array_from_slice(value.as_ref().as_bytes())?.into_raw())
 }
 
 /// A Java string for a result.

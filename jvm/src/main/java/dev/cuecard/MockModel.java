@@ -180,17 +180,17 @@ public final class MockModel implements AutoCloseable {
 
     /** Asks with one user message. */
     public Response chat(String userText) {
-        return exchange(Json.write(CuecardException.notNull(userText, "userText"), "userText"));
+        return exchange(Json.writeBytes(CuecardException.notNull(userText, "userText"), "userText"));
     }
 
     /** Asks with a request in cuecard's neutral format ({@code model}, {@code messages}, {@code tools}, ...). */
     public Response chat(Map<String, ?> request) {
-        return exchange(Json.write(CuecardException.notNull(request, "request"), "request"));
+        return exchange(Json.writeBytes(CuecardException.notNull(request, "request"), "request"));
     }
 
     /** Asks with a request as JSON text. */
     public Response chatJson(String requestJson) {
-        return exchange(CuecardException.notNull(requestJson, "requestJson"));
+        return exchange(Json.utf8(CuecardException.notNull(requestJson, "requestJson"), "requestJson"));
     }
 
     /** A whole answer as the library gives it (read in one pass: a tree first would double the cost). */
@@ -199,7 +199,7 @@ public final class MockModel implements AutoCloseable {
     /** A streamed answer as the library gives it. */
     private record Events(long index, List<StreamEvent> events, JsonNode error) {}
 
-    private Response exchange(String requestJson) {
+    private Response exchange(byte[] requestJson) {
         Exchange answer = Json.read(Native.mockChat(id(), requestJson), Exchange.class);
         waitFor(answer.delayMs());
         if (answer.error() != null) throw CuecardException.ofCall(answer.error());
@@ -208,18 +208,18 @@ public final class MockModel implements AutoCloseable {
 
     /** Asks for a stream with one user message: the events, each with its delay (not waited). */
     public List<StreamEvent> stream(String userText) {
-        return events(Json.write(CuecardException.notNull(userText, "userText"), "userText"));
+        return events(Json.writeBytes(CuecardException.notNull(userText, "userText"), "userText"));
     }
 
     public List<StreamEvent> stream(Map<String, ?> request) {
-        return events(Json.write(CuecardException.notNull(request, "request"), "request"));
+        return events(Json.writeBytes(CuecardException.notNull(request, "request"), "request"));
     }
 
     public List<StreamEvent> streamJson(String requestJson) {
-        return events(CuecardException.notNull(requestJson, "requestJson"));
+        return events(Json.utf8(CuecardException.notNull(requestJson, "requestJson"), "requestJson"));
     }
 
-    private List<StreamEvent> events(String requestJson) {
+    private List<StreamEvent> events(byte[] requestJson) {
         Events answer = Json.read(Native.mockStream(id(), requestJson), Events.class);
         if (answer.error() != null) throw CuecardException.ofCall(answer.error());
         return answer.events();

@@ -34,6 +34,24 @@ class BadInputTest {
         invalidArgument(() -> Native.mockThenComputes(mock.id(), null), "answer");
     }
 
+    /** The user text "x" as the hot native calls take it: JSON in UTF-8 bytes. */
+    private static final byte[] X = "\"x\"".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
+    @Test
+    void textThatIsNotUnicodeIsTyped() {
+        MockModel mock = MockModel.thatResponds("x");
+        // Bytes that are not UTF-8 (a caller of the internal class), and a Java string no UTF-8 can hold.
+        byte[] latin1 = "\"caf\u00e9\"".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        assertThatThrownBy(() -> Native.mockChat(mock.id(), latin1)).isInstanceOfSatisfying(CuecardException.class, e -> {
+            assertThat(e.code()).isEqualTo("invalid_utf8");
+            assertThat(e.getMessage()).contains("argument `request` is not valid UTF-8 (byte 4)");
+        });
+        invalidArgument(() -> mock.chatJson("\"lone \ud800\""), "requestJson");
+        invalidArgument(() -> mock.streamJson("\"lone \ud800\""), "requestJson");
+        assertThat(mock.chatJson("\"caf\u00e9 \ud83d\ude00\"").text()).isEqualTo("x");
+        assertThat(mock.request().lastUserText()).isEqualTo("caf\u00e9 \ud83d\ude00");
+    }
+
     @Test
     void malformedJsonAndScenariosAreTyped() {
         MockModel mock = MockModel.thatResponds("x");
@@ -80,11 +98,11 @@ class BadInputTest {
             assertThat(e.number()).isEqualTo(6);
         });
         // The native side checks too: a released id, an id never given out, an id of another kind.
-        assertThatThrownBy(() -> Native.mockChat(id, "\"x\"")).isInstanceOfSatisfying(CuecardException.class,
+        assertThatThrownBy(() -> Native.mockChat(id, X)).isInstanceOfSatisfying(CuecardException.class,
                 e -> assertThat(e.code()).isEqualTo("invalid_state"));
-        assertThatThrownBy(() -> Native.mockChat(Long.MAX_VALUE, "\"x\"")).isInstanceOf(CuecardException.class);
+        assertThatThrownBy(() -> Native.mockChat(Long.MAX_VALUE, X)).isInstanceOf(CuecardException.class);
         RecordingObserver observer = new RecordingObserver();
-        assertThatThrownBy(() -> Native.mockChat(observer.id(), "\"x\"")).isInstanceOfSatisfying(CuecardException.class, e -> {
+        assertThatThrownBy(() -> Native.mockChat(observer.id(), X)).isInstanceOfSatisfying(CuecardException.class, e -> {
             assertThat(e.code()).isEqualTo("invalid_argument");
             assertThat(e.getMessage()).contains("is not a MockModel (it is a RecordingObserver)");
         });

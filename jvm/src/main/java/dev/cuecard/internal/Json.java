@@ -10,6 +10,10 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.cuecard.CuecardException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
 
 /**
  * JSON between Java values and the native library, with Jackson: Java records and maps in, records out. cuecard's
@@ -37,6 +41,39 @@ public final class Json {
             return MAPPER.writeValueAsString(value);
         } catch (JsonProcessingException | StackOverflowError e) {
             throw CuecardException.invalidArgument(argument, "cannot be written as JSON: " + describe(e));
+        }
+    }
+
+    /** {@code value} as JSON in UTF-8 bytes (what the hot native calls take), with {@link #write}'s errors. */
+    public static byte[] writeBytes(Object value, String argument) {
+        try {
+            return MAPPER.writeValueAsBytes(value);
+        } catch (JsonProcessingException | StackOverflowError e) {
+            throw CuecardException.invalidArgument(argument, "cannot be written as JSON: " + describe(e));
+        }
+    }
+
+    /**
+     * {@code text} in UTF-8; a lone surrogate, which has no UTF-8 form, is invalid_argument ({@code getBytes} would
+     * put a {@code ?} in its place).
+     */
+    public static byte[] utf8(String text, String argument) {
+        try {
+            ByteBuffer bytes = StandardCharsets.UTF_8.newEncoder().encode(CharBuffer.wrap(text));
+            byte[] out = new byte[bytes.remaining()];
+            bytes.get(out);
+            return out;
+        } catch (CharacterCodingException e) {
+            throw CuecardException.invalidArgument(argument, "is not valid Unicode text (a lone surrogate)");
+        }
+    }
+
+    /** Reads the library's JSON, given as UTF-8 bytes, into {@code type}. */
+    public static <T> T read(byte[] json, Class<T> type) {
+        try {
+            return MAPPER.readValue(json, type);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("the native library answered JSON that does not fit: " + e.getMessage(), e);
         }
     }
 

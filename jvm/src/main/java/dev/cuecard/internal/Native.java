@@ -66,8 +66,9 @@ public final class Native {
     public static native void mockThenRepeats(long mock);
     public static native void mockThenComputes(long mock, JsonFunction answer);
     public static native int mockRoute(long mock, String routeJson);
-    public static native String mockChat(long mock, String requestJson);
-    public static native String mockStream(long mock, String requestJson);
+    // The hot calls cross as UTF-8 bytes (Jackson writes and reads bytes; a String crosses as modified UTF-8).
+    public static native byte[] mockChat(long mock, byte[] requestJson);
+    public static native byte[] mockStream(long mock, byte[] requestJson);
     public static native String mockHandleHttp(long mock, String method, String target, String headersJson, byte[] body);
     public static native void mockCheck(long mock, long observer, String checkJson);
     public static native String mockRead(long mock, String what);
