@@ -3,7 +3,8 @@
 //!
 //! - Native objects cross as `long` ids of a registry, not as pointers: a closed or foreign id is a typed
 //!   `invalid_state` / `invalid_argument` exception, never a dangling pointer, whatever the Java code does.
-//! - Data crosses as JSON text (`String`), read by the same helpers as the C ABI's.
+//! - Data crosses as JSON text, read by the same helpers as the C ABI's: a `String`, except for the hot calls
+//!   (`mockChat`, `mockStream`), whose request and answer cross as UTF-8 `byte[]` (no modified-UTF-8 conversion).
 //! - A cuecard error is thrown as the exception `dev.cuecard.CuecardException.fromNative(errorJson)` builds; a Java
 //!   exception thrown by a computed answer or tool is thrown again, the very same object.
 
