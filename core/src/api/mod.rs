@@ -32,3 +32,27 @@ pub use responder::{step_from_answer, step_from_answer_json, tool_result_from_js
 pub use spec::{FailSpec, MatchSpec, RouteOptions, RouteSpec, SpecProblem, StepInput, StepSpec, ToolCallSpec};
 pub use strict::{deserialize_data, DataError};
 pub use strict_text::read_json_text;
+
+/// Every valid request in the wire, scenario and verify vectors (objects with `messages` that read as a
+/// `ChatRequest`): what the fast paths' tests read both ways.
+#[cfg(test)]
+pub(crate) fn vector_requests() -> Vec<serde_json::Value> {
+    fn requests(value: &serde_json::Value, found: &mut Vec<serde_json::Value>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                if map.contains_key("messages") && crate::model::ChatRequest::from_value(value.clone()).is_ok() {
+                    found.push(value.clone());
+                }
+                map.values().for_each(|v| requests(v, found));
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| requests(v, found)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    for file in ["wire.json", "scenarios.json", "verify.json"] {
+        let path = format!("{}/../tests/vectors/{file}", env!("CARGO_MANIFEST_DIR"));
+        requests(&serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap(), &mut found);
+    }
+    found
+}
