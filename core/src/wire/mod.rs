@@ -326,15 +326,20 @@ pub(crate) fn sse_headers(extra: Vec<(String, String)>) -> Vec<(String, String)>
 /// through `fmt::Write` one small piece at a time, several times slower for the hundreds of chunks of a stream.
 pub(crate) fn sse_json(name: Option<&str>, data: &impl Serialize) -> String {
     let mut out = Vec::with_capacity(256);
+    push_sse_json(&mut out, name, data);
+    json_text(out)
+}
+
+/// `sse_json`'s event appended to `out`, for a frame of several events.
+pub(crate) fn push_sse_json(out: &mut Vec<u8>, name: Option<&str>, data: &impl Serialize) {
     if let Some(name) = name {
         out.extend_from_slice(b"event: ");
         out.extend_from_slice(name.as_bytes());
         out.push(b'\n');
     }
     out.extend_from_slice(b"data: ");
-    let _ = serde_json::to_writer(&mut out, data); // into a Vec, this cannot fail
+    let _ = serde_json::to_writer(&mut *out, data); // into a Vec, this cannot fail
     out.extend_from_slice(b"\n\n");
-    json_text(out)
 }
 
 /// `text` as a JSON string, quoted and escaped exactly as serde_json writes it, appended to `out` (`escape`). The

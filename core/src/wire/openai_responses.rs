@@ -12,7 +12,7 @@ use super::delivery::{self, StreamFraming};
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::{
-    json_reply, json_text, push_json_number, push_json_str, sse_json, stream_reply, ChatProtocol, DecodedRequest,
+    json_reply, json_text, push_json_number, push_json_str, push_sse_json, stream_reply, ChatProtocol, DecodedRequest,
     Encoding, Frame, Frames, HttpReply, ITEM_REFERENCE,
 };
 use crate::model::{
@@ -21,8 +21,10 @@ use crate::model::{
 };
 use crate::script::StreamBreak;
 use crate::stream::{Envelope, EventStream, StreamEvent, TimedEvent};
-use crate::tokenize::count_tokens;
+use objects::{Echo, Event, Output, OutputItem, Part, ResponseObject};
 use serde_json::{json, Value};
+
+mod objects;
 
 pub(crate) struct OpenAiResponses;
 
@@ -105,23 +107,45 @@ impl ChatProtocol for OpenAiResponses {
         request: &DecodedRequest,
         request_id: &str,
     ) -> HttpReply {
-        let output = output_items(response, envelope, "completed");
-        let body = response_object(Some(response), envelope, &Echo::of(request), output, status_of(response));
+        let echo = echo_of(request);
+        let output = Output::of(response, envelope);
+        let items = output.items("completed");
+        let body = ResponseObject::new(Some(response), envelope, &echo, &items, status_of(response));
         json_reply(200, vec![("x-request-id".into(), request_id.into())], &body)
     }
 
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
-        let echo = Echo::of(request);
+        let echo = echo_of(request);
         let frames = Frames::encoded(stream, move |stream| stream_encoding(stream, echo.clone()));
         stream_reply(stream, "x-request-id", request_id, frames)
     }
 }
 
-/// `event: <type>` with `type` and the next `sequence_number` in the data.
-fn numbered_event(sequence: &std::cell::Cell<u64>, kind: &str, mut data: Value) -> String {
-    data["type"] = json!(kind);
-    data["sequence_number"] = json!(sequence.replace(sequence.get() + 1));
-    sse_json(Some(kind), &data)
+/// Writes a stream's events, each with the next `sequence_number` (from 0).
+#[derive(Default)]
+struct EventWriter {
+    next: u64,
+}
+
+impl EventWriter {
+    fn next_number(&mut self) -> u64 {
+        let number = self.next;
+        self.next += 1;
+        number
+    }
+
+    /// `event: <type>` and the event as its data, appended to `out`.
+    fn write(&mut self, out: &mut Vec<u8>, mut event: Event<'_>) {
+        event.sequence_number = self.next_number();
+        push_sse_json(out, Some(event.r#type), &event);
+    }
+}
+
+/// The function call whose arguments are streaming.
+struct OpenCall {
+    item_id: String,
+    call_id: String,
+    name: String,
 }
 
 /// A stream's events: `response.created` and `response.in_progress`, then each output item as it opens, grows
@@ -130,16 +154,15 @@ fn stream_encoding(stream: &EventStream, echo: Echo) -> Encoding {
     let envelope = stream.envelope().clone();
     let stream_break = stream.stream_break();
     let message_id = format!("msg_{}", envelope.number);
-    let sequence = std::cell::Cell::new(0u64);
-    let in_progress = response_object(None, &envelope, &echo, Vec::new(), "in_progress");
-    let opening = vec![Frame {
-        delay_ms: 0,
-        data: [
-            numbered_event(&sequence, "response.created", json!({"response": in_progress.clone()})),
-            numbered_event(&sequence, "response.in_progress", json!({"response": in_progress})),
-        ]
-        .concat(),
-    }];
+    let mut writer = EventWriter::default();
+    let opening = {
+        let in_progress = ResponseObject::new(None, &envelope, &echo, &[], "in_progress");
+        let mut bytes = Vec::with_capacity(2048);
+        for kind in ["response.created", "response.in_progress"] {
+            writer.write(&mut bytes, Event { response: Some(&in_progress), ..Event::of(kind) });
+        }
+        vec![Frame { delay_ms: 0, data: json_text(bytes) }]
+    };
     let mut pending_delay = 0u64;
     let mut output_index = 0usize;
     let reasoning_id = format!("rs_{}", envelope.number);
@@ -148,131 +171,182 @@ fn stream_encoding(stream: &EventStream, echo: Echo) -> Encoding {
     let mut text = String::new();
     // A refusal streams as a `refusal` part (`response.refusal.delta` / `.done`) instead of `output_text`.
     let refused = stream.response().is_some_and(|r| r.finish_reason == Some(FinishReason::Refusal));
-    let mut open_call: Option<(String, String, String, String)> = None; // item id, call id, name, arguments
+    let mut open_call: Option<OpenCall> = None;
     let each = move |timed: &TimedEvent| -> Option<Frame> {
         let envelope = &envelope;
-        let next_sequence = || sequence.replace(sequence.get() + 1);
-        let mut event = |kind: &str, data: Value| numbered_event(&sequence, kind, data);
         pending_delay += timed.delay_ms;
-        let mut bytes = String::new();
+        let mut bytes = Vec::new();
         // The reasoning item ends where anything else begins.
         if !matches!(timed.event, StreamEvent::ThinkingDelta { .. }) {
             if let Some(summary) = reasoning.take() {
-                bytes.push_str(&close_reasoning(&mut event, &reasoning_id, output_index, &summary));
+                close_reasoning(&mut writer, &mut bytes, &reasoning_id, output_index, &summary);
                 output_index += 1;
             }
         }
+        let at = Some(output_index);
         match &timed.event {
             StreamEvent::ThinkingDelta { text: token } => {
+                let item_id = Some(reasoning_id.as_str());
                 let summary = match reasoning.as_mut() {
                     Some(summary) => summary,
                     None => {
-                        bytes.push_str(&event(
-                            "response.output_item.added",
-                            json!({"output_index": output_index,
-                            "item": {"id": reasoning_id, "type": "reasoning", "summary": []}}),
-                        ));
-                        bytes.push_str(&event("response.reasoning_summary_part.added", json!({"item_id": reasoning_id,
-                            "output_index": output_index, "summary_index": 0, "part": {"type": "summary_text", "text": ""}})));
+                        let item = OutputItem::reasoning(reasoning_id.as_str(), &[]);
+                        writer.write(
+                            &mut bytes,
+                            Event { item: Some(&item), output_index: at, ..Event::of("response.output_item.added") },
+                        );
+                        writer.write(
+                            &mut bytes,
+                            Event {
+                                item_id,
+                                output_index: at,
+                                part: Some(Part::summary("")),
+                                summary_index: Some(0),
+                                ..Event::of("response.reasoning_summary_part.added")
+                            },
+                        );
                         reasoning.insert(String::new())
                     }
                 };
                 summary.push_str(token);
-                bytes.push_str(&event(
-                    "response.reasoning_summary_text.delta",
-                    json!({"item_id": reasoning_id,
-                    "output_index": output_index, "summary_index": 0, "delta": token}),
-                ));
+                writer.write(
+                    &mut bytes,
+                    Event {
+                        delta: Some(token),
+                        item_id,
+                        output_index: at,
+                        summary_index: Some(0),
+                        ..Event::of("response.reasoning_summary_text.delta")
+                    },
+                );
             }
             StreamEvent::TextDelta { text: token } => {
+                let item_id = Some(message_id.as_str());
                 if !text_open {
                     text_open = true;
-                    bytes.push_str(&event("response.output_item.added", json!({"output_index": output_index,
-                        "item": {"id": message_id, "type": "message", "status": "in_progress", "role": "assistant", "content": []}})));
-                    bytes.push_str(&event(
-                        "response.content_part.added",
-                        json!({"item_id": message_id, "output_index": output_index,
-                        "content_index": 0, "part": empty_part(refused)}),
-                    ));
+                    let item = OutputItem::message(message_id.as_str(), "in_progress", &[]);
+                    writer.write(
+                        &mut bytes,
+                        Event { item: Some(&item), output_index: at, ..Event::of("response.output_item.added") },
+                    );
+                    writer.write(
+                        &mut bytes,
+                        Event {
+                            content_index: Some(0),
+                            item_id,
+                            output_index: at,
+                            part: Some(Part::text("", refused)),
+                            ..Event::of("response.content_part.added")
+                        },
+                    );
                 }
                 text.push_str(token);
-                let delta = if refused {
-                    event(
-                        "response.refusal.delta",
-                        json!({"item_id": message_id, "output_index": output_index,
-                        "content_index": 0, "delta": token}),
-                    )
+                if refused {
+                    writer.write(
+                        &mut bytes,
+                        Event {
+                            content_index: Some(0),
+                            delta: Some(token),
+                            item_id,
+                            output_index: at,
+                            ..Event::of("response.refusal.delta")
+                        },
+                    );
                 } else {
-                    text_delta_event(token, &message_id, output_index, next_sequence())
-                };
-                if bytes.is_empty() {
-                    bytes = delta; // the usual case: another token of the open message
-                } else {
-                    bytes.push_str(&delta);
+                    push_text_delta_event(&mut bytes, token, &message_id, output_index, writer.next_number());
                 }
             }
             StreamEvent::ToolCallDelta { index, id, name, arguments } => {
                 if text_open {
-                    bytes.push_str(&close_text(&mut event, &message_id, output_index, &text, refused));
+                    close_text(&mut writer, &mut bytes, &message_id, output_index, &text, refused);
                     text_open = false;
                     output_index += 1;
                 }
-                if open_call.is_none() {
+                let at = Some(output_index);
+                let call = open_call.get_or_insert_with(|| {
                     let item_id = format!("fc_{}_{index}", envelope.number);
-                    bytes.push_str(&event("response.output_item.added", json!({"output_index": output_index,
-                        "item": {"id": item_id, "type": "function_call", "status": "in_progress", "call_id": id, "name": name, "arguments": ""}})));
-                    open_call = Some((item_id, id.clone(), name.clone(), String::new()));
-                }
-                if let Some((item_id, _, _, so_far)) = open_call.as_mut() {
-                    if !arguments.is_empty() {
-                        so_far.push_str(arguments);
-                        bytes.push_str(&event(
-                            "response.function_call_arguments.delta",
-                            json!({"item_id": item_id,
-                            "output_index": output_index, "delta": arguments}),
-                        ));
-                    }
+                    let item = OutputItem::function_call(item_id.as_str(), "in_progress", id, name, "");
+                    writer.write(
+                        &mut bytes,
+                        Event { item: Some(&item), output_index: at, ..Event::of("response.output_item.added") },
+                    );
+                    OpenCall { item_id, call_id: id.clone(), name: name.clone() }
+                });
+                if !arguments.is_empty() {
+                    writer.write(
+                        &mut bytes,
+                        Event {
+                            delta: Some(arguments),
+                            item_id: Some(&call.item_id),
+                            output_index: at,
+                            ..Event::of("response.function_call_arguments.delta")
+                        },
+                    );
                 }
             }
             StreamEvent::ToolCall { call, .. } => {
-                if let Some((item_id, call_id, name, _)) = open_call.take() {
-                    bytes.push_str(&event(
-                        "response.function_call_arguments.done",
-                        json!({"item_id": item_id,
-                        "output_index": output_index, "name": name, "arguments": call.arguments}),
-                    ));
-                    bytes.push_str(&event(
-                        "response.output_item.done",
-                        json!({"output_index": output_index,
-                        "item": {"id": item_id, "type": "function_call", "status": "completed", "call_id": call_id,
-                                 "name": name, "arguments": call.arguments}}),
-                    ));
+                if let Some(open) = open_call.take() {
+                    writer.write(
+                        &mut bytes,
+                        Event {
+                            arguments: Some(&call.arguments),
+                            item_id: Some(&open.item_id),
+                            name: Some(&open.name),
+                            output_index: at,
+                            ..Event::of("response.function_call_arguments.done")
+                        },
+                    );
+                    let item = OutputItem::function_call(
+                        open.item_id.as_str(),
+                        "completed",
+                        &open.call_id,
+                        &open.name,
+                        &call.arguments,
+                    );
+                    writer.write(
+                        &mut bytes,
+                        Event { item: Some(&item), output_index: at, ..Event::of("response.output_item.done") },
+                    );
                     output_index += 1;
                 }
             }
             StreamEvent::Complete { response } => {
+                // The closing events and the whole response repeat the text up to five times: room for all of it.
+                let message = &response.message;
+                let answer_len =
+                    message.text.as_ref().map_or(0, String::len) + message.thinking.as_ref().map_or(0, String::len);
+                bytes.reserve(3072 + 5 * answer_len);
                 if text_open {
-                    bytes.push_str(&close_text(&mut event, &message_id, output_index, &text, refused));
+                    close_text(&mut writer, &mut bytes, &message_id, output_index, &text, refused);
                     text_open = false;
                 }
                 let status = status_of(response);
-                let output = output_items(response, envelope, "completed");
-                let done = response_object(Some(response), envelope, &echo, output, status);
+                let output = Output::of(response, envelope);
+                let items = output.items("completed");
+                let done = ResponseObject::new(Some(response), envelope, &echo, &items, status);
                 let kind = if status == "incomplete" { "response.incomplete" } else { "response.completed" };
-                bytes.push_str(&event(kind, json!({"response": done})));
+                writer.write(&mut bytes, Event { response: Some(&done), ..Event::of(kind) });
             }
             StreamEvent::Error { error } => {
                 if stream_break == StreamBreak::ErrorEvent {
                     let inner = error_object(Dialect::OpenAi, error);
-                    bytes.push_str(&event("error", json!({"code": inner["code"].clone().as_str().map_or_else(|| inner["type"].clone(), |c| json!(c)),
-                        "message": error.message, "param": null})));
+                    let code = inner["code"].as_str().map_or_else(|| inner["type"].clone(), |code| json!(code));
+                    writer.write(
+                        &mut bytes,
+                        Event {
+                            code: Some(code),
+                            message: Some(&error.message),
+                            param: Some(()),
+                            ..Event::of("error")
+                        },
+                    );
                 }
             }
         }
         if bytes.is_empty() {
             return None;
         }
-        Some(Frame { delay_ms: std::mem::take(&mut pending_delay), data: bytes })
+        Some(Frame { delay_ms: std::mem::take(&mut pending_delay), data: json_text(bytes) })
     };
     Encoding { opening, each: Box::new(each) }
 }
@@ -280,89 +354,83 @@ fn stream_encoding(stream: &EventStream, echo: Echo) -> Encoding {
 /// A `response.output_text.delta` event, one per streamed token, written by hand around the token and the ids
 /// (`push_json_str`): the bytes serde_json writes for its object, keys in its sorted order (`tests/vectors/wire.json`
 /// holds them).
-fn text_delta_event(token: &str, item_id: &str, output_index: usize, sequence_number: u64) -> String {
-    let mut out = Vec::with_capacity(192 + token.len());
+fn push_text_delta_event(out: &mut Vec<u8>, token: &str, item_id: &str, output_index: usize, sequence_number: u64) {
+    out.reserve(192 + token.len());
     out.extend_from_slice(b"event: response.output_text.delta\ndata: {\"content_index\":0,\"delta\":");
-    push_json_str(&mut out, token);
+    push_json_str(out, token);
     out.extend_from_slice(b",\"item_id\":");
-    push_json_str(&mut out, item_id);
+    push_json_str(out, item_id);
     out.extend_from_slice(b",\"logprobs\":[],\"output_index\":");
-    push_json_number(&mut out, output_index as u64);
+    push_json_number(out, output_index as u64);
     out.extend_from_slice(b",\"sequence_number\":");
-    push_json_number(&mut out, sequence_number);
+    push_json_number(out, sequence_number);
     out.extend_from_slice(b",\"type\":\"response.output_text.delta\"}\n\n");
-    json_text(out)
 }
 
+/// The reasoning item's closing events, its summary whole.
 fn close_reasoning(
-    event: &mut impl FnMut(&str, Value) -> String,
+    writer: &mut EventWriter,
+    out: &mut Vec<u8>,
     reasoning_id: &str,
     output_index: usize,
     summary: &str,
-) -> String {
-    let part = json!({"type": "summary_text", "text": summary});
-    [
-        event(
-            "response.reasoning_summary_text.done",
-            json!({"item_id": reasoning_id, "output_index": output_index, "summary_index": 0, "text": summary}),
-        ),
-        event(
-            "response.reasoning_summary_part.done",
-            json!({"item_id": reasoning_id, "output_index": output_index, "summary_index": 0, "part": part.clone()}),
-        ),
-        event(
-            "response.output_item.done",
-            json!({"output_index": output_index,
-            "item": {"id": reasoning_id, "type": "reasoning", "summary": [part]}}),
-        ),
-    ]
-    .concat()
+) {
+    let (item_id, at) = (Some(reasoning_id), Some(output_index));
+    let part = Part::summary(summary);
+    writer.write(
+        out,
+        Event {
+            item_id,
+            output_index: at,
+            summary_index: Some(0),
+            text: Some(summary),
+            ..Event::of("response.reasoning_summary_text.done")
+        },
+    );
+    writer.write(
+        out,
+        Event {
+            item_id,
+            output_index: at,
+            part: Some(part),
+            summary_index: Some(0),
+            ..Event::of("response.reasoning_summary_part.done")
+        },
+    );
+    let item = OutputItem::reasoning(reasoning_id, std::slice::from_ref(&part));
+    writer.write(out, Event { item: Some(&item), output_index: at, ..Event::of("response.output_item.done") });
 }
 
-/// The message's content part as it opens: `output_text`, or for a refusal `refusal`.
-fn empty_part(refused: bool) -> Value {
-    if refused {
-        json!({"type": "refusal", "refusal": ""})
-    } else {
-        json!({"type": "output_text", "text": "", "annotations": []})
-    }
-}
-
-/// The message's whole content part: its text, or a refusal's.
-fn text_part(text: &str, refused: bool) -> Value {
-    if refused {
-        json!({"type": "refusal", "refusal": text})
-    } else {
-        json!({"type": "output_text", "text": text, "annotations": []})
-    }
-}
-
+/// The message item's closing events, its text (or refusal) whole.
 fn close_text(
-    event: &mut impl FnMut(&str, Value) -> String,
+    writer: &mut EventWriter,
+    out: &mut Vec<u8>,
     message_id: &str,
     output_index: usize,
     text: &str,
     refused: bool,
-) -> String {
-    let part = text_part(text, refused);
+) {
+    let (item_id, at, content_index) = (Some(message_id), Some(output_index), Some(0));
     let done = if refused {
-        event(
-            "response.refusal.done",
-            json!({"item_id": message_id, "output_index": output_index, "content_index": 0, "refusal": text}),
-        )
+        Event { content_index, item_id, output_index: at, refusal: Some(text), ..Event::of("response.refusal.done") }
     } else {
-        event(
-            "response.output_text.done",
-            json!({"item_id": message_id, "output_index": output_index, "content_index": 0, "text": text, "logprobs": []}),
-        )
+        Event {
+            content_index,
+            item_id,
+            logprobs: Some([]),
+            output_index: at,
+            text: Some(text),
+            ..Event::of("response.output_text.done")
+        }
     };
-    [
-        done,
-        event("response.content_part.done", json!({"item_id": message_id, "output_index": output_index, "content_index": 0, "part": part.clone()})),
-        event("response.output_item.done", json!({"output_index": output_index,
-            "item": {"id": message_id, "type": "message", "status": "completed", "role": "assistant", "content": [part]}})),
-    ]
-    .concat()
+    writer.write(out, done);
+    let part = Part::text(text, refused);
+    writer.write(
+        out,
+        Event { content_index, item_id, output_index: at, part: Some(part), ..Event::of("response.content_part.done") },
+    );
+    let item = OutputItem::message(message_id, "completed", std::slice::from_ref(&part));
+    writer.write(out, Event { item: Some(&item), output_index: at, ..Event::of("response.output_item.done") });
 }
 
 fn status_of(response: &ChatResponse) -> &'static str {
@@ -372,114 +440,24 @@ fn status_of(response: &ChatResponse) -> &'static str {
     }
 }
 
-fn output_items(response: &ChatResponse, envelope: &Envelope, status: &str) -> Vec<Value> {
-    let number = envelope.number;
-    let mut items = Vec::new();
-    if let Some(thinking) = &response.message.thinking {
-        items.push(json!({"id": format!("rs_{number}"), "type": "reasoning",
-            "summary": [{"type": "summary_text", "text": thinking}]}));
-    }
-    if let Some(text) = &response.message.text {
-        let part = text_part(text, response.finish_reason == Some(FinishReason::Refusal));
-        items.push(json!({"id": format!("msg_{number}"), "type": "message", "status": status, "role": "assistant",
-            "content": [part]}));
-    }
-    for (i, call) in response.message.tool_calls.iter().enumerate() {
-        items.push(json!({"id": format!("fc_{number}_{i}"), "type": "function_call", "status": status,
-            "call_id": call.id, "name": call.name, "arguments": call.arguments}));
-    }
-    items
-}
-
-/// The response object; `response` is `None` while it is in progress.
-/// What a response object repeats of its request, taken once so that a stream need not keep the request.
-#[derive(Clone)]
-struct Echo {
-    max_output_tokens: Option<u64>,
-    temperature: f64,
-    top_p: f64,
-    /// The request's tools, echoed as OpenAI does (in the Responses shape the request gave them in).
-    tools: Value,
-    store: bool,
-    previous_response_id: Option<String>,
-}
-
-impl Echo {
-    fn of(decoded: &DecodedRequest) -> Echo {
-        let request = &decoded.request;
-        Echo {
-            store: decoded.store,
-            previous_response_id: decoded.previous_response_id.clone(),
-            max_output_tokens: request.max_tokens,
-            temperature: request.temperature.unwrap_or(1.0),
-            top_p: request.top_p.unwrap_or(1.0),
-            tools: request
-                .tools
-                .iter()
-                .map(|tool| {
-                    json!({"type": "function", "name": tool.name, "description": tool.description,
-                           "parameters": tool.parameters, "strict": true})
-                })
-                .collect(),
-        }
-    }
-}
-
-fn response_object(
-    response: Option<&ChatResponse>,
-    envelope: &Envelope,
-    echo: &Echo,
-    output: Vec<Value>,
-    status: &str,
-) -> Value {
-    let finish_reason = response.and_then(|r| r.finish_reason);
-    // The reasoning's share of the output, by the word-like count (never more than the output itself).
-    let reasoning_tokens = |output_tokens: u64| {
-        let thinking = response.and_then(|r| r.message.thinking.as_deref()).map_or(0, count_tokens) as u64;
-        thinking.min(output_tokens)
-    };
-    let usage = match response.and_then(|r| r.usage) {
-        None => Value::Null,
-        Some(u) => {
-            json!({
-                "input_tokens": u.input_tokens,
-                "input_tokens_details": {"cached_tokens": u.cached_tokens.unwrap_or(0)},
-                "output_tokens": u.output_tokens,
-                "output_tokens_details": {"reasoning_tokens": reasoning_tokens(u.output_tokens)},
-                "total_tokens": u.total_tokens,
+/// What the response objects of a request repeat of it.
+fn echo_of(decoded: &DecodedRequest) -> Echo {
+    let request = &decoded.request;
+    Echo {
+        store: decoded.store,
+        previous_response_id: decoded.previous_response_id.clone(),
+        max_output_tokens: request.max_tokens,
+        temperature: request.temperature.unwrap_or(1.0),
+        top_p: request.top_p.unwrap_or(1.0),
+        tools: request
+            .tools
+            .iter()
+            .map(|tool| {
+                json!({"type": "function", "name": tool.name, "description": tool.description,
+                       "parameters": tool.parameters, "strict": true})
             })
-        }
-    };
-    let incomplete = match (status, finish_reason) {
-        ("incomplete", Some(FinishReason::ContentFilter)) => json!({"reason": "content_filter"}),
-        ("incomplete", _) => json!({"reason": "max_output_tokens"}),
-        _ => Value::Null,
-    };
-    json!({
-        "id": envelope.id("resp_"),
-        "object": "response",
-        "created_at": envelope.created,
-        "status": status,
-        "error": null,
-        "incomplete_details": incomplete,
-        "instructions": null,
-        "max_output_tokens": echo.max_output_tokens,
-        "model": envelope.model,
-        "output": output,
-        "parallel_tool_calls": true,
-        "previous_response_id": echo.previous_response_id,
-        "reasoning": {"effort": null, "summary": null},
-        "store": echo.store,
-        "temperature": echo.temperature,
-        "text": {"format": {"type": "text"}},
-        "tool_choice": "auto",
-        "tools": echo.tools,
-        "top_p": echo.top_p,
-        "truncation": "disabled",
-        "usage": usage,
-        "user": null,
-        "metadata": {},
-    })
+            .collect(),
+    }
 }
 
 fn decode_item(value: &Value, what: &str, out: &mut Vec<Message>) -> Result<(), String> {

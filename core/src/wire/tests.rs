@@ -119,6 +119,60 @@ fn responses_stream_numbers_every_event_and_completes_with_the_whole_response() 
     assert_eq!(last["response"]["output"][0]["content"][0]["text"], "Hi there!");
 }
 
+/// The Responses encoder writes serde structs whose fields must be declared in sorted order to give the bytes a
+/// `Value` gives (`openai_responses/objects.rs`): every event of every kind, and the whole response, re-read as a
+/// `Value` and written again, must come out byte for byte as sent.
+#[test]
+fn every_responses_frame_is_written_in_sorted_key_order() {
+    let scenario = json!({"cuecard": 1, "routes": [{"steps": [
+        {"thinking": "Plan first.", "text": "Hello, \"world\"!", "usage": {"cached_tokens": 3, "input_tokens": 10, "output_tokens": 4}},
+        {"text": "Let me check.", "tool_calls": [{"arguments": {"city": "Paris"}, "name": "get_weather"}, {"name": "now"}]},
+        {"refusal": "I can't help with that."},
+        {"text": "cut short", "finish_reason": "content_filter"},
+        {"text": "partial", "fail_after": {"kind": "rate_limited"}, "fail_after_as": "error_event"},
+    ]}]});
+    let mut kinds = std::collections::BTreeSet::new();
+    for stream in [true, false] {
+        let m = MockModel::from_scenario(&crate::Scenario::from_value(scenario.clone()).unwrap()).unwrap();
+        let body = json!({"model": "gpt-4.1", "input": "hi", "stream": stream, "previous_response_id": "resp_0",
+            "max_output_tokens": 50, "tools": [{"type": "function", "name": "get_weather", "parameters": {"type": "object"}}]});
+        for _ in 0..5 {
+            let reply = handle(&m, &HttpRequest::post_json("/v1/responses", &body.to_string()));
+            let datas =
+                if stream { sse(&reply).into_iter().map(|(_, d)| d).collect() } else { vec![reply.body_text()] };
+            for data in datas {
+                let value: Value = serde_json::from_str(&data).unwrap();
+                assert_eq!(serde_json::to_string(&value).unwrap(), data, "not in sorted key order");
+                kinds.insert(value["type"].as_str().unwrap_or("whole response").to_string());
+            }
+        }
+    }
+    // Every kind of event the encoder writes was among them.
+    for kind in [
+        "created",
+        "in_progress",
+        "output_item.added",
+        "output_item.done",
+        "content_part.added",
+        "content_part.done",
+        "output_text.delta",
+        "output_text.done",
+        "refusal.delta",
+        "refusal.done",
+        "reasoning_summary_part.added",
+        "reasoning_summary_part.done",
+        "reasoning_summary_text.delta",
+        "reasoning_summary_text.done",
+        "function_call_arguments.delta",
+        "function_call_arguments.done",
+        "completed",
+        "incomplete",
+    ] {
+        assert!(kinds.contains(&format!("response.{kind}")), "no response.{kind} event among {kinds:?}");
+    }
+    assert!(kinds.contains("error") && kinds.contains("whole response"), "{kinds:?}");
+}
+
 #[test]
 fn failures_carry_status_headers_and_the_provider_body() {
     let m = mock(vec![
