@@ -15,7 +15,7 @@ instructions() { # $1 = requests, $2 = one of the modes below
   valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$BIN" "$1" "$2" 2>&1 |
     awk '/I *refs/ {gsub(",", "", $4); print $4}'
 }
-for mode in whole stream messages responses gemini_whole gemini_stream ollama_stream converse_stream; do
+for mode in whole stream messages responses_whole responses gemini_whole gemini_stream ollama_stream converse_stream; do
   few="$(instructions 100 "$mode")"
   many="$(instructions 1100 "$mode")"
   echo "$mode: $(( (many - few) / 1000 )) instructions per request; $("$BIN" 1000 "$mode")"

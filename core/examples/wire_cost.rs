@@ -1,10 +1,10 @@
 //! What one request through the wire layer costs in allocations, counted exactly (no timing noise): bench/load.json's
-//! answer (75 tokens) as a whole chat completion and a whole Gemini answer, and streamed by Chat Completions,
+//! answer (75 tokens) as a whole chat completion, a whole Responses answer and a whole Gemini answer, and streamed by Chat Completions,
 //! Anthropic Messages, OpenAI Responses, Gemini (SSE), Ollama (NDJSON) and Bedrock's ConverseStream (AWS event-stream
 //! frames), against a bounded journal as `serve` keeps it.
 //!
 //!     cargo run --profile bench -p cuecard --features server --example wire_cost -- [REQUESTS] \
-//!         [whole|stream|messages|responses|gemini_whole|gemini_stream|ollama_stream|converse_stream]
+//!         [whole|stream|messages|responses_whole|responses|gemini_whole|gemini_stream|ollama_stream|converse_stream]
 //!
 //! Instructions per request, exact as well, from cachegrind over two request counts (the difference cancels the
 //! start-up): `bench/wire-cost.sh`. Timings are noisy on a shared VM; these counts are not, so an A/B of a change to
@@ -65,6 +65,11 @@ fn main() {
             "messages",
             "/v1/messages",
             format!(r#"{{"model":"claude-sonnet-4-5","max_tokens":1024,"stream":true,{question}}}"#),
+        ),
+        (
+            "responses_whole",
+            "/v1/responses",
+            r#"{"model":"gpt-4o","input":"What is the weather in Paris?"}"#.to_string(),
         ),
         (
             "responses",
