@@ -40,13 +40,26 @@ if [ "${PINNED:-0}" = 1 ]; then
   PINNED_DURATION="${PINNED_DURATION:-10}"
   start_pinned() { # $1 = output file, then the command: prints the server's first line; its PID in STARTED_PID
     local out="$1"; shift
+    rm -f "$out" # so that first_line waits for this server's line, not a stopped one's
     taskset -c 0 "$@" > "$out" & STARTED_PID=$!; PIDS+=($STARTED_PID)
     first_line "$out" > /dev/null
   }
-  start_pinned "$CARGO_TARGET_DIR/pin-long.out" "$BIN/cuecard" serve --port 0 --instant --scenario bench/load.json --journal-limit 100000000
-  LONG_PID=$STARTED_PID; LONG_URL="$(head -1 "$CARGO_TARGET_DIR/pin-long.out" | awk '{print $NF}')"
-  start_pinned "$CARGO_TARGET_DIR/pin-short.out" "$BIN/cuecard" serve --port 0 --instant --scenario bench/load-short.json --journal-limit 100000000
-  SHORT_PID=$STARTED_PID; SHORT_URL="$(head -1 "$CARGO_TARGET_DIR/pin-short.out" | awk '{print $NF}')"
+  # The cuecard servers keep their whole journal, which grows by about 1.5 KB of memory per request: each pair of
+  # rounds gets fresh ones (a server that had answered the pair before ran slower, against a journal of half a million).
+  start_cuecards() {
+    for pid in ${LONG_PID:-} ${SHORT_PID:-} ${BASE_LONG_PID:-} ${BASE_SHORT_PID:-}; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+    start_pinned "$CARGO_TARGET_DIR/pin-long.out" "$BIN/cuecard" serve --port 0 --instant --scenario bench/load.json --journal-limit 100000000
+    LONG_PID=$STARTED_PID; LONG_URL="$(head -1 "$CARGO_TARGET_DIR/pin-long.out" | awk '{print $NF}')"
+    start_pinned "$CARGO_TARGET_DIR/pin-short.out" "$BIN/cuecard" serve --port 0 --instant --scenario bench/load-short.json --journal-limit 100000000
+    SHORT_PID=$STARTED_PID; SHORT_URL="$(head -1 "$CARGO_TARGET_DIR/pin-short.out" | awk '{print $NF}')"
+    if [ -n "${BASELINE_CLI:-}" ]; then # another build of the command (before a change), measured in the same rounds
+      start_pinned "$CARGO_TARGET_DIR/pin-base-long.out" "$BASELINE_CLI" serve --port 0 --instant --scenario bench/load.json --journal-limit 100000000
+      BASE_LONG_PID=$STARTED_PID; BASE_LONG_URL="$(head -1 "$CARGO_TARGET_DIR/pin-base-long.out" | awk '{print $NF}')"
+      start_pinned "$CARGO_TARGET_DIR/pin-base-short.out" "$BASELINE_CLI" serve --port 0 --instant --scenario bench/load-short.json --journal-limit 100000000
+      BASE_SHORT_PID=$STARTED_PID; BASE_SHORT_URL="$(head -1 "$CARGO_TARGET_DIR/pin-base-short.out" | awk '{print $NF}')"
+    fi
+  }
+  start_cuecards
   # The bytes cuecard answers, body and headers, for the bare servers to answer too (these requests are journaled
   # like the rest). The headers are all but those hyper writes itself (status line, content-type, content-length,
   # transfer-encoding).
@@ -68,15 +81,10 @@ if [ "${PINNED:-0}" = 1 ]; then
     after="$(awk '{print $14 + $15}' "/proc/$1/stat")"
     python3 -c 'import re,sys; out=sys.argv[4]; n=int(re.search(r"(\d+) requests in", out).group(1)); rps=float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)); print(f"{rps:.0f} {(int(sys.argv[2]) - int(sys.argv[1])) / int(sys.argv[3]) * 1e6 / n:.2f}")' "$before" "$after" "$(getconf CLK_TCK)" "$out"
   }
-  if [ -n "${BASELINE_CLI:-}" ]; then # another build of the command (before a change), measured in the same rounds
-    start_pinned "$CARGO_TARGET_DIR/pin-base-long.out" "$BASELINE_CLI" serve --port 0 --instant --scenario bench/load.json --journal-limit 100000000
-    BASE_LONG_PID=$STARTED_PID; BASE_LONG_URL="$(head -1 "$CARGO_TARGET_DIR/pin-base-long.out" | awk '{print $NF}')"
-    start_pinned "$CARGO_TARGET_DIR/pin-base-short.out" "$BASELINE_CLI" serve --port 0 --instant --scenario bench/load-short.json --journal-limit 100000000
-    BASE_SHORT_PID=$STARTED_PID; BASE_SHORT_URL="$(head -1 "$CARGO_TARGET_DIR/pin-base-short.out" | awk '{print $NF}')"
-  fi
-  STREAM=0 taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d1s -s bench/chat.lua "$LONG_URL/chat/completions" > /dev/null  # warm up
   ROWS=()
   for pair in $(seq 1 "$PAIRS"); do
+    [ "$pair" = 1 ] || start_cuecards
+    STREAM=0 taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d1s -s bench/chat.lua "$LONG_URL/chat/completions" > /dev/null  # warm up
     ROWS+=("bare-whole:$(cpu_us_per_request "$BARE_PID" "$BARE_URL" 0 | tr ' ' :)")
     ROWS+=("cuecard-whole:$(cpu_us_per_request "$LONG_PID" "$LONG_URL" 0 | tr ' ' :)")
     [ -n "${BASELINE_CLI:-}" ] && ROWS+=("baseline-whole:$(cpu_us_per_request "$BASE_LONG_PID" "$BASE_LONG_URL" 0 | tr ' ' :)")
