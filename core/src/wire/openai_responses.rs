@@ -139,6 +139,12 @@ impl EventWriter {
         event.sequence_number = self.next_number();
         push_sse_json(out, Some(event.r#type), &event);
     }
+
+    /// `response.output_item.added` (`done` false) or `.done` for `item` at `output_index`.
+    fn write_item(&mut self, out: &mut Vec<u8>, done: bool, item: &OutputItem<'_>, output_index: usize) {
+        let kind = if done { "response.output_item.done" } else { "response.output_item.added" };
+        self.write(out, Event { item: Some(item), output_index: Some(output_index), ..Event::of(kind) });
+    }
 }
 
 /// The function call whose arguments are streaming.
@@ -191,10 +197,7 @@ fn stream_encoding(stream: &EventStream, echo: Echo) -> Encoding {
                     Some(summary) => summary,
                     None => {
                         let item = OutputItem::reasoning(reasoning_id.as_str(), &[]);
-                        writer.write(
-                            &mut bytes,
-                            Event { item: Some(&item), output_index: at, ..Event::of("response.output_item.added") },
-                        );
+                        writer.write_item(&mut bytes, false, &item, output_index);
                         writer.write(
                             &mut bytes,
                             Event {
@@ -225,10 +228,7 @@ fn stream_encoding(stream: &EventStream, echo: Echo) -> Encoding {
                 if !text_open {
                     text_open = true;
                     let item = OutputItem::message(message_id.as_str(), "in_progress", &[]);
-                    writer.write(
-                        &mut bytes,
-                        Event { item: Some(&item), output_index: at, ..Event::of("response.output_item.added") },
-                    );
+                    writer.write_item(&mut bytes, false, &item, output_index);
                     writer.write(
                         &mut bytes,
                         Event {
@@ -266,10 +266,7 @@ fn stream_encoding(stream: &EventStream, echo: Echo) -> Encoding {
                 let call = open_call.get_or_insert_with(|| {
                     let item_id = format!("fc_{}_{index}", envelope.number);
                     let item = OutputItem::function_call(item_id.as_str(), "in_progress", id, name, "");
-                    writer.write(
-                        &mut bytes,
-                        Event { item: Some(&item), output_index: at, ..Event::of("response.output_item.added") },
-                    );
+                    writer.write_item(&mut bytes, false, &item, output_index);
                     OpenCall { item_id, call_id: id.clone(), name: name.clone() }
                 });
                 if !arguments.is_empty() {
@@ -303,10 +300,7 @@ fn stream_encoding(stream: &EventStream, echo: Echo) -> Encoding {
                         &open.name,
                         &call.arguments,
                     );
-                    writer.write(
-                        &mut bytes,
-                        Event { item: Some(&item), output_index: at, ..Event::of("response.output_item.done") },
-                    );
+                    writer.write_item(&mut bytes, true, &item, output_index);
                     output_index += 1;
                 }
             }
@@ -398,7 +392,7 @@ fn close_reasoning(
         },
     );
     let item = OutputItem::reasoning(reasoning_id, std::slice::from_ref(&part));
-    writer.write(out, Event { item: Some(&item), output_index: at, ..Event::of("response.output_item.done") });
+    writer.write_item(out, true, &item, output_index);
 }
 
 /// The message item's closing events, its text (or refusal) whole.
@@ -430,7 +424,7 @@ fn close_text(
         Event { content_index, item_id, output_index: at, part: Some(part), ..Event::of("response.content_part.done") },
     );
     let item = OutputItem::message(message_id, "completed", std::slice::from_ref(&part));
-    writer.write(out, Event { item: Some(&item), output_index: at, ..Event::of("response.output_item.done") });
+    writer.write_item(out, true, &item, output_index);
 }
 
 fn status_of(response: &ChatResponse) -> &'static str {
