@@ -34,7 +34,8 @@ rps() { grep -E '^Requests/sec' | awk '{print $2}'; }
 # and the server's CPU time per request read from /proc/PID/stat over each run (user + system ticks / requests).
 # cuecard (the whole journal kept) beside a bare hyper server answering the same bytes (captured from cuecard's
 # reply), non-streaming (bench/load.json) and a 13-event stream (bench/load-short.json), PAIRS interleaved pairs of
-# PINNED_DURATION seconds each.
+# PINNED_DURATION seconds each. Beside them, two more rows: the bare server reading the request body before it answers
+# (the floor of any server that answers from the request), and cuecard with serve's default journal limit.
 if [ "${PINNED:-0}" = 1 ]; then
   PAIRS="${PAIRS:-2}"
   PINNED_DURATION="${PINNED_DURATION:-10}"
@@ -47,11 +48,16 @@ if [ "${PINNED:-0}" = 1 ]; then
   # The cuecard servers keep their whole journal, which grows by about 1.5 KB of memory per request: each pair of
   # rounds gets fresh ones (a server that had answered the pair before ran slower, against a journal of half a million).
   start_cuecards() {
-    for pid in ${LONG_PID:-} ${SHORT_PID:-} ${BASE_LONG_PID:-} ${BASE_SHORT_PID:-}; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+    for pid in ${LONG_PID:-} ${SHORT_PID:-} ${DEFAULT_LONG_PID:-} ${DEFAULT_SHORT_PID:-} ${BASE_LONG_PID:-} ${BASE_SHORT_PID:-}; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
     start_pinned "$CARGO_TARGET_DIR/pin-long.out" "$BIN/cuecard" serve --port 0 --instant --scenario bench/load.json --journal-limit 100000000
     LONG_PID=$STARTED_PID; LONG_URL="$(head -1 "$CARGO_TARGET_DIR/pin-long.out" | awk '{print $NF}')"
     start_pinned "$CARGO_TARGET_DIR/pin-short.out" "$BIN/cuecard" serve --port 0 --instant --scenario bench/load-short.json --journal-limit 100000000
     SHORT_PID=$STARTED_PID; SHORT_URL="$(head -1 "$CARGO_TARGET_DIR/pin-short.out" | awk '{print $NF}')"
+    # And as `cuecard serve` runs by default: the newest 10,000 entries kept, each older one let go as a request comes.
+    start_pinned "$CARGO_TARGET_DIR/pin-default-long.out" "$BIN/cuecard" serve --port 0 --instant --scenario bench/load.json
+    DEFAULT_LONG_PID=$STARTED_PID; DEFAULT_LONG_URL="$(head -1 "$CARGO_TARGET_DIR/pin-default-long.out" | awk '{print $NF}')"
+    start_pinned "$CARGO_TARGET_DIR/pin-default-short.out" "$BIN/cuecard" serve --port 0 --instant --scenario bench/load-short.json
+    DEFAULT_SHORT_PID=$STARTED_PID; DEFAULT_SHORT_URL="$(head -1 "$CARGO_TARGET_DIR/pin-default-short.out" | awk '{print $NF}')"
     if [ -n "${BASELINE_CLI:-}" ]; then # another build of the command (before a change), measured in the same rounds
       start_pinned "$CARGO_TARGET_DIR/pin-base-long.out" "$BASELINE_CLI" serve --port 0 --instant --scenario bench/load.json --journal-limit 100000000
       BASE_LONG_PID=$STARTED_PID; BASE_LONG_URL="$(head -1 "$CARGO_TARGET_DIR/pin-base-long.out" | awk '{print $NF}')"
@@ -74,6 +80,11 @@ if [ "${PINNED:-0}" = 1 ]; then
   BARE_PID=$STARTED_PID; BARE_URL="$(head -1 "$CARGO_TARGET_DIR/pin-bare.out")/v1"
   BARE_BODY="$CARGO_TARGET_DIR/pin-stream.body" BARE_HEADERS="$CARGO_TARGET_DIR/pin-stream.headers" BARE_CONTENT_TYPE=text/event-stream start_pinned "$CARGO_TARGET_DIR/pin-bare-stream.out" "$BIN/examples/bare_server"
   BARE_STREAM_PID=$STARTED_PID; BARE_STREAM_URL="$(head -1 "$CARGO_TARGET_DIR/pin-bare-stream.out")/v1"
+  # The floor of any server that answers from the request: the same bare servers, reading the request body first.
+  BARE_READ_BODY=1 BARE_BODY="$CARGO_TARGET_DIR/pin-whole.body" BARE_HEADERS="$CARGO_TARGET_DIR/pin-whole.headers" start_pinned "$CARGO_TARGET_DIR/pin-bare-read.out" "$BIN/examples/bare_server"
+  BARE_READ_PID=$STARTED_PID; BARE_READ_URL="$(head -1 "$CARGO_TARGET_DIR/pin-bare-read.out")/v1"
+  BARE_READ_BODY=1 BARE_BODY="$CARGO_TARGET_DIR/pin-stream.body" BARE_HEADERS="$CARGO_TARGET_DIR/pin-stream.headers" BARE_CONTENT_TYPE=text/event-stream start_pinned "$CARGO_TARGET_DIR/pin-bare-read-stream.out" "$BIN/examples/bare_server"
+  BARE_READ_STREAM_PID=$STARTED_PID; BARE_READ_STREAM_URL="$(head -1 "$CARGO_TARGET_DIR/pin-bare-read-stream.out")/v1"
   cpu_us_per_request() { # $1 = pid, $2 = url, $3 = stream (0/1): prints "req/s us-CPU/request"
     local before after out
     before="$(awk '{print $14 + $15}' "/proc/$1/stat")"
@@ -86,10 +97,14 @@ if [ "${PINNED:-0}" = 1 ]; then
     [ "$pair" = 1 ] || start_cuecards
     STREAM=0 taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d1s -s bench/chat.lua "$LONG_URL/chat/completions" > /dev/null  # warm up
     ROWS+=("bare-whole:$(cpu_us_per_request "$BARE_PID" "$BARE_URL" 0 | tr ' ' :)")
+    ROWS+=("bareread-whole:$(cpu_us_per_request "$BARE_READ_PID" "$BARE_READ_URL" 0 | tr ' ' :)")
     ROWS+=("cuecard-whole:$(cpu_us_per_request "$LONG_PID" "$LONG_URL" 0 | tr ' ' :)")
+    ROWS+=("default-whole:$(cpu_us_per_request "$DEFAULT_LONG_PID" "$DEFAULT_LONG_URL" 0 | tr ' ' :)")
     [ -n "${BASELINE_CLI:-}" ] && ROWS+=("baseline-whole:$(cpu_us_per_request "$BASE_LONG_PID" "$BASE_LONG_URL" 0 | tr ' ' :)")
     ROWS+=("bare-stream:$(cpu_us_per_request "$BARE_STREAM_PID" "$BARE_STREAM_URL" 1 | tr ' ' :)")
+    ROWS+=("bareread-stream:$(cpu_us_per_request "$BARE_READ_STREAM_PID" "$BARE_READ_STREAM_URL" 1 | tr ' ' :)")
     ROWS+=("cuecard-stream:$(cpu_us_per_request "$SHORT_PID" "$SHORT_URL" 1 | tr ' ' :)")
+    ROWS+=("default-stream:$(cpu_us_per_request "$DEFAULT_SHORT_PID" "$DEFAULT_SHORT_URL" 1 | tr ' ' :)")
     [ -n "${BASELINE_CLI:-}" ] && ROWS+=("baseline-stream:$(cpu_us_per_request "$BASE_SHORT_PID" "$BASE_SHORT_URL" 1 | tr ' ' :)")
   done
   python3 - "$EVENTS" "$CONNECTIONS" "$PINNED_DURATION" "${ROWS[@]}" <<'PY'
@@ -107,11 +122,12 @@ for kind, label in (("whole", "non-streaming, whole journal kept"), ("stream", f
     print(f"    cuecard serve --instant: {' '.join(f'{c:.2f}' for _, c in cuecard)} us CPU/request  ({' '.join(f'{r:.0f}' for r, _ in cuecard)} req/s)")
     ratios = [c / b for (_, b), (_, c) in zip(bare, cuecard)]
     print(f"    cuecard / bare: {' '.join(f'{r:.2f}x' for r in ratios)} (median {statistics.median(ratios):.2f}x)")
-    baseline = runs.get(f"baseline-{kind}")
-    if baseline:
-        print(f"    baseline build: {' '.join(f'{c:.2f}' for _, c in baseline)} us CPU/request  ({' '.join(f'{r:.0f}' for r, _ in baseline)} req/s)")
-        ratios = [c / b for (_, b), (_, c) in zip(bare, baseline)]
-        print(f"    baseline / bare: {' '.join(f'{r:.2f}x' for r in ratios)} (median {statistics.median(ratios):.2f}x)")
+    others = (("bareread", "bare hyper reading the request body first"), ("default", "cuecard serve --instant, journal limit 10000 (the default)"), ("baseline", "baseline build"))
+    for name, title in others:
+        runs_of = runs.get(f"{name}-{kind}")
+        if runs_of:
+            ratios = [c / b for (_, b), (_, c) in zip(bare, runs_of)]
+            print(f"    {title}: {' '.join(f'{c:.2f}' for _, c in runs_of)} us CPU/request  ({' '.join(f'{r:.0f}' for r, _ in runs_of)} req/s), / bare: median {statistics.median(ratios):.2f}x")
 PY
   exit 0
 fi

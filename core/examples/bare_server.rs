@@ -53,6 +53,7 @@ fn main() {
                 .leak(),
             None => &[],
         };
+    let read_body = std::env::var_os("BARE_READ_BODY").is_some();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -61,16 +62,25 @@ fn main() {
             let (stream, _) = listener.accept().await.unwrap();
             let _ = stream.set_nodelay(true);
             tokio::spawn(async move {
-                let service = service_fn(move |_request| async move {
-                    work_for(work_ns);
-                    let mut response = hyper::Response::builder()
-                        .header("content-type", content_type)
-                        .body(Full::new(Bytes::from_static(body)))
-                        .unwrap();
-                    for (name, value) in headers {
-                        response.headers_mut().append(name.clone(), value.clone());
+                let service = service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+                    // Unless asked to read the body, the request is dropped here: hyper then skips its body itself
+                    // and keeps the connection for the next request.
+                    let incoming = read_body.then(|| request.into_body());
+                    async move {
+                        if let Some(incoming) = incoming {
+                            // As any server that answers from the request must: the body, whole.
+                            let _ = http_body_util::BodyExt::collect(incoming).await;
+                        }
+                        work_for(work_ns);
+                        let mut response = hyper::Response::builder()
+                            .header("content-type", content_type)
+                            .body(Full::new(Bytes::from_static(body)))
+                            .unwrap();
+                        for (name, value) in headers {
+                            response.headers_mut().append(name.clone(), value.clone());
+                        }
+                        Ok::<_, std::convert::Infallible>(response)
                     }
-                    Ok::<_, std::convert::Infallible>(response)
                 });
                 let _ =
                     hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
