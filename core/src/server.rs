@@ -333,10 +333,11 @@ fn same_secret(given: &[u8], expected: &[u8]) -> bool {
     std::hint::black_box(differences) == 0 && given.len() == expected.len()
 }
 
-/// One piece of a streamed body: its bytes and the virtual delay before it.
+/// One piece of a streamed body: its bytes and the virtual delay before it. The bytes stay a plain buffer until they
+/// are sent: frames due at once are joined into the first one's buffer, and only what is sent becomes `Bytes`.
 struct BodyPiece {
     delay_ms: u64,
-    data: Bytes,
+    data: Vec<u8>,
 }
 
 /// Why a connection is closed without a (complete) response; hyper then drops the connection.
@@ -674,6 +675,9 @@ struct ReplyBody {
 /// At most this many bytes of frames that are due at once are joined into one piece of the body.
 const JOINED_FRAMES_BYTES: usize = 64 * 1024;
 
+/// Room made at once when a frame is first joined to another (see `ReplyBody::due_now`).
+const JOINED_START_BYTES: usize = 4096;
+
 impl Drop for ReplyBody {
     fn drop(&mut self) {
         if let (Some((mock, entry)), false) = (&self.watch, self.ended) {
@@ -734,9 +738,9 @@ impl ReplyBody {
             let data = if self.base64 {
                 use base64::Engine;
                 // The wire layer wrote this base64 itself, so it decodes; an empty piece is the impossible rest.
-                Bytes::from(base64::engine::general_purpose::STANDARD.decode(frame.data).unwrap_or_default())
+                base64::engine::general_purpose::STANDARD.decode(frame.data).unwrap_or_default()
             } else {
-                Bytes::from(frame.data)
+                frame.data.into_bytes()
             };
             self.next = Some(BodyPiece { delay_ms: frame.delay_ms, data });
         }
@@ -746,18 +750,24 @@ impl ReplyBody {
     /// `first` and the frames after it that are due at once (no delay, or delays skipped), as one piece of at most
     /// about `JOINED_FRAMES_BYTES`: hyper then frames one chunk rather than one per SSE event (short streams: about
     /// 9% more per second).
-    fn due_now(&mut self, first: Bytes) -> Bytes {
+    ///
+    /// The frames are appended to `first`'s own buffer, which grows once to room for about
+    /// `JOINED_START_BYTES` (a short stream whole) rather than doubling from one frame's size: each doubling copied
+    /// everything joined so far (issue #31: a 13-event stream copied its bytes about three times).
+    fn due_now(&mut self, mut joined: Vec<u8>) -> Bytes {
         let instant = self.instant;
-        let mut joined: Option<Vec<u8>> = None;
-        while joined.as_ref().map_or(first.len(), Vec::len) < JOINED_FRAMES_BYTES {
+        while joined.len() < JOINED_FRAMES_BYTES {
             match self.peek() {
                 Some(frame) if frame.delay_ms == 0 || instant => {}
                 _ => break,
             }
             let Some(frame) = self.next.take() else { break };
-            joined.get_or_insert_with(|| first.to_vec()).extend_from_slice(&frame.data);
+            if joined.capacity() - joined.len() < frame.data.len() {
+                joined.reserve(frame.data.len().max(JOINED_START_BYTES.saturating_sub(joined.len())));
+            }
+            joined.extend_from_slice(&frame.data);
         }
-        joined.map_or(first, Bytes::from)
+        Bytes::from(joined)
     }
 }
 
@@ -804,7 +814,7 @@ impl Body for ReplyBody {
             return match this.next.take() {
                 Some(frame) if this.separate_writes => {
                     this.yield_next = true;
-                    Poll::Ready(Some(Ok(BodyFrame::data(frame.data))))
+                    Poll::Ready(Some(Ok(BodyFrame::data(Bytes::from(frame.data)))))
                 }
                 Some(frame) => Poll::Ready(Some(Ok(BodyFrame::data(this.due_now(frame.data))))),
                 None => match this.end {
@@ -860,5 +870,34 @@ mod tests {
         assert_eq!(reply.headers()["x-request-id"], "req_1");
         let invalid = response(200, vec![("x-request-id".into(), "line\nbreak".into())], ReplyBody::empty());
         assert_eq!(invalid.status(), 500, "an invalid value is a 500, not a panic");
+    }
+
+    /// The pieces a streamed body sends, in order.
+    fn sent_pieces(frames: Vec<wire::Frame>, instant: bool) -> Vec<Bytes> {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        runtime.block_on(async {
+            let mut body = ReplyBody::stream(&Frames::from(frames), false, StreamEnd::Close, 0, instant);
+            let mut pieces = Vec::new();
+            while let Some(piece) = body.frame().await {
+                pieces.push(piece.unwrap().into_data().unwrap());
+            }
+            pieces
+        })
+    }
+
+    #[test]
+    fn frames_due_at_once_go_out_as_one_piece_in_order_and_a_delay_starts_the_next() {
+        let frame = |delay_ms: u64, data: String| wire::Frame { delay_ms, data };
+        // Larger than the room first made for a join (JOINED_START_BYTES), so the buffer also grows once more.
+        let long = "b".repeat(JOINED_START_BYTES + 100);
+        let frames = vec![frame(0, "a".repeat(10)), frame(0, long.clone()), frame(0, "c".into()), frame(5, "d".into())];
+        let joined = format!("{}{long}c", "a".repeat(10));
+        assert_eq!(sent_pieces(frames.clone(), false), vec![Bytes::from(joined.clone()), Bytes::from("d")]);
+        // Delays skipped: everything is due at once.
+        assert_eq!(sent_pieces(frames, true), vec![Bytes::from(format!("{joined}d"))]);
+        // A piece never grows far beyond JOINED_FRAMES_BYTES: the frame that reaches it closes the piece.
+        let big = "e".repeat(JOINED_FRAMES_BYTES / 2 + 1);
+        let pieces = sent_pieces(vec![frame(0, big.clone()), frame(0, big.clone()), frame(0, big.clone())], true);
+        assert_eq!(pieces.iter().map(Bytes::len).collect::<Vec<_>>(), vec![2 * big.len(), big.len()]);
     }
 }
