@@ -747,11 +747,11 @@ impl ReplyBody {
         self.next.as_mut()
     }
 
-    /// `first` and the frames after it that are due at once (no delay, or delays skipped), as one piece of at most
-    /// about `JOINED_FRAMES_BYTES`: hyper then frames one chunk rather than one per SSE event (short streams: about
-    /// 9% more per second).
+    /// `joined` (the first frame) and the frames after it that are due at once (no delay, or delays skipped), as one
+    /// piece of at most about `JOINED_FRAMES_BYTES`: hyper then frames one chunk rather than one per SSE event (short
+    /// streams: about 9% more per second).
     ///
-    /// The frames are appended to `first`'s own buffer, which grows once to room for about
+    /// The frames are appended to the first frame's own buffer, which grows once to room for about
     /// `JOINED_START_BYTES` (a short stream whole) rather than doubling from one frame's size: each doubling copied
     /// everything joined so far (issue #31: a 13-event stream copied its bytes about three times).
     fn due_now(&mut self, mut joined: Vec<u8>) -> Bytes {
