@@ -20,19 +20,17 @@ CLI="${CUECARD_CLI:-$BIN/cuecard}"
 OUT="$CARGO_TARGET_DIR/server-cost"
 mkdir -p "$OUT"
 if [ "${STREAM:-0}" = 1 ]; then
-  STREAMING=True SCENARIO=bench/load-short.json KIND="streamed request (13 events)"; export BARE_CONTENT_TYPE=text/event-stream
+  STREAMING=true SCENARIO=bench/load-short.json KIND="streamed request (13 events)"; export BARE_CONTENT_TYPE=text/event-stream
 else
-  STREAMING=False SCENARIO=bench/load.json KIND="non-streaming request"
+  STREAMING=false SCENARIO=bench/load.json KIND="non-streaming request"
 fi
-REQUEST_BODY="{\"model\":\"gpt-4o\",\"stream\":$(echo "$STREAMING" | tr 'TF' 'tf'),\"messages\":[{\"role\":\"user\",\"content\":\"What is the weather in Paris?\"}]}"
-export REQUEST_BODY
+export REQUEST_BODY="{\"model\":\"gpt-4o\",\"stream\":$STREAMING,\"messages\":[{\"role\":\"user\",\"content\":\"What is the weather in Paris?\"}]}"
 
-requests() { # $1 = base URL ending in /v1, $2 = count: POSTs over one keep-alive connection, each answered 200
+requests() { # $1 = base URL ending in /v1, $2 = count: POSTs of REQUEST_BODY over one keep-alive connection, each answered 200
   python3 - "$1" "$2" <<'PY'
-import http.client, sys, urllib.parse
+import http.client, os, sys, urllib.parse
 url, n = urllib.parse.urlparse(sys.argv[1]), int(sys.argv[2])
 connection = http.client.HTTPConnection(url.hostname, url.port)
-import os
 body = os.environ["REQUEST_BODY"]
 for _ in range(n):
     connection.request("POST", url.path + "/chat/completions", body, {"content-type": "application/json"})
@@ -63,7 +61,7 @@ for _ in $(seq 1 200); do [ -s "$OUT/once.out" ] && break; sleep 0.02; done
 curl -s -D "$OUT/whole.head" -H 'content-type: application/json' -d "$REQUEST_BODY" \
   "$(head -1 "$OUT/once.out" | awk '{print $NF}')/chat/completions" > "$OUT/whole.body"
 kill "$ONCE"; wait "$ONCE" 2>/dev/null || true
-# Its headers but the ones hyper writes itself (status line, content-type, content-length).
+# Its headers but the ones hyper writes itself (status line, content-type, content-length, transfer-encoding).
 tr -d '\r' < "$OUT/whole.head" | grep -vi '^HTTP/\|^content-type:\|^content-length:\|^transfer-encoding:\|^$' > "$OUT/whole.headers"
 
 per_request() { # the server's command: instructions per request, the median of ROUNDS measures

@@ -10,6 +10,10 @@
 //! adds the headers of that file's `name: value` lines to every reply (cuecard's own: request id and rate limits),
 //! so that the two servers write the same bytes; they are parsed once and appended per reply, as any handler
 //! that sets headers does.
+//!
+//! `BARE_READ_BODY=1` reads each request's body whole before answering: the floor of any server that answers from
+//! the request (hyper hands the body over through a channel and wakes the task). Without it the body is never
+//! read, as the (#31) bare server does.
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
 
 use bytes::Bytes;
