@@ -1,9 +1,10 @@
 //! Python values <-> cuecard's data. Python data becomes JSON through the core's one walker
 //! (`cuecard::api::to_json`), which enforces the depth, cycle and NaN limits, or straight into a core type with the
 //! same result (`cuecard::api::from_host`); this file only says how to read one Python object
-//! (`HostValue`). Core data becomes Python objects with pythonize.
+//! (`HostValue`). Core data becomes Python objects through `to_python` (serde's data model, with interned names).
 
 use crate::errors::cuecard_error;
+use crate::to_python::to_python;
 use cuecard::api::{HostNode, HostReadError, HostValue};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyMapping, PyString, PyTuple};
@@ -91,8 +92,27 @@ pub fn data_of<T: serde::de::DeserializeOwned>(value: &Bound<'_, PyAny>, argumen
 
 /// A Python object from serde data.
 pub fn to_py<T: Serialize + ?Sized>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
-    pythonize::pythonize(py, value).map(Bound::unbind).map_err(|e| {
+    let cannot = |e: PyErr| {
         let error = cuecard::Error::new(cuecard::ErrorKind::Internal, format!("cannot convert to Python: {e}"));
         cuecard_error(py, &error)
-    })
+    };
+    let object = to_python(py, value).map_err(cannot)?;
+    #[cfg(feature = "testing")]
+    same_as_pythonize(py, value, &object)?;
+    Ok(object.unbind())
+}
+
+/// The test wheel checks every conversion against pythonize, the library `to_python` replaced: the same objects of
+/// the same types in the same order (their `repr`s are equal), or an `AssertionError` naming both.
+#[cfg(feature = "testing")]
+fn same_as_pythonize<T: Serialize + ?Sized>(py: Python<'_>, value: &T, ours: &Bound<'_, PyAny>) -> PyResult<()> {
+    let reference = pythonize::pythonize(py, value)
+        .map_err(|e| pyo3::exceptions::PyAssertionError::new_err(format!("pythonize failed: {e}")))?;
+    let (ours, theirs) = (ours.repr()?.to_string(), reference.repr()?.to_string());
+    if ours != theirs {
+        return Err(pyo3::exceptions::PyAssertionError::new_err(format!(
+            "to_python made {ours}, pythonize makes {theirs}"
+        )));
+    }
+    Ok(())
 }

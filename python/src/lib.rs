@@ -16,6 +16,7 @@ mod mock;
 mod observe;
 mod record;
 mod server;
+mod to_python;
 mod tools;
 mod verify;
 
