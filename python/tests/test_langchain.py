@@ -85,10 +85,24 @@ def test_a_text_answer_is_the_message_langchain_itself_would_build():
         response = mock.chat("How are you?")
         fast = _message(response)
         meta = {"finish_reason": response["finish_reason"], "model_name": response["model"], "id": response["id"]}
+        thinking = {"additional_kwargs": fast.additional_kwargs} if response["message"].get("thinking") else {}
         built = AIMessage(content=response["message"].get("text") or "", response_metadata=meta, id=response["id"],
-                          usage_metadata=fast.usage_metadata, additional_kwargs=fast.additional_kwargs)
+                          usage_metadata=fast.usage_metadata, **thinking)
         assert fast == built and fast.model_dump() == built.model_dump()
+        assert fast.model_fields_set == built.model_fields_set and fast.__pydantic_extra__ == built.__pydantic_extra__
     one, two = _message(response), _message(response)
     one.additional_kwargs["x"] = 1
     one.tool_calls.append({"name": "f", "args": {}, "id": "1", "type": "tool_call"})
     assert two.additional_kwargs == {} and two.tool_calls == [], "copies share no mutable field"
+
+
+def test_the_pinned_pydantic_takes_the_shortcut_and_it_builds_what_pydantic_validates():
+    from langchain_core.messages import AIMessage
+
+    from cuecard import langchain
+
+    assert langchain._text_message is langchain._text_message_built
+    fields = {"content": "Fine.", "response_metadata": {"finish_reason": "stop"}, "id": "chatcmpl-9"}
+    built, validated = langchain._text_message_built(dict(fields)), langchain._text_message_validated(dict(fields))
+    assert built == validated and built.model_dump() == validated.model_dump()
+    assert built.model_fields_set == validated.model_fields_set == {"content", "response_metadata", "id"}
