@@ -92,17 +92,22 @@ def main() -> None:
     out.write(f"pub const UNICODE_VERSION: &str = \"{UNICODE_VERSION}\";\n\n")
     out.write(f"pub(super) const BMP_SHIFT: u32 = {shift};\n\n")
     out.write(f"/// Block number of each {block}-code-point block of the BMP.\n")
+    # Each array keeps the generator's rows (32 entries, one block, one range per line): rustfmt would repack them,
+    # so each carries its own skip, which holds whether rustfmt is run through cargo or on this file alone.
+    out.write("#[rustfmt::skip]\n")
     out.write(f"pub(super) static BMP_INDEX: [u8; {len(index)}] = [\n")
     assert len(blocks) < 256
     for i in range(0, len(index), 32):
         out.write("    " + ", ".join(str(v) for v in index[i:i + 32]) + ",\n")
     out.write("];\n\n")
     out.write(f"/// The distinct blocks, {block} classes each.\n")
+    out.write("#[rustfmt::skip]\n")
     out.write(f"pub(super) static BMP_BLOCKS: [u8; {len(blocks) * block}] = [\n")
     for b in blocks:
         out.write("    " + ", ".join(str(v) for v in b) + ",\n")
     out.write("];\n\n")
     out.write("/// Ranges above the BMP whose class is not O: (first, last, class), sorted.\n")
+    out.write("#[rustfmt::skip]\n")
     out.write(f"pub(super) static ASTRAL_RANGES: [(u32, u32, u8); {len(ranges)}] = [\n")
     for first, last, cls in ranges:
         out.write(f"    (0x{first:X}, 0x{last:X}, {cls}),\n")

@@ -8,6 +8,7 @@ pub const UNICODE_VERSION: &str = "17.0.0";
 pub(super) const BMP_SHIFT: u32 = 6;
 
 /// Block number of each 64-code-point block of the BMP.
+#[rustfmt::skip]
 pub(super) static BMP_INDEX: [u8; 1024] = [
     0, 1, 2, 3, 4, 4, 4, 4, 4, 4, 4, 5, 6, 7, 8, 9, 4, 4, 10, 4, 11, 12, 13, 14, 15, 16, 4, 17, 18, 19, 20, 21,
     22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53,
@@ -44,6 +45,7 @@ pub(super) static BMP_INDEX: [u8; 1024] = [
 ];
 
 /// The distinct blocks, 64 classes each.
+#[rustfmt::skip]
 pub(super) static BMP_BLOCKS: [u8; 11200] = [
     6, 6, 6, 6, 6, 6, 6, 6, 6, 1, 0, 1, 1, 0, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 1, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6,
     6, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 6, 6, 6, 6, 6, 6, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 6, 6, 6, 6, 6,
@@ -223,6 +225,7 @@ pub(super) static BMP_BLOCKS: [u8; 11200] = [
 ];
 
 /// Ranges above the BMP whose class is not O: (first, last, class), sorted.
+#[rustfmt::skip]
 pub(super) static ASTRAL_RANGES: [(u32, u32, u8); 521] = [
     (0x10000, 0x1000B, 3),
     (0x1000D, 0x10026, 3),
