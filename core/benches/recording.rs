@@ -33,6 +33,7 @@ fn recording(n: usize, answer_words: usize, yaml: bool) -> String {
     for i in 0..n {
         let request = request(i);
         let HttpReply::Full { status, headers, body, .. } = wire::handle(&upstream, &request) else { unreachable!() };
+        let headers = headers.into_iter().map(|(name, value)| (name.into_owned(), value.into_owned())).collect();
         let reply = UpstreamReply { status, headers, headers_ms: 0, chunks: vec![(0, body.into_bytes())], cut: false };
         recorder.record(&request, &reply).unwrap();
     }

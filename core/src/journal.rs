@@ -152,9 +152,9 @@ pub struct JournalEntry {
     pub outcome: Outcome,
     /// Virtual time of arrival, in milliseconds since the mock was created.
     pub at_ms: u64,
-    /// The response, when there was one.
+    /// The response, when there was one (shared with the call that answered: a whole answer's `Exchange`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub response: Option<Box<ChatResponse>>,
+    pub response: Option<Arc<ChatResponse>>,
     /// The scripted failure, when the request failed as scripted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<Box<ProviderError>>,
@@ -302,7 +302,7 @@ impl Journal {
         &mut self,
         ticket: EntryTicket,
         outcome: Outcome,
-        response: Option<Box<ChatResponse>>,
+        response: Option<Arc<ChatResponse>>,
         error: Option<Box<ProviderError>>,
     ) -> bool {
         if ticket.generation != self.generation {

@@ -36,8 +36,9 @@ pub struct Timed<T> {
 pub struct Exchange {
     /// The journal index of the request.
     pub index: u64,
-    /// The response, or why there is none.
-    pub result: Result<ChatResponse, CallError>,
+    /// The response, or why there is none. Shared with the journal's entry, which keeps the same response: a
+    /// host that only reads it (to encode it, or to convert it) copies nothing.
+    pub result: Result<Arc<ChatResponse>, CallError>,
     /// Virtual milliseconds the answer (or failure) took.
     pub delay_ms: u64,
     /// On the wire: how long to hold the response without sending anything (the step's `stall_ms`).
@@ -639,7 +640,7 @@ impl MockModel {
     /// Answers `request` whole, with the virtual time the answer took (for hosts that wait it out).
     pub fn chat_timed(&self, request: impl IntoJournaled) -> Timed<Result<ChatResponse, CallError>> {
         let exchange = self.chat_timed_raw(request, None);
-        Timed { value: exchange.result, delay_ms: exchange.delay_ms }
+        Timed { value: exchange.result.map(Arc::unwrap_or_clone), delay_ms: exchange.delay_ms }
     }
 
     /// Like [`MockModel::chat_timed`], also journaling the raw wire request and telling its journal index.
@@ -687,8 +688,9 @@ impl MockModel {
                         Err(CallError::Provider(error.clone()))
                     }
                     None => {
-                        self.finish(ticket, Outcome::Answered, Some(resolved.response.clone()), at_ms, delay_ms);
-                        Ok(resolved.response)
+                        let response = Arc::new(resolved.response);
+                        self.finish(ticket, Outcome::Answered, Some(Arc::clone(&response)), at_ms, delay_ms);
+                        Ok(response)
                     }
                 };
                 let stall_ms = resolved.timing.stall_ms;
@@ -748,7 +750,7 @@ impl MockModel {
                 let delay_ms = plan.total_delay_ms();
                 let (outcome, response, error) = match resolved.step.fail_after.as_ref() {
                     Some(e) => (Outcome::FailedAfterTokens { kind: e.kind, status: e.status }, None, Some(e.clone())),
-                    None => (Outcome::Answered, Some(resolved.response), None),
+                    None => (Outcome::Answered, Some(Arc::new(resolved.response)), None),
                 };
                 self.finish_with(ticket, outcome, response, error, at_ms, delay_ms);
                 let step = &resolved.step;
@@ -1082,7 +1084,14 @@ impl MockModel {
     }
 
     /// Settles the journal entry and advances the virtual clock past the answer.
-    fn finish(&self, entry: EntryTicket, outcome: Outcome, response: Option<ChatResponse>, at_ms: u64, delay_ms: u64) {
+    fn finish(
+        &self,
+        entry: EntryTicket,
+        outcome: Outcome,
+        response: Option<Arc<ChatResponse>>,
+        at_ms: u64,
+        delay_ms: u64,
+    ) {
         let error = None;
         self.finish_with(entry, outcome, response, error, at_ms, delay_ms);
     }
@@ -1092,12 +1101,12 @@ impl MockModel {
         &self,
         entry: EntryTicket,
         outcome: Outcome,
-        response: Option<ChatResponse>,
+        response: Option<Arc<ChatResponse>>,
         error: Option<ProviderError>,
         at_ms: u64,
         delay_ms: u64,
     ) {
-        let (response, error) = (response.map(Box::new), error.map(Box::new));
+        let error = error.map(Box::new);
         let mut state = self.lock();
         // A request of an earlier script (a reset or a new script came while it was answered) leaves the new
         // journal and the rewound clock alone.

@@ -6,7 +6,7 @@
 //! is seen by `answer_digest`: the recorder writes the digest of the step's neutral fields, and a step whose
 //! fields no longer give that digest is encoded from them.
 
-use crate::wire::{Frame, Frames, HttpReply, StreamEnd};
+use crate::wire::{Frame, Frames, HttpReply, ReplyHeader, StreamEnd};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -68,7 +68,8 @@ impl Recorded {
     /// the waits as they skip scripted ones).
     pub fn reply(&self, speed: f64) -> HttpReply {
         let scaled = |ms: u64| scale(ms, speed);
-        let headers: Vec<(String, String)> = self.headers.iter().map(|(n, v)| (n.clone(), v.clone())).collect();
+        let headers: Vec<ReplyHeader> =
+            self.headers.iter().map(|(n, v)| (n.clone().into(), v.clone().into())).collect();
         match &self.frames {
             None => HttpReply::Full {
                 delay_ms: scaled(self.headers_ms),
@@ -150,7 +151,7 @@ mod tests {
             panic!("a stream")
         };
         assert_eq!((stall_ms, status, end), (50, 200, StreamEnd::Close));
-        assert_eq!(headers, vec![("content-type".to_string(), "text/event-stream".to_string())]);
+        assert_eq!(headers, vec![("content-type".into(), "text/event-stream".into())]);
         let frames = frames.to_vec();
         assert_eq!(frames.iter().map(|f| f.delay_ms).collect::<Vec<_>>(), vec![10, 0, 40]);
         assert_eq!(

@@ -9,12 +9,13 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::isolation::Tests;
 use crate::mock::MockModel;
 use crate::turn::Turn;
-use crate::wire::{self, FrameIter, Frames, HttpReply, HttpRequest, StreamEnd, MAX_BODY_BYTES};
+use crate::wire::{self, FrameIter, Frames, HttpReply, HttpRequest, ReplyHeader, StreamEnd, MAX_BODY_BYTES};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Body, Frame as BodyFrame, Incoming};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
+use std::borrow::Cow;
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::pin::Pin;
@@ -435,7 +436,7 @@ async fn answer(
     };
     if wire::is_whole_journal_read(&http) {
         // Sent as it is written, a page at a time: a long journal is never one body in memory.
-        let headers = vec![("content-type".to_string(), "application/json".to_string())];
+        let headers = vec![("content-type".into(), "application/json".into())];
         return Ok(response(200, headers, ReplyBody::pieces(journal_pieces(mock))));
     }
     let instant = instant || mock.is_instant();
@@ -580,7 +581,7 @@ fn reply_now(reply: HttpReply) -> hyper::Response<ReplyBody> {
     }
 }
 
-fn response(status: u16, headers: Vec<(String, String)>, body: ReplyBody) -> hyper::Response<ReplyBody> {
+fn response(status: u16, headers: Vec<ReplyHeader>, body: ReplyBody) -> hyper::Response<ReplyBody> {
     let mut response = hyper::Response::new(body);
     let status = hyper::StatusCode::from_u16(status);
     let map = response.headers_mut();
@@ -588,7 +589,12 @@ fn response(status: u16, headers: Vec<(String, String)>, body: ReplyBody) -> hyp
     let mut valid = status.is_ok();
     for (name, value) in headers {
         // The value's bytes are taken as they are (`from_maybe_shared` of an owned buffer copies nothing).
-        match (header_name(&name), hyper::header::HeaderValue::from_maybe_shared(Bytes::from(value))) {
+        // Fixed text is taken as it is too (`Bytes::from_static`, checked like any value, so it cannot panic).
+        let value = match value {
+            Cow::Borrowed(text) => Bytes::from_static(text.as_bytes()),
+            Cow::Owned(text) => Bytes::from(text),
+        };
+        match (header_name(&name), hyper::header::HeaderValue::from_maybe_shared(value)) {
             (Some(name), Ok(value)) => {
                 map.append(name, value);
             }

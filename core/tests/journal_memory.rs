@@ -91,7 +91,7 @@ fn a_small_chat_request_keeps_about_a_kilobyte_in_the_journal() {
     let entry = in_process.entry(0).unwrap();
     let request_copy = per_call(1, || std::mem::forget(Box::new((*entry.request).clone())));
     let response = entry.response.clone().unwrap();
-    let response_copy = per_call(1, || std::mem::forget(response.clone()));
+    let response_copy = per_call(1, || std::mem::forget(Box::new((*response).clone())));
     let wire_entry = over_wire.entry(0).unwrap();
     let raw = wire_entry.raw.clone().unwrap();
     let raw_copy = per_call(1, || std::mem::forget(raw.clone()));
@@ -107,9 +107,12 @@ fn a_small_chat_request_keeps_about_a_kilobyte_in_the_journal() {
     // About a kilobyte. Over the wire it was 994 until the raw request kept a `contracts: warn` violation (one
     // pointer, which moved its allocation up a size class): 1019. Then the journal began to share the decoded
     // request with the call instead of copying it (no copy per request, 2k instructions less): an `Arc`'s two
-    // counts are 16 bytes more, and a contract violation's texts boxed took 8 off every entry: 1027. Hence 1040.
-    assert!(chat <= 1040.0, "{chat} bytes per request in process");
-    assert!(wire <= 1040.0, "{wire} bytes per request over the wire");
+    // counts are 16 bytes more, and a contract violation's texts boxed took 8 off every entry: 1027. Then the
+    // journal began to share the response with the call in the same way (a whole answer's reply is encoded from
+    // the journal's response, not from a copy: 3 allocations less per request): 16 bytes more again, 1043. Hence
+    // 1056.
+    assert!(chat <= 1056.0, "{chat} bytes per request in process");
+    assert!(wire <= 1056.0, "{wire} bytes per request over the wire");
     eprintln!(
         "sizes: ChatRequest {}, Message {}, ContentPart {}, ChatResponse {}, RequestMetadata {}, ToolChoice {}, ResponseFormat {}",
         std::mem::size_of::<ChatRequest>(),

@@ -315,12 +315,12 @@ pub unsafe extern "C" fn cuecard_mock_chat(
         let slot = out(out_response_json, "out_response_json")?;
         // SAFETY: the caller's promise.
         let (mock, request) = unsafe { (self::mock(mock)?, text(request_json, request_len, "request_json")?) };
-        let timed = mock.chat_timed(request_of_text(request, "request_json")?);
-        let response = timed.value?;
-        *slot = json_string(&response)?;
+        let exchange = mock.chat_timed_raw(request_of_text(request, "request_json")?, None);
+        let response = exchange.result?;
+        *slot = json_string(&*response)?;
         // SAFETY: NULL or writable (the caller's promise).
         if let Some(delay) = unsafe { out_delay_ms.as_mut() } {
-            *delay = timed.delay_ms;
+            *delay = exchange.delay_ms;
         }
         Ok(())
     })

@@ -308,8 +308,9 @@ impl PyMockModel {
         let py = request.py();
         let request = request_of(request)?;
         let inner = Arc::clone(&self.inner);
-        match py.detach(move || inner.chat(request)) {
-            Ok(response) => to_py(py, &response),
+        // The exchange's response is the journal's own, shared: converted from there, never copied first.
+        match py.detach(move || inner.chat_timed_raw(request, None).result) {
+            Ok(response) => to_py(py, &*response),
             Err(e) => Err(call_error(py, e)),
         }
     }
@@ -320,10 +321,10 @@ impl PyMockModel {
         let py = request.py();
         let request = request_of(request)?;
         let inner = Arc::clone(&self.inner);
-        let timed = py.detach(move || inner.chat_timed(request));
-        match timed.value {
-            Ok(response) => Ok((to_py(py, &response)?, py.None(), timed.delay_ms)),
-            Err(e) => Ok((py.None(), call_error(py, e).into_value(py).into_any(), timed.delay_ms)),
+        let exchange = py.detach(move || inner.chat_timed_raw(request, None));
+        match exchange.result {
+            Ok(response) => Ok((to_py(py, &*response)?, py.None(), exchange.delay_ms)),
+            Err(e) => Ok((py.None(), call_error(py, e).into_value(py).into_any(), exchange.delay_ms)),
         }
     }
 

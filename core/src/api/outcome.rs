@@ -33,7 +33,7 @@ pub fn exchange_json(exchange: &Exchange) -> String {
         error: Option<Value>,
     }
     let (response, error) = match &exchange.result {
-        Ok(response) => (Some(response), None),
+        Ok(response) => (Some(&**response), None),
         Err(error) => (None, Some(call_error_json(error))),
     };
     to_text(&Answer { index: exchange.index, delay_ms: exchange.delay_ms, response, error })
@@ -104,7 +104,7 @@ pub enum Collapse {
 #[derive(Serialize)]
 struct FullHead<'a> {
     delay_ms: u64,
-    headers: &'a [(String, String)],
+    headers: &'a [crate::wire::ReplyHeader],
     kind: &'static str,
     status: u16,
 }
@@ -113,7 +113,7 @@ struct FullHead<'a> {
 #[derive(Serialize)]
 struct WholeStreamHead<'a> {
     end: crate::wire::StreamEnd,
-    headers: &'a [(String, String)],
+    headers: &'a [crate::wire::ReplyHeader],
     kind: &'static str,
     stall_ms: u64,
     status: u16,
@@ -206,8 +206,7 @@ mod tests {
     #[test]
     fn a_whole_reply_head_is_the_json_object_it_was() {
         let frame = |data: &str| crate::wire::Frame { delay_ms: 0, data: data.into() };
-        let headers =
-            vec![("content-type".to_string(), "application/json".to_string()), ("x-q".into(), "\"a\"".into())];
+        let headers = vec![("content-type".into(), "application/json".into()), ("x-q".into(), "\"a\"".into())];
         let full = HttpReply::Full { delay_ms: 7, status: 200, headers: headers.clone(), body: "{\"x\":1}".into() };
         let expected = json!({"kind": "full", "delay_ms": 7, "status": 200, "headers": headers});
         assert_eq!(http_reply_text(full, Collapse::Always), format!("{expected}\n{{\"x\":1}}"));

@@ -6,7 +6,7 @@ use super::engine::{self, Answer, Incoming, INVALID_REQUEST, PARSE_ERROR};
 use super::{Session, PROTOCOL_VERSIONS};
 use crate::journal::Outcome;
 use crate::mock::MockModel;
-use crate::wire::{Frame, HttpReply, HttpRequest, StreamEnd};
+use crate::wire::{Frame, HttpReply, HttpRequest, ReplyHeader, StreamEnd};
 use serde_json::{json, Value};
 
 /// Whether `path` is MCP's: `/mcp` or `/mcp/{server}`.
@@ -123,12 +123,12 @@ fn post(
     let answer = engine::answer(mock, incoming, message);
     let mut headers = Vec::new();
     if let (Some(_), Some(server)) = (&answer.negotiated, incoming.server) {
-        headers.push(("mcp-session-id".into(), open_session(mock, server)));
+        headers.push(("mcp-session-id".into(), open_session(mock, server).into()));
     }
     reply(answer, headers, request.header("accept"))
 }
 
-fn reply(answer: Answer, mut headers: Vec<(String, String)>, accept: Option<&str>) -> HttpReply {
+fn reply(answer: Answer, mut headers: Vec<ReplyHeader>, accept: Option<&str>) -> HttpReply {
     let waited = answer.before.iter().map(|(delay, _)| delay).sum::<u64>() + answer.delay_ms;
     if answer.dropped {
         return HttpReply::Abort { delay_ms: waited };
@@ -159,11 +159,11 @@ fn reply(answer: Answer, mut headers: Vec<(String, String)>, accept: Option<&str
     }
 }
 
-fn json_reply(status: u16, headers: Vec<(String, String)>, body: &Value) -> HttpReply {
+fn json_reply(status: u16, headers: Vec<ReplyHeader>, body: &Value) -> HttpReply {
     json_reply_after(status, headers, body, 0)
 }
 
-fn json_reply_after(status: u16, mut headers: Vec<(String, String)>, body: &Value, delay_ms: u64) -> HttpReply {
+fn json_reply_after(status: u16, mut headers: Vec<ReplyHeader>, body: &Value, delay_ms: u64) -> HttpReply {
     headers.insert(0, ("content-type".into(), "application/json".into()));
     HttpReply::Full { delay_ms, status, headers, body: body.to_string() }
 }

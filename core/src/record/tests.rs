@@ -56,7 +56,7 @@ fn as_upstream(reply: &HttpReply) -> UpstreamReply {
     match reply {
         HttpReply::Full { delay_ms, status, headers, body } => UpstreamReply {
             status: *status,
-            headers: headers.clone(),
+            headers: headers.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect(),
             headers_ms: *delay_ms,
             chunks: vec![(*delay_ms, body.as_bytes().to_vec())],
             cut: false,
@@ -77,7 +77,7 @@ fn as_upstream(reply: &HttpReply) -> UpstreamReply {
                 .collect();
             UpstreamReply {
                 status: *status,
-                headers: headers.clone(),
+                headers: headers.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect(),
                 headers_ms: 0,
                 chunks,
                 cut: *end == crate::wire::StreamEnd::Cut,

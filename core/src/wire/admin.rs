@@ -68,14 +68,14 @@ pub(crate) fn admin(mock: &MockModel, request: &HttpRequest) -> HttpReply {
 #[cfg(feature = "server")]
 fn dashboard() -> HttpReply {
     let headers = vec![
-        ("content-type".to_string(), "text/html; charset=utf-8".to_string()),
-        ("cache-control".to_string(), "no-store".to_string()),
+        ("content-type".into(), "text/html; charset=utf-8".into()),
+        ("cache-control".into(), "no-store".into()),
         // Its own inline script and style, same-origin fetches, nothing else; never framed by another page.
         (
-            "content-security-policy".to_string(),
+            "content-security-policy".into(),
             "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; \
              frame-ancestors 'none'"
-                .to_string(),
+                .into(),
         ),
     ];
     HttpReply::Full { delay_ms: 0, status: 200, headers, body: include_str!("dashboard.html").to_string() }

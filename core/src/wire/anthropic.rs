@@ -13,7 +13,7 @@ use super::{
     Encoding, Frame, Frames, HttpReply,
 };
 use crate::model::{
-    ChatRequest, ChatResponse, ContentPart, FinishReason, ImagePart, Message, Role, ToolCall, ToolDefinition,
+    ChatRequest, ChatResponse, ContentPart, FinishReason, ImagePart, Message, Role, ToolCall, ToolDefinition, Usage,
 };
 use crate::script::StreamBreak;
 use crate::stream::{Envelope, EventStream, StreamEvent, TimedEvent};
@@ -84,6 +84,7 @@ impl ChatProtocol for AnthropicMessages {
 
     fn encode_response(
         response: &ChatResponse,
+        usage: Usage,
         envelope: &Envelope,
         _request: &DecodedRequest,
         request_id: &str,
@@ -100,10 +101,10 @@ impl ChatProtocol for AnthropicMessages {
                 json!({"type": "tool_use", "id": tool_use_id(&call.id), "name": call.name, "input": tool_input(&call.arguments)}),
             );
         }
-        let mut body = message_envelope(envelope, response.usage.unwrap_or_default());
+        let mut body = message_envelope(envelope, usage);
         body["content"] = Value::Array(content);
         body["stop_reason"] = json!(stop_reason(response.finish_reason));
-        json_reply(200, vec![("request-id".into(), request_id.into())], &body)
+        json_reply(200, vec![("request-id".into(), request_id.to_owned().into())], &body)
     }
 
     fn encode_stream(stream: &EventStream, _request: &DecodedRequest, request_id: &str) -> HttpReply {

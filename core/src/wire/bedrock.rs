@@ -20,7 +20,7 @@ use super::{
 };
 use crate::model::{
     ChatRequest, ChatResponse, ContentPart, FinishReason, ImagePart, Message, Role, ToolCall, ToolChoice,
-    ToolDefinition,
+    ToolDefinition, Usage,
 };
 use crate::script::StreamBreak;
 use crate::stream::{Envelope, EventStream, StreamEvent, TimedEvent};
@@ -106,6 +106,7 @@ impl ChatProtocol for BedrockConverse {
 
     fn encode_response(
         response: &ChatResponse,
+        reported: Usage,
         _envelope: &Envelope,
         _: &DecodedRequest,
         request_id: &str,
@@ -128,10 +129,10 @@ impl ChatProtocol for BedrockConverse {
         let body = json!({
             "output": {"message": {"role": "assistant", "content": content}},
             "stopReason": stop_reason(response.finish_reason),
-            "usage": usage(response.usage.unwrap_or_default()),
+            "usage": usage(reported),
             "metrics": {"latencyMs": 0},
         });
-        json_reply(200, vec![(REQUEST_ID.into(), request_id.into())], &body)
+        json_reply(200, vec![(REQUEST_ID.into(), request_id.to_owned().into())], &body)
     }
 
     fn encode_stream(stream: &EventStream, _: &DecodedRequest, request_id: &str) -> HttpReply {
@@ -253,7 +254,7 @@ fn base64(bytes: &[u8]) -> String {
 fn binary_stream(stream: &EventStream, request_id: &str, frames: Frames) -> HttpReply {
     let headers = vec![
         ("content-type".into(), "application/vnd.amazon.eventstream".into()),
-        (REQUEST_ID.into(), request_id.into()),
+        (REQUEST_ID.into(), request_id.to_owned().into()),
     ];
     super::streamed_http_reply(stream, headers, frames, true)
 }
@@ -398,17 +399,18 @@ impl ChatProtocol for BedrockInvoke {
 
     fn encode_response(
         response: &ChatResponse,
+        usage: Usage,
         envelope: &Envelope,
         request: &DecodedRequest,
         request_id: &str,
     ) -> HttpReply {
-        match AnthropicMessages::encode_response(response, envelope, request, request_id) {
+        match AnthropicMessages::encode_response(response, usage, envelope, request, request_id) {
             HttpReply::Full { delay_ms, status, body, .. } => HttpReply::Full {
                 delay_ms,
                 status,
                 headers: vec![
                     ("content-type".into(), "application/json".into()),
-                    (REQUEST_ID.into(), request_id.into()),
+                    (REQUEST_ID.into(), request_id.to_owned().into()),
                 ],
                 body,
             },

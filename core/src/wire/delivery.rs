@@ -187,7 +187,7 @@ pub(crate) fn deliver(
         return reply;
     };
     let seed = delivery.request_seed(scenario_seed, index).get();
-    headers.push((SEED_HEADER.to_string(), seed.to_string()));
+    headers.push((SEED_HEADER.into(), seed.to_string().into()));
     let plan = Plan { delivery, framing, seed, base64 };
     let cut = delivery.split == Split::Bytes || base64;
     let frames = super::Frames::from(plan.apply(frames.to_vec()));

@@ -204,7 +204,7 @@ pub(crate) fn contract_reply(dialect: Dialect, violation: &super::Violation, req
         _ => json!({"message": violation.message, "type": "invalid_request_error", "param": violation.param,
                     "code": violation.code}),
     };
-    let headers = vec![(dialect.request_id_header().to_string(), request_id.to_string())];
+    let headers = vec![(dialect.request_id_header().into(), request_id.to_owned().into())];
     json_reply(400, headers, &body(dialect, inner, request_id))
 }
 
@@ -212,24 +212,24 @@ pub(crate) fn contract_reply(dialect: Dialect, violation: &super::Violation, req
 /// `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` (resets as durations, `120ms`), Anthropic's
 /// `anthropic-ratelimit-{requests,tokens}-{limit,remaining,reset}` (resets as RFC 3339 times). Gemini, Ollama and
 /// Bedrock send none.
-pub(crate) fn rate_limit_headers(dialect: Dialect, reading: &RateLimitReading) -> Vec<(String, String)> {
+pub(crate) fn rate_limit_headers(dialect: Dialect, reading: &RateLimitReading) -> Vec<super::ReplyHeader> {
     let r = reading;
     match dialect {
         Dialect::OpenAi | Dialect::Azure => vec![
-            ("x-ratelimit-limit-requests".into(), decimal(r.requests_limit)),
-            ("x-ratelimit-limit-tokens".into(), decimal(r.tokens_limit)),
-            ("x-ratelimit-remaining-requests".into(), decimal(r.requests_remaining)),
-            ("x-ratelimit-remaining-tokens".into(), decimal(r.tokens_remaining)),
-            ("x-ratelimit-reset-requests".into(), go_duration(r.requests_reset_ms)),
-            ("x-ratelimit-reset-tokens".into(), go_duration(r.tokens_reset_ms)),
+            ("x-ratelimit-limit-requests".into(), decimal(r.requests_limit).into()),
+            ("x-ratelimit-limit-tokens".into(), decimal(r.tokens_limit).into()),
+            ("x-ratelimit-remaining-requests".into(), decimal(r.requests_remaining).into()),
+            ("x-ratelimit-remaining-tokens".into(), decimal(r.tokens_remaining).into()),
+            ("x-ratelimit-reset-requests".into(), go_duration(r.requests_reset_ms).into()),
+            ("x-ratelimit-reset-tokens".into(), go_duration(r.tokens_reset_ms).into()),
         ],
         Dialect::Anthropic => vec![
-            ("anthropic-ratelimit-requests-limit".into(), decimal(r.requests_limit)),
-            ("anthropic-ratelimit-requests-remaining".into(), decimal(r.requests_remaining)),
-            ("anthropic-ratelimit-requests-reset".into(), rfc3339(r.at_ms + r.requests_reset_ms)),
-            ("anthropic-ratelimit-tokens-limit".into(), decimal(r.tokens_limit)),
-            ("anthropic-ratelimit-tokens-remaining".into(), decimal(r.tokens_remaining)),
-            ("anthropic-ratelimit-tokens-reset".into(), rfc3339(r.at_ms + r.tokens_reset_ms)),
+            ("anthropic-ratelimit-requests-limit".into(), decimal(r.requests_limit).into()),
+            ("anthropic-ratelimit-requests-remaining".into(), decimal(r.requests_remaining).into()),
+            ("anthropic-ratelimit-requests-reset".into(), rfc3339(r.at_ms + r.requests_reset_ms).into()),
+            ("anthropic-ratelimit-tokens-limit".into(), decimal(r.tokens_limit).into()),
+            ("anthropic-ratelimit-tokens-remaining".into(), decimal(r.tokens_remaining).into()),
+            ("anthropic-ratelimit-tokens-reset".into(), rfc3339(r.at_ms + r.tokens_reset_ms).into()),
         ],
         _ => Vec::new(),
     }
@@ -247,7 +247,7 @@ pub fn error_reply(dialect: Dialect, error: &ProviderError, request_id: &str, de
         // No status at all: the connection breaks before the headers.
         return HttpReply::Abort { delay_ms };
     };
-    let mut headers = vec![(dialect.request_id_header().to_string(), request_id.to_string())];
+    let mut headers = vec![(dialect.request_id_header().into(), request_id.to_owned().into())];
     if dialect == Dialect::Gemini && error.kind == ProviderErrorKind::ContentFiltered {
         // Gemini blocks a prompt with a 200 and no candidates: the SDKs raise nothing, `.text` is None.
         let blocked = json!({"promptFeedback": {"blockReason": "SAFETY", "safetyRatings": [
@@ -260,15 +260,17 @@ pub fn error_reply(dialect: Dialect, error: &ProviderError, request_id: &str, de
     if dialect == Dialect::Bedrock {
         // The class the SDKs raise (botocore cuts the header at the first `:`), and botocore's retry hint in ms.
         let class = super::bedrock::error_type(error);
-        headers
-            .push(("x-amzn-errortype".into(), format!("{class}:http://internal.amazon.com/coral/com.amazon.bedrock/")));
+        headers.push((
+            "x-amzn-errortype".into(),
+            format!("{class}:http://internal.amazon.com/coral/com.amazon.bedrock/").into(),
+        ));
         if let Some(ms) = error.retry_after_ms {
-            headers.push(("x-amz-retry-after".into(), ms.to_string()));
+            headers.push(("x-amz-retry-after".into(), ms.to_string().into()));
         }
     }
     if let Some(ms) = error.retry_after_ms {
-        headers.push(("retry-after-ms".into(), ms.to_string()));
-        headers.push(("retry-after".into(), ms.div_ceil(1000).to_string()));
+        headers.push(("retry-after-ms".into(), ms.to_string().into()));
+        headers.push(("retry-after".into(), ms.div_ceil(1000).to_string().into()));
     }
     headers.push(("x-should-retry".into(), if error.retryable { "true" } else { "false" }.into()));
     match json_reply(status, headers, &body(dialect, error_object(dialect, error), request_id)) {
@@ -307,10 +309,10 @@ pub(crate) fn cuecard_reply(
             "message": format!("{message} ({code})"),
         }),
     };
-    let mut headers = vec![
-        (dialect.request_id_header().to_string(), request_id.to_string()),
-        ("x-should-retry".to_string(), "false".to_string()),
-        ("x-cuecard-error".to_string(), code.to_string()),
+    let mut headers: Vec<super::ReplyHeader> = vec![
+        (dialect.request_id_header().into(), request_id.to_owned().into()),
+        ("x-should-retry".into(), "false".into()),
+        ("x-cuecard-error".into(), code.to_string().into()),
     ];
     if dialect == Dialect::Bedrock {
         let class = match status {

@@ -73,6 +73,20 @@ pub(crate) fn push_json_str(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
 }
 
+/// Appends an answer's id, as `Envelope::id` makes it (the scripted id, or `prefix` and the number), to `out` as a
+/// JSON string, without making a `String` of it first (one allocation less per reply).
+pub(crate) fn push_json_id(out: &mut Vec<u8>, envelope: &crate::stream::Envelope, prefix: &str) {
+    match &envelope.scripted_id {
+        Some(id) => push_json_str(out, id),
+        None => {
+            push_json_str(out, prefix);
+            out.pop(); // the closing quote: the digits go inside, and need no escaping
+            out.extend_from_slice(itoa::Buffer::new().format(envelope.number).as_bytes());
+            out.push(b'"');
+        }
+    }
+}
+
 /// How many bytes at the start of `bytes` need no escaping: eight at a time, then one by one.
 fn clean_prefix(bytes: &[u8]) -> usize {
     let mut words = bytes.chunks_exact(8);
@@ -126,6 +140,29 @@ mod tests {
             }
         }
         assert_eq!(escaped(""), "\"\"");
+    }
+
+    #[test]
+    fn an_id_is_written_as_the_json_string_of_the_id_the_envelope_makes() {
+        let envelope = |number, scripted_id: Option<&str>| crate::stream::Envelope {
+            number,
+            scripted_id: scripted_id.map(str::to_string),
+            model: "m".into(),
+            created: 0,
+            recorded: None,
+            headers: Vec::new(),
+            rate_limit: None,
+            answered_by: crate::stream::AnsweredBy::default(),
+        };
+        let cases =
+            [(1, None, "chatcmpl-"), (12_345, None, "resp_"), (7, Some("my \"id\"\n"), "resp_"), (3, None, "a\"b")];
+        for (number, scripted, prefix) in cases {
+            let envelope = envelope(number, scripted);
+            let mut out = Vec::new();
+            push_json_id(&mut out, &envelope, prefix);
+            let expected = serde_json::to_string(&envelope.id(prefix)).unwrap_or_default();
+            assert_eq!(String::from_utf8(out).unwrap_or_default(), expected, "{number} {scripted:?} {prefix}");
+        }
     }
 
     proptest! {

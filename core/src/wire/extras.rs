@@ -20,7 +20,7 @@ pub(crate) fn models(mock: &MockModel, request: &HttpRequest) -> HttpReply {
         .iter()
         .map(|id| json!({"id": id, "object": "model", "created": crate::clock::CLOCK_EPOCH_SECONDS, "owned_by": "cuecard"}))
         .collect();
-    json_reply(200, vec![("x-request-id".into(), request_id(index))], &json!({"object": "list", "data": data}))
+    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], &json!({"object": "list", "data": data}))
 }
 
 /// The most inputs one embeddings request may have (OpenAI's own limit).
@@ -101,5 +101,5 @@ pub(crate) fn embeddings(mock: &MockModel, request: &HttpRequest, matched: &supe
         .collect();
     let body = json!({"object": "list", "data": data, "model": model,
         "usage": {"prompt_tokens": tokens, "total_tokens": tokens}});
-    json_reply(200, vec![("x-request-id".into(), request_id(index))], &body)
+    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], &body)
 }

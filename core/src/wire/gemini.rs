@@ -14,8 +14,8 @@ use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::routes::Matched;
 use super::{
-    json_reply, json_text, json_text_reply, push_json_number, push_json_str, raw, request_id, stream_reply,
-    ChatProtocol, DecodedRequest, Encoding, Frame, Frames, HttpReply, HttpRequest,
+    json_reply, json_text, json_text_reply, push_json_id, push_json_number, push_json_str, raw, request_id,
+    stream_reply, ChatProtocol, DecodedRequest, Encoding, Frame, Frames, HttpReply, HttpRequest,
 };
 use crate::mock::MockModel;
 use crate::model::{
@@ -115,6 +115,7 @@ impl ChatProtocol for GeminiGenerate {
 
     fn encode_response(
         response: &ChatResponse,
+        usage: Usage,
         envelope: &Envelope,
         request: &DecodedRequest,
         request_id: &str,
@@ -125,7 +126,7 @@ impl ChatProtocol for GeminiGenerate {
         let sign_last = message.tool_calls.is_empty() && message.thinking.is_some();
         let pieces = Pieces::new(envelope);
         let mut out = Vec::with_capacity(message.text.as_ref().map_or(0, String::len) + 512);
-        let usage = usage_metadata(response.usage.unwrap_or_default(), message.thinking.as_deref());
+        let usage = usage_metadata(usage, message.thinking.as_deref());
         pieces.write(&mut out, Some((finish_reason(response.finish_reason), &usage)), |out| {
             let mut first = true;
             let mut comma = |out: &mut Vec<u8>| {
@@ -147,7 +148,7 @@ impl ChatProtocol for GeminiGenerate {
                 // into a Vec: cannot fail
             }
         });
-        json_text_reply(200, vec![("x-request-id".into(), request_id.into())], out)
+        json_text_reply(200, vec![("x-request-id".into(), request_id.to_owned().into())], out)
     }
 
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
@@ -218,7 +219,7 @@ impl Pieces {
         tail.extend_from_slice(b"\"index\":0}],\"modelVersion\":");
         push_json_str(&mut tail, &envelope.model);
         tail.extend_from_slice(b",\"responseId\":");
-        push_json_str(&mut tail, &envelope.id("resp_"));
+        push_json_id(&mut tail, envelope, "resp_");
         Pieces { tail }
     }
 
@@ -462,7 +463,7 @@ pub(crate) fn count_tokens(mock: &MockModel, http: &HttpRequest, matched: &Match
         super::served_request(model, matched.endpoint, texts.into_iter().map(Message::user).collect()),
         Some(raw(http)),
     );
-    json_reply(200, vec![("x-request-id".into(), request_id(index))], &json!({"totalTokens": total}))
+    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], &json!({"totalTokens": total}))
 }
 
 /// `:embedContent` (one content) and `:batchEmbedContents` (`requests[]`, answered in order): deterministic unit
@@ -504,7 +505,7 @@ pub(crate) fn embed(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> 
         (None, Some(vector)) => json!({"embedding": vector}),
         _ => json!({"embeddings": vectors}),
     };
-    json_reply(200, vec![("x-request-id".into(), request_id(index))], &body)
+    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], &body)
 }
 
 fn model_object(id: &str) -> Value {
@@ -524,12 +525,12 @@ pub(crate) fn models(mock: &MockModel, http: &HttpRequest, matched: &Matched) ->
     ids.push(crate::clock::DEFAULT_MODEL.to_string());
     ids.dedup();
     let models: Vec<Value> = ids.iter().map(|id| model_object(id)).collect();
-    json_reply(200, vec![("x-request-id".into(), request_id(index))], &json!({"models": models}))
+    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], &json!({"models": models}))
 }
 
 /// `GET /{v}/models/{m}`: that model (any name is served, as the mock answers any model).
 pub(crate) fn model(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> HttpReply {
     let id = matched.model.as_deref().unwrap_or_default();
     let index = mock.record_served(super::served_request(id, matched.endpoint, Vec::new()), Some(raw(http)));
-    json_reply(200, vec![("x-request-id".into(), request_id(index))], &model_object(id))
+    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], &model_object(id))
 }

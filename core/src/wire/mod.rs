@@ -41,6 +41,7 @@ use crate::turn::Turn;
 use routes::Matched;
 pub use routes::{endpoint_rows, EndpointRow};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 pub(crate) use frames::Encoding;
@@ -206,6 +207,10 @@ pub enum StreamEnd {
     Cut,
 }
 
+/// One header of a reply. Names, and values such as `application/json`, are mostly fixed text: borrowed, they cost
+/// no allocation (about a quarter of a whole answer's allocations were these copies, issue #31). As data, a string.
+pub type ReplyHeader = (Cow<'static, str>, Cow<'static, str>);
+
 /// What to answer. As data, tagged by `kind`: `full`, `stream` or `abort`. Every body cuecard sends is UTF-8
 /// (JSON or SSE), so bodies and frames are text.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -218,7 +223,7 @@ pub enum HttpReply {
         /// Status.
         status: u16,
         /// Headers.
-        headers: Vec<(String, String)>,
+        headers: Vec<ReplyHeader>,
         /// Body.
         body: String,
     },
@@ -229,7 +234,7 @@ pub enum HttpReply {
         /// Status (200).
         status: u16,
         /// Headers.
-        headers: Vec<(String, String)>,
+        headers: Vec<ReplyHeader>,
         /// The frames, made as they are read (`Frames`); as data, the list.
         frames: Frames,
         /// How the body ends.
@@ -277,14 +282,14 @@ impl HttpReply {
     pub fn header(&self, name: &str) -> Option<&str> {
         match self {
             HttpReply::Full { headers, .. } | HttpReply::Stream { headers, .. } => {
-                headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+                headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_ref())
             }
             HttpReply::Abort { .. } => None,
         }
     }
 }
 
-pub(crate) fn json_reply(status: u16, headers: Vec<(String, String)>, body: &impl Serialize) -> HttpReply {
+pub(crate) fn json_reply(status: u16, headers: Vec<ReplyHeader>, body: &impl Serialize) -> HttpReply {
     // Written to a Vec directly (`to_string` through Display goes through fmt::Write piece by piece), which starts
     // at 1 KiB: serde_json's own 128 bytes grew three times for a short chat completion.
     let mut out = Vec::with_capacity(1024);
@@ -293,7 +298,7 @@ pub(crate) fn json_reply(status: u16, headers: Vec<(String, String)>, body: &imp
 }
 
 /// A JSON reply whose body is already written (`json_text`'s rule applies to `body`).
-fn json_text_reply(status: u16, headers: Vec<(String, String)>, body: Vec<u8>) -> HttpReply {
+fn json_text_reply(status: u16, headers: Vec<ReplyHeader>, body: Vec<u8>) -> HttpReply {
     // Room for the headers a step adds after (the rate limits are six), so that the list is allocated once.
     let mut all = Vec::with_capacity(headers.len() + 8);
     all.push(("content-type".into(), "application/json".into()));
@@ -312,10 +317,10 @@ fn json_text(bytes: Vec<u8>) -> String {
     unsafe { String::from_utf8_unchecked(bytes) }
 }
 
-pub(crate) fn sse_headers(extra: Vec<(String, String)>) -> Vec<(String, String)> {
+pub(crate) fn sse_headers(extra: Vec<ReplyHeader>) -> Vec<ReplyHeader> {
     let mut headers = vec![
-        ("content-type".to_string(), "text/event-stream; charset=utf-8".to_string()),
-        ("cache-control".to_string(), "no-cache".to_string()),
+        ("content-type".into(), "text/event-stream; charset=utf-8".into()),
+        ("cache-control".into(), "no-cache".into()),
     ];
     headers.extend(extra);
     headers
@@ -345,7 +350,7 @@ pub(crate) fn push_sse_json(out: &mut Vec<u8>, name: Option<&str>, data: &impl S
 /// `text` as a JSON string, quoted and escaped exactly as serde_json writes it, appended to `out` (`escape`). The
 /// per-token events are written by hand around it: their keys never change, and serializing a struct escapes every
 /// key anew (for an Anthropic text delta, five keys for a one-word token).
-pub(crate) use escape::push_json_str;
+pub(crate) use escape::{push_json_id, push_json_str};
 
 /// `number` as JSON, appended to `out`.
 pub(crate) fn push_json_number(out: &mut Vec<u8>, number: u64) {
@@ -366,8 +371,13 @@ pub(crate) fn sse_event(name: Option<&str>, data: &str) -> String {
 }
 
 /// The streamed reply around `frames`: SSE headers with the request id, and the end the stream asks for.
-pub(crate) fn stream_reply(stream: &EventStream, id_header: &str, request_id: &str, frames: Frames) -> HttpReply {
-    let headers = sse_headers(vec![(id_header.to_string(), request_id.to_string())]);
+pub(crate) fn stream_reply(
+    stream: &EventStream,
+    id_header: &'static str,
+    request_id: &str,
+    frames: Frames,
+) -> HttpReply {
+    let headers = sse_headers(vec![(id_header.into(), request_id.to_string().into())]);
     streamed_http_reply(stream, headers, frames, false)
 }
 
@@ -375,7 +385,7 @@ pub(crate) fn stream_reply(stream: &EventStream, id_header: &str, request_id: &s
 /// with the `connection_cut` form.
 pub(crate) fn streamed_http_reply(
     stream: &EventStream,
-    headers: Vec<(String, String)>,
+    headers: Vec<ReplyHeader>,
     frames: Frames,
     base64: bool,
 ) -> HttpReply {
@@ -404,9 +414,11 @@ trait ChatProtocol {
     fn decode_common(_body: &str) -> Option<DecodedRequest> {
         None
     }
-    /// A whole response.
+    /// A whole response. `usage` is what the reply reports (the script's, else the estimate): the response's own
+    /// `usage` is not read, as the response is the journal's, which keeps the mock's setting.
     fn encode_response(
         response: &crate::model::ChatResponse,
+        usage: crate::model::Usage,
         envelope: &Envelope,
         request: &DecodedRequest,
         request_id: &str,
@@ -642,14 +654,14 @@ impl contracts::History for JournalHistory<'_> {
 
 /// The headers an answer adds to its reply: the provider's rate-limit headers (not on a recorded reply, which
 /// keeps its own), then the step's own, which replace any of the same name.
-fn reply_headers(dialect: Dialect, envelope: &Envelope) -> Vec<(String, String)> {
+fn reply_headers(dialect: Dialect, envelope: &Envelope) -> Vec<ReplyHeader> {
     let mut headers = match envelope.rate_limit.filter(|_| envelope.recorded.is_none()) {
         Some(reading) => errors::rate_limit_headers(dialect, &reading),
         None => Vec::new(),
     };
     for (name, value) in &envelope.headers {
         headers.retain(|(existing, _)| existing != name);
-        headers.push((name.clone(), value.clone()));
+        headers.push((name.clone().into(), value.clone().into()));
     }
     headers
 }
@@ -657,7 +669,7 @@ fn reply_headers(dialect: Dialect, envelope: &Envelope) -> Vec<(String, String)>
 /// `reply` with a step's own headers (`headers` in a scenario step), each replacing any of the same name. Not
 /// generic, so that the protocols share one copy of it.
 #[inline(never)]
-fn with_step_headers(mut reply: HttpReply, step_headers: Vec<(String, String)>) -> HttpReply {
+fn with_step_headers(mut reply: HttpReply, step_headers: Vec<ReplyHeader>) -> HttpReply {
     if let HttpReply::Full { headers, .. } | HttpReply::Stream { headers, .. } = &mut reply {
         headers.reserve(step_headers.len()); // one growth, not one per header (the rate limits are six)
         for (name, value) in step_headers {
@@ -832,11 +844,10 @@ fn whole_reply<P: ChatProtocol>(exchange: Exchange, decoded: &DecodedRequest) ->
     let request_id = request_id(exchange.index);
     let delay_ms = exchange.delay_ms + exchange.stall_ms;
     match (exchange.result, exchange.envelope) {
-        (Ok(mut response), Some(envelope)) => {
-            if response.usage.is_none() {
-                response.usage = Some(estimated_usage(&decoded.request, &response, &envelope.answered_by));
-            }
-            match P::encode_response(&response, &envelope, decoded, &request_id) {
+        (Ok(response), Some(envelope)) => {
+            let usage =
+                response.usage.unwrap_or_else(|| estimated_usage(&decoded.request, &response, &envelope.answered_by));
+            match P::encode_response(&response, usage, &envelope, decoded, &request_id) {
                 HttpReply::Full { status, headers, body, .. } => HttpReply::Full { delay_ms, status, headers, body },
                 other => other,
             }

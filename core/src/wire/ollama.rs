@@ -61,17 +61,18 @@ impl ChatProtocol for OllamaChat {
 
     fn encode_response(
         response: &ChatResponse,
+        usage: Usage,
         envelope: &Envelope,
         _: &DecodedRequest,
         request_id: &str,
     ) -> HttpReply {
-        let mut body = final_line(envelope, response, 0);
+        let mut body = final_line(envelope, response, usage, 0);
         body["message"] = chat_message(
             response.message.text.as_deref().unwrap_or_default(),
             response.message.thinking.as_deref(),
             &response.message.tool_calls,
         );
-        json_reply(200, vec![("x-request-id".into(), request_id.into())], &body)
+        json_reply(200, vec![("x-request-id".into(), request_id.to_owned().into())], &body)
     }
 
     fn encode_stream(stream: &EventStream, _: &DecodedRequest, request_id: &str) -> HttpReply {
@@ -97,16 +98,17 @@ impl ChatProtocol for OllamaGenerate {
 
     fn encode_response(
         response: &ChatResponse,
+        usage: Usage,
         envelope: &Envelope,
         _: &DecodedRequest,
         request_id: &str,
     ) -> HttpReply {
-        let mut body = final_line(envelope, response, 0);
+        let mut body = final_line(envelope, response, usage, 0);
         body["response"] = json!(response.message.text.as_deref().unwrap_or_default());
         if let Some(thinking) = &response.message.thinking {
             body["thinking"] = json!(thinking);
         }
-        json_reply(200, vec![("x-request-id".into(), request_id.into())], &body)
+        json_reply(200, vec![("x-request-id".into(), request_id.to_owned().into())], &body)
     }
 
     fn encode_stream(stream: &EventStream, _: &DecodedRequest, request_id: &str) -> HttpReply {
@@ -238,8 +240,7 @@ pub(crate) fn rfc3339(seconds: u64) -> String {
 
 /// The `done: true` line (and a whole answer's body): the finish reason and the counters, with `total_duration`
 /// and `eval_duration` the answer's virtual milliseconds in nanoseconds.
-fn final_line(envelope: &Envelope, response: &ChatResponse, duration_ms: u64) -> Value {
-    let usage: Usage = response.usage.unwrap_or_default();
+fn final_line(envelope: &Envelope, response: &ChatResponse, usage: Usage, duration_ms: u64) -> Value {
     let nanoseconds = duration_ms.saturating_mul(1_000_000);
     json!({
         "model": envelope.model,
@@ -337,8 +338,10 @@ impl TokenLines {
 /// failure mid-stream is an `{"error": ...}` line (or a cut, or a clean end without the `done` line).
 fn encode_lines(stream: &EventStream, request_id: &str, shape: Shape) -> HttpReply {
     let frames = Frames::encoded(stream, move |stream| lines_encoding(stream, shape));
-    let headers =
-        vec![("content-type".into(), "application/x-ndjson".into()), ("x-request-id".into(), request_id.into())];
+    let headers = vec![
+        ("content-type".into(), "application/x-ndjson".into()),
+        ("x-request-id".into(), request_id.to_owned().into()),
+    ];
     super::streamed_http_reply(stream, headers, frames, false)
 }
 
@@ -371,7 +374,7 @@ fn lines_encoding(stream: &EventStream, shape: Shape) -> Encoding {
                     }
                     out.push_str(&line(&called));
                 }
-                let mut done = final_line(envelope, response, total_delay_ms);
+                let mut done = final_line(envelope, response, response.usage.unwrap_or_default(), total_delay_ms);
                 match shape {
                     Shape::Chat => done["message"] = chat_message("", None, &[]),
                     Shape::Generate => done["response"] = json!(""),
@@ -439,7 +442,7 @@ pub(crate) fn embed(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> 
         let tokens: usize = inputs.iter().map(|t| crate::count_tokens(t)).sum();
         json!({"model": model, "embeddings": vectors, "total_duration": 0, "load_duration": 0, "prompt_eval_count": tokens})
     };
-    json_reply(200, vec![("x-request-id".into(), request_id(index))], &body)
+    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], &body)
 }
 
 /// The models a route matches on, plus `cuecard-mock`, as Ollama names them.
@@ -465,7 +468,7 @@ fn details() -> Value {
 /// `GET /api/tags`: the local models (`model` and `name` both, as ollama-python reads `model`).
 pub(crate) fn tags(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> HttpReply {
     let index = mock.record_served(super::served_request("", matched.endpoint, Vec::new()), Some(raw(http)));
-    json_reply(200, vec![("x-request-id".into(), request_id(index))], &json!({"models": model_entries(mock)}))
+    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], &json!({"models": model_entries(mock)}))
 }
 
 /// `GET /api/ps`: the same models, as loaded ones.
@@ -479,7 +482,7 @@ pub(crate) fn running(mock: &MockModel, http: &HttpRequest, matched: &Matched) -
             m
         })
         .collect();
-    json_reply(200, vec![("x-request-id".into(), request_id(index))], &json!({"models": models}))
+    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], &json!({"models": models}))
 }
 
 /// `POST /api/show`: a model's facts; `model_info` is always there (ollama-python requires the key).
@@ -492,13 +495,13 @@ pub(crate) fn show(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> H
         "model_info": {}, "capabilities": ["completion", "tools", "thinking", "embedding"],
         "modified_at": rfc3339(crate::clock::CLOCK_EPOCH_SECONDS),
     });
-    json_reply(200, vec![("x-request-id".into(), request_id(index))], &shown)
+    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], &shown)
 }
 
 /// `GET /api/version`.
 pub(crate) fn version(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> HttpReply {
     let index = mock.record_served(super::served_request("", matched.endpoint, Vec::new()), Some(raw(http)));
-    json_reply(200, vec![("x-request-id".into(), request_id(index))], &json!({"version": OLLAMA_VERSION}))
+    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], &json!({"version": OLLAMA_VERSION}))
 }
 
 #[cfg(test)]

@@ -9,8 +9,8 @@ use super::delivery::{self, StreamFraming};
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::{
-    json_text, json_text_reply, push_json_number, push_json_str, sse_event, sse_json, stream_reply, ChatProtocol,
-    DecodedRequest, Encoding, Frame, Frames, HttpReply,
+    json_text, json_text_reply, push_json_id, push_json_number, push_json_str, sse_event, sse_json, stream_reply,
+    ChatProtocol, DecodedRequest, Encoding, Frame, Frames, HttpReply,
 };
 use crate::model::{
     AudioPart, ChatRequest, ChatResponse, ContentPart, FilePart, FinishReason, ImagePart, Message, ResponseFormat,
@@ -51,8 +51,14 @@ impl ChatProtocol for AzureChat {
         OpenAiChat::decode(body)
     }
 
-    fn encode_response(response: &ChatResponse, envelope: &Envelope, request: &DecodedRequest, id: &str) -> HttpReply {
-        OpenAiChat::encode_response(response, envelope, request, id)
+    fn encode_response(
+        response: &ChatResponse,
+        usage: Usage,
+        envelope: &Envelope,
+        request: &DecodedRequest,
+        id: &str,
+    ) -> HttpReply {
+        OpenAiChat::encode_response(response, usage, envelope, request, id)
     }
 
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, id: &str) -> HttpReply {
@@ -109,6 +115,7 @@ impl ChatProtocol for OpenAiChat {
 
     fn encode_response(
         response: &ChatResponse,
+        usage: Usage,
         envelope: &Envelope,
         request: &DecodedRequest,
         request_id: &str,
@@ -147,8 +154,8 @@ impl ChatProtocol for OpenAiChat {
             let _ = serde_json::to_writer(&mut out, &calls); // into a Vec, this cannot fail
         }
         out.extend_from_slice(b"}}],");
-        push_envelope_tail(&mut out, envelope, "chat.completion", Some(response.usage.as_ref()));
-        json_text_reply(200, vec![("x-request-id".into(), request_id.into())], out)
+        push_envelope_tail(&mut out, envelope, "chat.completion", Some(Some(&usage)));
+        json_text_reply(200, vec![("x-request-id".into(), request_id.to_owned().into())], out)
     }
 
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
@@ -296,7 +303,7 @@ fn push_envelope_tail(out: &mut Vec<u8>, envelope: &Envelope, object: &str, usag
     out.extend_from_slice(b"\"created\":");
     push_json_number(out, envelope.created);
     out.extend_from_slice(b",\"id\":");
-    push_json_str(out, &envelope.id("chatcmpl-"));
+    push_json_id(out, envelope, "chatcmpl-");
     out.extend_from_slice(b",\"model\":");
     push_json_str(out, &envelope.model);
     out.extend_from_slice(b",\"object\":");

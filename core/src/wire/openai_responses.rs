@@ -17,7 +17,7 @@ use super::{
 };
 use crate::model::{
     ChatRequest, ChatResponse, ContentPart, FilePart, FinishReason, ImagePart, Message, ResponseFormat, Role, ToolCall,
-    ToolDefinition,
+    ToolDefinition, Usage,
 };
 use crate::script::StreamBreak;
 use crate::stream::{Envelope, EventStream, StreamEvent, TimedEvent};
@@ -103,6 +103,7 @@ impl ChatProtocol for OpenAiResponses {
 
     fn encode_response(
         response: &ChatResponse,
+        usage: Usage,
         envelope: &Envelope,
         request: &DecodedRequest,
         request_id: &str,
@@ -110,8 +111,8 @@ impl ChatProtocol for OpenAiResponses {
         let echo = echo_of(request);
         let output = Output::of(response, envelope);
         let items = output.items("completed");
-        let body = ResponseObject::new(Some(response), envelope, &echo, &items, status_of(response));
-        json_reply(200, vec![("x-request-id".into(), request_id.into())], &body)
+        let body = ResponseObject::new(Some((response, usage)), envelope, &echo, &items, status_of(response));
+        json_reply(200, vec![("x-request-id".into(), request_id.to_owned().into())], &body)
     }
 
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
@@ -317,7 +318,8 @@ fn stream_encoding(stream: &EventStream, echo: Echo) -> Encoding {
                 let status = status_of(response);
                 let output = Output::of(response, envelope);
                 let items = output.items("completed");
-                let done = ResponseObject::new(Some(response), envelope, &echo, &items, status);
+                let reported = response.usage.unwrap_or_default();
+                let done = ResponseObject::new(Some((response, reported)), envelope, &echo, &items, status);
                 let kind = if status == "incomplete" { "response.incomplete" } else { "response.completed" };
                 writer.write(&mut bytes, Event { response: Some(&done), ..Event::of(kind) });
             }
