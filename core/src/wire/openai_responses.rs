@@ -111,7 +111,7 @@ impl ChatProtocol for OpenAiResponses {
         let echo = echo_of(request);
         let output = Output::of(response, envelope);
         let items = output.items("completed");
-        let body = ResponseObject::new(Some((response, usage)), envelope, &echo, &items, status_of(response));
+        let body = ResponseObject::new(Some(response), Some(usage), envelope, &echo, &items, status_of(response));
         json_reply(200, vec![("x-request-id".into(), request_id.to_owned().into())], &body)
     }
 
@@ -163,7 +163,7 @@ fn stream_encoding(stream: &EventStream, echo: Echo) -> Encoding {
     let message_id = format!("msg_{}", envelope.number);
     let mut writer = EventWriter::default();
     let opening = {
-        let in_progress = ResponseObject::new(None, &envelope, &echo, &[], "in_progress");
+        let in_progress = ResponseObject::new(None, None, &envelope, &echo, &[], "in_progress");
         let mut bytes = Vec::with_capacity(2048);
         for kind in ["response.created", "response.in_progress"] {
             writer.write(&mut bytes, Event { response: Some(&in_progress), ..Event::of(kind) });
@@ -318,8 +318,7 @@ fn stream_encoding(stream: &EventStream, echo: Echo) -> Encoding {
                 let status = status_of(response);
                 let output = Output::of(response, envelope);
                 let items = output.items("completed");
-                let reported = response.usage.unwrap_or_default();
-                let done = ResponseObject::new(Some((response, reported)), envelope, &echo, &items, status);
+                let done = ResponseObject::new(Some(response), response.usage, envelope, &echo, &items, status);
                 let kind = if status == "incomplete" { "response.incomplete" } else { "response.completed" };
                 writer.write(&mut bytes, Event { response: Some(&done), ..Event::of(kind) });
             }

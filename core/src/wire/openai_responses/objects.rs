@@ -221,17 +221,20 @@ pub(super) struct ResponseObject<'a> {
 }
 
 impl<'a> ResponseObject<'a> {
+    /// The object around `output`; `usage` is the usage it reports (the reply's, given apart from the response,
+    /// which is the journal's own), none while in progress.
     pub(super) fn new(
-        response: Option<(&ChatResponse, Usage)>,
+        response: Option<&ChatResponse>,
+        usage: Option<Usage>,
         envelope: &'a Envelope,
         echo: &'a Echo,
         output: &'a [OutputItem<'a>],
         status: &'a str,
     ) -> ResponseObject<'a> {
-        let finish_reason = response.and_then(|(r, _)| r.finish_reason);
-        let usage = response.map(|(response, usage)| {
+        let finish_reason = response.and_then(|r| r.finish_reason);
+        let usage = usage.map(|usage| {
             // The reasoning's share of the output, by the word-like count (never more than the output itself).
-            let thinking = response.message.thinking.as_deref().map_or(0, count_tokens) as u64;
+            let thinking = response.and_then(|r| r.message.thinking.as_deref()).map_or(0, count_tokens) as u64;
             UsageObject {
                 input_tokens: usage.input_tokens,
                 input_tokens_details: CachedTokens { cached_tokens: usage.cached_tokens.unwrap_or(0) },
