@@ -2,7 +2,7 @@
 //! endpoint shares.
 
 use super::errors::{cuecard_reply, Dialect};
-use super::{json_reply, raw, request_id, HttpReply, HttpRequest};
+use super::{raw, request_id, served_reply, HttpReply, HttpRequest};
 use crate::error::ErrorKind;
 use crate::mock::MockModel;
 use crate::model::Message;
@@ -20,7 +20,7 @@ pub(crate) fn models(mock: &MockModel, request: &HttpRequest) -> HttpReply {
         .iter()
         .map(|id| json!({"id": id, "object": "model", "created": crate::clock::CLOCK_EPOCH_SECONDS, "owned_by": "cuecard"}))
         .collect();
-    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], &json!({"object": "list", "data": data}))
+    served_reply(index, &json!({"object": "list", "data": data}))
 }
 
 /// The most inputs one embeddings request may have (OpenAI's own limit).
@@ -101,5 +101,5 @@ pub(crate) fn embeddings(mock: &MockModel, request: &HttpRequest, matched: &supe
         .collect();
     let body = json!({"object": "list", "data": data, "model": model,
         "usage": {"prompt_tokens": tokens, "total_tokens": tokens}});
-    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], &body)
+    served_reply(index, &body)
 }

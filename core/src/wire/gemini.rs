@@ -14,7 +14,7 @@ use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::routes::Matched;
 use super::{
-    json_reply, json_text, json_text_reply, push_json_id, push_json_number, push_json_str, raw, request_id,
+    json_text, json_text_reply, push_json_id, push_json_number, push_json_str, raw, request_id, served_reply,
     stream_reply, ChatProtocol, DecodedRequest, Encoding, Frame, Frames, HttpReply, HttpRequest,
 };
 use crate::mock::MockModel;
@@ -463,7 +463,7 @@ pub(crate) fn count_tokens(mock: &MockModel, http: &HttpRequest, matched: &Match
         super::served_request(model, matched.endpoint, texts.into_iter().map(Message::user).collect()),
         Some(raw(http)),
     );
-    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], &json!({"totalTokens": total}))
+    served_reply(index, &json!({"totalTokens": total}))
 }
 
 /// `:embedContent` (one content) and `:batchEmbedContents` (`requests[]`, answered in order): deterministic unit
@@ -505,7 +505,7 @@ pub(crate) fn embed(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> 
         (None, Some(vector)) => json!({"embedding": vector}),
         _ => json!({"embeddings": vectors}),
     };
-    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], &body)
+    served_reply(index, &body)
 }
 
 fn model_object(id: &str) -> Value {
@@ -525,12 +525,12 @@ pub(crate) fn models(mock: &MockModel, http: &HttpRequest, matched: &Matched) ->
     ids.push(crate::clock::DEFAULT_MODEL.to_string());
     ids.dedup();
     let models: Vec<Value> = ids.iter().map(|id| model_object(id)).collect();
-    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], &json!({"models": models}))
+    served_reply(index, &json!({"models": models}))
 }
 
 /// `GET /{v}/models/{m}`: that model (any name is served, as the mock answers any model).
 pub(crate) fn model(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> HttpReply {
     let id = matched.model.as_deref().unwrap_or_default();
     let index = mock.record_served(super::served_request(id, matched.endpoint, Vec::new()), Some(raw(http)));
-    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], &model_object(id))
+    served_reply(index, &model_object(id))
 }

@@ -545,6 +545,12 @@ pub(crate) fn request_id(index: u64) -> String {
     crate::stream::numbered_id("req_", index + 1)
 }
 
+/// A 200 JSON reply to the served request journaled at `index` (models, embeddings, token counts, ...), with its
+/// request id in `x-request-id`.
+pub(crate) fn served_reply(index: u64, body: &impl Serialize) -> HttpReply {
+    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], body)
+}
+
 fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> Turn<HttpReply> {
     let dialect = P::DIALECT;
     if http.body.len() > MAX_BODY_BYTES {

@@ -13,8 +13,8 @@ use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::routes::Matched;
 use super::{
-    json_reply, json_text, push_json_str, raw, request_id, ChatProtocol, DecodedRequest, Encoding, Frame, Frames,
-    HttpReply, HttpRequest,
+    json_reply, json_text, push_json_str, raw, request_id, served_reply, ChatProtocol, DecodedRequest, Encoding, Frame,
+    Frames, HttpReply, HttpRequest,
 };
 use crate::mock::MockModel;
 use crate::model::{
@@ -442,7 +442,7 @@ pub(crate) fn embed(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> 
         let tokens: usize = inputs.iter().map(|t| crate::count_tokens(t)).sum();
         json!({"model": model, "embeddings": vectors, "total_duration": 0, "load_duration": 0, "prompt_eval_count": tokens})
     };
-    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], &body)
+    served_reply(index, &body)
 }
 
 /// The models a route matches on, plus `cuecard-mock`, as Ollama names them.
@@ -468,7 +468,7 @@ fn details() -> Value {
 /// `GET /api/tags`: the local models (`model` and `name` both, as ollama-python reads `model`).
 pub(crate) fn tags(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> HttpReply {
     let index = mock.record_served(super::served_request("", matched.endpoint, Vec::new()), Some(raw(http)));
-    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], &json!({"models": model_entries(mock)}))
+    served_reply(index, &json!({"models": model_entries(mock)}))
 }
 
 /// `GET /api/ps`: the same models, as loaded ones.
@@ -482,7 +482,7 @@ pub(crate) fn running(mock: &MockModel, http: &HttpRequest, matched: &Matched) -
             m
         })
         .collect();
-    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], &json!({"models": models}))
+    served_reply(index, &json!({"models": models}))
 }
 
 /// `POST /api/show`: a model's facts; `model_info` is always there (ollama-python requires the key).
@@ -495,13 +495,13 @@ pub(crate) fn show(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> H
         "model_info": {}, "capabilities": ["completion", "tools", "thinking", "embedding"],
         "modified_at": rfc3339(crate::clock::CLOCK_EPOCH_SECONDS),
     });
-    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], &shown)
+    served_reply(index, &shown)
 }
 
 /// `GET /api/version`.
 pub(crate) fn version(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> HttpReply {
     let index = mock.record_served(super::served_request("", matched.endpoint, Vec::new()), Some(raw(http)));
-    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], &json!({"version": OLLAMA_VERSION}))
+    served_reply(index, &json!({"version": OLLAMA_VERSION}))
 }
 
 #[cfg(test)]
