@@ -20,7 +20,26 @@ export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 export CARGO_PROFILE_DEV_DEBUG="${CARGO_PROFILE_DEV_DEBUG:-line-tables-only}"
 export CUECARD_BIN="$CARGO_TARGET_DIR/debug/cuecard"  # the binary the SDK tests and README examples run
 
-step() { printf '\n=== %s ===\n' "$*"; }
+# Each step's wall time, printed as a table when the script ends (passed or not), so a slow CI run says where its
+# time went.
+STEP_NAMES=() STEP_SECONDS=() STEP_STARTED=$SECONDS RUN_STARTED=$SECONDS
+step_close() {
+  if [ "${#STEP_NAMES[@]}" -gt "${#STEP_SECONDS[@]}" ]; then STEP_SECONDS+=($((SECONDS - STEP_STARTED))); fi
+}
+step_table() {
+  local status=$? i
+  step_close
+  printf '\n=== wall time per step (%s) ===\n' "$([ "$status" = 0 ] && echo passed || echo "failed, exit $status")"
+  if [ -n "${CI_SETUP_SECONDS:-}" ]; then printf '%6ss  .ci/run: installs and cargo fetch\n' "$CI_SETUP_SECONDS"; fi
+  for i in "${!STEP_NAMES[@]}"; do printf '%6ss  %s\n' "${STEP_SECONDS[$i]}" "${STEP_NAMES[$i]}"; done
+  printf '%6ss  total\n' "$((SECONDS - RUN_STARTED + ${CI_SETUP_SECONDS:-0}))"
+}
+trap step_table EXIT
+step() {
+  step_close
+  STEP_NAMES+=("$*") STEP_STARTED=$SECONDS
+  printf '\n=== %s ===\n' "$*"
+}
 
 # Toolchain pieces the steps use (idempotent, quick when present).
 if command -v rustup >/dev/null 2>&1; then
