@@ -24,3 +24,10 @@ pub const fn created_seconds(at_ms: u64) -> u64 {
 pub const fn unix_ms(at_ms: u64) -> u64 {
     CLOCK_EPOCH_SECONDS * 1000 + at_ms
 }
+
+/// The longest scripted wait: a day. A longer one is a typo (a second count written in microseconds), and on
+/// the wire it would hold a connection for years; the virtual clock (`advance_clock`) covers longer spans.
+pub const MAX_WAIT_MS: u64 = 86_400_000;
+
+/// The crate version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

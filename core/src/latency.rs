@@ -50,7 +50,7 @@ impl Latency {
             if p.p50 == 0 || p.p99 < p.p50 {
                 return Some((field.into(), format!("p50 {} and p99 {}: need 0 < p50 <= p99", p.p50, p.p99)));
             }
-            if p.p99 > crate::script::MAX_WAIT_MS {
+            if p.p99 > crate::clock::MAX_WAIT_MS {
                 return Some((format!("{field}.p99"), format!("{} ms is longer than a day", p.p99)));
             }
         }
@@ -103,7 +103,7 @@ impl Percentiles {
         let sigma = ln(self.p99 as f64 / self.p50 as f64) / Z99;
         let value = self.p50 as f64 * exp(sigma * inverse_normal(u));
         // Rounded to the millisecond, capped at a day (a far tail of a wide profile).
-        (value + 0.5).min(crate::script::MAX_WAIT_MS as f64) as u64
+        (value + 0.5).min(crate::clock::MAX_WAIT_MS as f64) as u64
     }
 }
 

@@ -25,6 +25,7 @@
 #![deny(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing))]
 
+mod answer;
 pub mod api;
 pub mod chaos;
 pub mod clock;
@@ -32,6 +33,7 @@ pub mod embed;
 mod error;
 mod failure;
 pub mod generate;
+pub mod input;
 #[cfg(feature = "server")]
 pub mod isolation;
 pub mod journal;
@@ -44,7 +46,7 @@ pub mod observe;
 pub mod rate_limits;
 #[cfg(feature = "record")]
 pub mod record;
-pub mod recorded;
+pub use script::recorded;
 pub mod request_match;
 #[cfg(not(target_arch = "wasm32"))]
 mod route_index;
@@ -64,8 +66,8 @@ pub mod usage;
 pub mod verify;
 pub mod wire;
 
-pub use api::{FailSpec, MatchSpec, RouteSpec, StepInput, StepSpec, ToolCallSpec};
-pub use clock::{CLOCK_EPOCH_SECONDS, DEFAULT_MODEL, DEFAULT_PROVIDER_ID};
+pub use answer::{Answer, Chunks, ScriptedToolCall};
+pub use clock::{CLOCK_EPOCH_SECONDS, DEFAULT_MODEL, DEFAULT_PROVIDER_ID, VERSION};
 pub use error::{Error, ErrorKind, Issue, Result};
 pub use failure::{ProviderError, ProviderErrorKind};
 pub use journal::{EntryTicket, IntoJournaled, JournalEntry, Outcome, RawRequest};
@@ -77,9 +79,10 @@ pub use model::{
 };
 pub use observe::{CallContext, CallRecord, FailureInfo, Observation, ObservationEvent, Observer, RecordingObserver};
 pub use scenario::Scenario;
+pub use script::spec::{FailSpec, MatchSpec, RouteSpec, StepInput, StepSpec, ToolCallSpec};
 pub use script::{
-    Answer, CallError, Chunks, Exhaustion, HostError, MockSettings, ReasoningField, RequestPredicate, Responder, Route,
-    RouteMatch, Script, ScriptedToolCall, Step, StepBody, StepTiming, StreamBreak, Timing,
+    CallError, Exhaustion, HostError, MockSettings, ReasoningField, RequestPredicate, Responder, Route, RouteMatch,
+    Script, Step, StepBody, StepTiming, StreamBreak, Timing,
 };
 #[cfg(feature = "server")]
 pub use server::{Server, ServerOptions, DEFAULT_IDLE_TIMEOUT_MS};
@@ -88,6 +91,3 @@ pub use tokenize::{count_tokens, tokenize};
 pub use tools::{MockTool, MockToolOptions};
 pub use turn::{Pending, Turn};
 pub use usage::UsagePolicy;
-
-/// The crate version.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");

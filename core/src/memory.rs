@@ -438,7 +438,7 @@ impl MockMemory {
         }
         let arguments: Arguments = match arguments {
             Value::Null => Arguments::default(),
-            other => crate::api::deserialize_data(&other).map_err(|e| {
+            other => crate::input::deserialize_data(&other).map_err(|e| {
                 crate::error::invalid_argument(format!(
                     "invalid arguments of {} at {}: {}",
                     method.name(),

@@ -5,6 +5,7 @@
 //! and no step is taken twice. Computed steps (host callbacks) run outside the lock, so a callback may itself
 //! read the mock without deadlocking.
 
+use crate::answer::{Answer, Chunks};
 use crate::clock::{created_seconds, DEFAULT_PROVIDER_ID};
 use crate::error::{invalid_state, Error, ErrorKind, Result};
 use crate::failure::ProviderError;
@@ -14,8 +15,8 @@ use crate::observe::{self, CallRecord};
 use crate::rate_limits;
 use crate::scenario::Scenario;
 use crate::script::{
-    callback_failed, preview, Answer, CallError, Chunks, Exhaustion, MockSettings, ReasoningField, Responder, Route,
-    RouteMatch, Script, Step, StepBody, StepTiming, StreamBreak, Timing,
+    callback_failed, preview, CallError, Exhaustion, MockSettings, ReasoningField, Responder, Route, RouteMatch,
+    Script, Step, StepBody, StepTiming, StreamBreak, Timing,
 };
 use crate::stream::{self, Envelope, EventStream, StreamPlan};
 use crate::turn::{Pending, Turn};
@@ -372,7 +373,7 @@ impl MockModel {
         {
             return Err(crate::error::invalid_argument(format!("invalid rate_limits.{field}: {problem}")));
         }
-        if let Some((field, problem)) = settings.mcp.as_ref().and_then(crate::mcp::Mcp::problem) {
+        if let Some((field, problem)) = settings.mcp.as_ref().and_then(crate::script::mcp::Mcp::problem) {
             return Err(crate::error::invalid_argument(format!("invalid mcp.{field}: {problem}")));
         }
         let mut state = self.lock();

@@ -607,7 +607,7 @@ impl ChatRequest {
 
     /// Reads a request from JSON data (a Python dict, a JS object), naming the path of the first offending field.
     pub fn from_value(value: serde_json::Value) -> crate::error::Result<ChatRequest> {
-        crate::api::deserialize_data(&value).map_err(|e| invalid_request(e.path, &e.message))
+        crate::input::deserialize_data(&value).map_err(|e| invalid_request(e.path, &e.message))
     }
 
     /// The operation name, if any.
@@ -838,7 +838,7 @@ mod tests {
         let message = ChatRequest::from_json(missing).unwrap_err().message().to_string();
         assert_eq!(message, "invalid request at messages[0].content[0]: missing field `text`");
         let part = |json: &str| -> Result<ContentPart, String> {
-            crate::api::deserialize_data::<ContentPart>(&serde_json::from_str(json).unwrap()).map_err(|e| e.message)
+            crate::input::deserialize_data::<ContentPart>(&serde_json::from_str(json).unwrap()).map_err(|e| e.message)
         };
         assert_eq!(part(r#"{"text": "a", "type": "text"}"#), Ok(ContentPart::Text { text: "a".into() }));
         let image = ImagePart { url: Some("u".into()), ..ImagePart::default() };

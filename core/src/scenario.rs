@@ -8,8 +8,8 @@
 //! The format is documented in the book (docs/reference/scenario.md, generated from the schema) and described by `tests/scenario.schema.json`. Unknown fields and
 //! wrong types are errors naming the path of the offending field; semantic problems are all reported at once.
 
-use crate::api::spec::{MatchSpec, RouteSpec};
 use crate::error::{Error, ErrorKind, Issue, Result};
+use crate::script::spec::{MatchSpec, RouteSpec};
 use crate::script::{Exhaustion, MockSettings, Route, RouteMatch, Script, StepTiming};
 use crate::usage::UsagePolicy;
 use serde::Deserialize;
@@ -61,7 +61,7 @@ struct ScenarioSpec {
     #[serde(default)]
     rate_limits: Option<crate::rate_limits::RateLimits>,
     #[serde(default)]
-    mcp: Option<crate::mcp::Mcp>,
+    mcp: Option<crate::script::mcp::Mcp>,
     #[serde(default)]
     routes: Vec<RouteSpec>,
 }
@@ -82,7 +82,7 @@ pub const RECORDING_VERSION: u64 = 1;
 /// A YAML document as JSON data (a recording read to be appended to), nesting bounded as scenarios are.
 pub fn yaml_value(text: &str) -> Result<Value> {
     let text = without_bom(text);
-    crate::api::host_data::check_text_depth(text, MAX_DEPTH).map_err(|m| invalid("", m))?;
+    crate::input::host_data::check_text_depth(text, MAX_DEPTH).map_err(|m| invalid("", m))?;
     serde_yaml_ng::from_str(text).map_err(|e| invalid("", e.to_string()))
 }
 
@@ -158,7 +158,7 @@ impl Scenario {
     /// Parses and validates a JSON scenario.
     pub fn from_json(text: &str) -> Result<Scenario> {
         let text = without_bom(text);
-        crate::api::host_data::check_text_depth(text, MAX_DEPTH).map_err(|m| invalid("", m))?;
+        crate::input::host_data::check_text_depth(text, MAX_DEPTH).map_err(|m| invalid("", m))?;
         // Text becomes a JSON value first and the scenario is read from the value: one deserializer for the
         // scenario types instead of one per text format (which halves the crate's build time).
         let value: Value = serde_json::from_str(text).map_err(|e| invalid("", e.to_string()))?;
@@ -182,7 +182,7 @@ impl Scenario {
     /// Parses and validates a scenario given as a JSON value (a Python dict, a JS object).
     pub fn from_value(value: Value) -> Result<Scenario> {
         // Read strictly: an array where an object belongs (`"routes": [["hi"]]`) is refused, not read by position.
-        let spec: ScenarioSpec = crate::api::deserialize_data(&value).map_err(|e| serde_issue(e.path, e.message))?;
+        let spec: ScenarioSpec = crate::input::deserialize_data(&value).map_err(|e| serde_issue(e.path, e.message))?;
         Scenario::from_spec(spec)
     }
 
@@ -278,7 +278,7 @@ impl Scenario {
             let message = "a scenario needs at least one route (or an mcp section with servers)";
             issues.push(Issue { path: "routes".into(), message: message.into() });
         }
-        if let Some((field, problem)) = spec.mcp.as_ref().and_then(crate::mcp::Mcp::problem) {
+        if let Some((field, problem)) = spec.mcp.as_ref().and_then(crate::script::mcp::Mcp::problem) {
             issues.push(Issue { path: format!("mcp.{field}"), message: problem });
         }
         if let Some(recording) = &spec.recording {

@@ -4,10 +4,11 @@
 //! complete call, then the complete response. A step that fails after its tokens streams thinking and text and
 //! then the error: no tool calls, no complete response. A step that fails before anything streams only the error.
 
+use crate::answer::Chunks;
 use crate::failure::ProviderError;
 use crate::journal::EntryTicket;
 use crate::model::{ChatResponse, ToolCall, Usage};
-use crate::script::{Chunks, StreamBreak, Timing};
+use crate::script::{StreamBreak, Timing};
 use serde::Serialize;
 use std::sync::{Arc, OnceLock};
 
@@ -380,7 +381,7 @@ pub struct Envelope {
     pub created: u64,
     /// The recorded reply of the step that answers, sent as is on its protocol.
     #[serde(skip)]
-    pub recorded: Option<std::sync::Arc<crate::recorded::Recorded>>,
+    pub recorded: Option<std::sync::Arc<crate::script::recorded::Recorded>>,
     /// The step's own reply headers (`Step::with_reply_headers`), added on the wire.
     #[serde(skip)]
     pub headers: Vec<(String, String)>,

@@ -88,9 +88,9 @@ pub fn estimate_output_tokens(text: Option<&str>, thinking: Option<&str>, tool_c
 
 /// Estimated output tokens of a scripted answer: the same count as [`estimate_output_tokens`] of the response it
 /// makes (tool-call ids are not counted, so the mock's numbering does not change it).
-pub(crate) fn estimate_answer_tokens(answer: &crate::script::Answer) -> u64 {
-    let text = answer.text.as_ref().map(crate::script::Chunks::text);
-    let thinking = answer.thinking.as_ref().map(crate::script::Chunks::text);
+pub(crate) fn estimate_answer_tokens(answer: &crate::answer::Answer) -> u64 {
+    let text = answer.text.as_ref().map(crate::answer::Chunks::text);
+    let thinking = answer.thinking.as_ref().map(crate::answer::Chunks::text);
     let calls: u64 =
         answer.tool_calls.iter().map(|c| (count_tokens(&c.name) + count_tokens(&c.arguments)) as u64).sum();
     estimate_output_tokens(text.as_deref(), thinking.as_deref(), &[]) + calls
@@ -119,7 +119,7 @@ mod tests {
 
     #[test]
     fn a_scripted_answer_counts_as_the_response_it_makes() {
-        use crate::script::{Answer, Chunks, ScriptedToolCall};
+        use crate::answer::{Answer, Chunks, ScriptedToolCall};
         let answer = Answer {
             thinking: Some(Chunks::Words("Plan: look it up.".into())),
             text: Some(Chunks::Exact(vec!["Hel".into(), "lo, world 12345!".into()])),

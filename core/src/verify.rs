@@ -269,7 +269,7 @@ pub const CHECK_NAMES: [&str; 24] = [
 impl Check {
     /// Reads a check from JSON data; a malformed one is `invalid_argument` naming the path.
     pub fn from_value(value: serde_json::Value) -> crate::Result<Check> {
-        crate::api::deserialize_data(&value).map_err(|e| {
+        crate::input::deserialize_data(&value).map_err(|e| {
             Error::new(ErrorKind::InvalidArgument, format!("invalid check{}: {}", e.location(), e.message))
                 .with_context("argument", "check")
         })

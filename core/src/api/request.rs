@@ -1,11 +1,11 @@
 //! What the bindings' `chat(...)` takes: a whole request, or only a user text, which means one user message to
 //! the default model (`cuecard-mock`), so `mock.chat("Hi")` is the same request in every language.
 
-use crate::api::host_data::{to_json, HostNode, HostValue};
-use crate::api::host_read::read_host_node;
-use crate::api::strict_text::read_json_text;
 use crate::clock::DEFAULT_MODEL;
 use crate::error::Result;
+use crate::input::host_data::{to_json, HostNode, HostValue};
+use crate::input::host_read::read_host_node;
+use crate::input::strict_text::read_json_text;
 use crate::model::ChatRequest;
 use serde_json::Value;
 
@@ -36,7 +36,7 @@ impl RequestInput {
     }
 
     /// The request a host value gives (a text, or a request as a dict or object), read straight from the host's
-    /// values when they fit ([`crate::api::host_read`]); otherwise through the walker, whose error names
+    /// values when they fit ([`crate::input::host_read`]); otherwise through the walker, whose error names
     /// `argument` and the path. The same request or error as `from_value(to_json(value, argument)?)`.
     pub fn from_host<H: HostValue>(value: &H, argument: &str) -> Result<ChatRequest> {
         match value.read() {

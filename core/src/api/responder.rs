@@ -2,9 +2,9 @@
 //! reference gets the request and returns what `then_responds` takes (a text or a step object). Everything after
 //! the host call is here, so an unusable return value is the same `callback_failed` error in every language.
 
-use crate::api::spec::StepInput;
 use crate::error::{Error, ErrorKind};
 use crate::model::ChatRequest;
+use crate::script::spec::StepInput;
 use crate::script::{CallError, Responder, Step};
 use serde_json::Value;
 

@@ -2,10 +2,10 @@
 //! `then_responds` / `thenResponds` / `cuecard_mock_then_responds` is one call. They act on the current route
 //! (the last one added with `route`) and report misuse as `invalid_argument` or `invalid_state`.
 
-use crate::api::spec::{FailSpec, MatchSpec, StepInput, ToolCallSpec};
 use crate::error::Result;
 use crate::failure::ProviderError;
 use crate::mock::MockModel;
+use crate::script::spec::{FailSpec, MatchSpec, StepInput, ToolCallSpec};
 use crate::script::{Exhaustion, Responder, Route, Step};
 use serde_json::Value;
 use std::sync::Arc;
@@ -35,7 +35,7 @@ impl MockModel {
 
     /// Adds a step calling several tools in one answer.
     pub fn then_calls_tools(&self, calls: Vec<ToolCallSpec>) -> Result<()> {
-        let spec = crate::api::spec::StepSpec { tool_calls: Some(calls), ..Default::default() };
+        let spec = crate::script::spec::StepSpec { tool_calls: Some(calls), ..Default::default() };
         let step = spec.build().map_err(|p| p.into_argument_error("tool calls"))?;
         self.add_step(step)
     }

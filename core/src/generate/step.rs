@@ -3,8 +3,8 @@
 //! structured-output schema (or the step's own `schema`). `with` fixes values and the rest is drawn.
 
 use super::{generate, is_valid};
+use crate::answer::{Answer, Chunks, ScriptedToolCall};
 use crate::model::{ChatRequest, ResponseFormat};
-use crate::script::{Answer, Chunks, ScriptedToolCall};
 use serde_json::{Map, Value};
 
 /// What a generated step generates.

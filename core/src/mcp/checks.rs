@@ -1,9 +1,9 @@
 //! The MCP checks of `verify::Check`: a tool was called (times, with arguments), tools were listed, no unexpected
 //! MCP call, every MCP step used. Each failure shows the MCP journal.
 
-use super::spec::contains;
 use super::McpEntry;
 use crate::mock::MockModel;
+use crate::script::mcp::contains;
 use crate::verify::{AssertionFailure, CheckResult};
 use serde_json::Value;
 

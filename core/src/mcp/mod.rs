@@ -13,14 +13,13 @@
 pub(crate) mod checks;
 mod engine;
 mod http;
-mod spec;
 mod stdio;
 
-pub use http::{handle_http, is_mcp_path};
-pub use spec::{
+pub use crate::script::mcp::{
     Mcp, McpError, McpPrompt, McpPromptArgument, McpPromptMessage, McpResource, McpServer, McpTool, McpToolMatch,
     McpToolStep,
 };
+pub use http::{handle_http, is_mcp_path};
 pub use stdio::{StdioOutput, StdioSession};
 
 use crate::journal::Outcome;

@@ -9,9 +9,9 @@
 // cannot panic on a `Value`; that is the only indexing here.
 #![allow(clippy::indexing_slicing)]
 
-use crate::api::{FailSpec, StepSpec, ToolCallSpec};
 use crate::failure::ProviderErrorKind;
 use crate::model::{FinishReason, Usage};
+use crate::script::spec::{FailSpec, StepSpec, ToolCallSpec};
 use serde_json::Value;
 
 /// The answer being accumulated.

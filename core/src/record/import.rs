@@ -26,7 +26,7 @@ pub struct Imported {
 /// Reads a vcrpy cassette's text into a recording.
 pub fn import_vcrpy(text: &str, options: RecordOptions) -> Result<Imported> {
     let bad = |what: String| Error::new(ErrorKind::InvalidScenario, format!("not a vcrpy cassette: {what}"));
-    crate::api::host_data::check_text_depth(text, crate::scenario::MAX_DEPTH).map_err(bad)?;
+    crate::input::host_data::check_text_depth(text, crate::scenario::MAX_DEPTH).map_err(bad)?;
     let cassette: Yaml = serde_yaml_ng::from_str(&binary_tags_kept(text)).map_err(|e| bad(e.to_string()))?;
     let Some(interactions) = cassette.get("interactions").and_then(Yaml::as_sequence) else {
         return Err(bad("it has no `interactions` list".into()));

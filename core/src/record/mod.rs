@@ -30,8 +30,8 @@ pub use upstream::{forwarded_headers, parse_upstreams, protocol_of, upstream_for
 
 use crate::api::StepSpec;
 use crate::error::{invalid_argument, Error, ErrorKind, Result};
-use crate::recorded::Recorded;
 use crate::request_match::FieldPath;
+use crate::script::recorded::Recorded;
 use crate::wire::HttpRequest;
 use redact::{object, Scrubber};
 use serde_json::{json, Value};
@@ -188,7 +188,7 @@ impl Recorder {
         };
         // The neutral answer is scrubbed as data, then read back, so its digest is that of what is written.
         let neutral = serde_json::to_value(&neutral).map_err(|e| invalid_argument(e.to_string()))?;
-        let neutral: StepSpec = crate::api::deserialize_data(&self.scrubber.scrub_value(neutral))
+        let neutral: StepSpec = crate::input::deserialize_data(&self.scrubber.scrub_value(neutral))
             .map_err(|e| Error::new(ErrorKind::Internal, format!("a recorded answer does not read back: {e:?}")))?;
         recorded.answer_digest = Some(neutral.answer_digest());
         let step = StepSpec { recorded: Some(Box::new(recorded)), ..neutral };

@@ -2,7 +2,7 @@
 //! lines, or AWS event-stream messages. Each event is timed by the chunk that brought its last byte, so a replay
 //! waits where the provider made the client wait.
 
-use crate::recorded::RecordedFrame;
+use crate::script::recorded::RecordedFrame;
 use base64::Engine;
 
 /// What the events of a body are, from its content type.

@@ -381,9 +381,9 @@ fn a_recording_file_follows_its_mode_and_writes_after_every_exchange() {
 
 #[test]
 fn recording_settings_name_what_is_wrong() {
-    let bad_mode = crate::api::deserialize_data::<RecordingSettings>(&json!({"mode": "sometimes"})).unwrap_err();
+    let bad_mode = crate::input::deserialize_data::<RecordingSettings>(&json!({"mode": "sometimes"})).unwrap_err();
     assert!(format!("{bad_mode:?}").contains("sometimes"), "{bad_mode:?}");
-    let unknown = crate::api::deserialize_data::<RecordingSettings>(&json!({"upstreams": []})).unwrap_err();
+    let unknown = crate::input::deserialize_data::<RecordingSettings>(&json!({"upstreams": []})).unwrap_err();
     assert!(format!("{unknown:?}").contains("upstreams"), "{unknown:?}");
     let settings = RecordingSettings { upstream: vec!["nowhere".into()], ..RecordingSettings::default() };
     let path = scratch("settings").join("r.json");

@@ -5,10 +5,11 @@
 //! Each spec turns into the engine's types with a `to_*`/`build` method that checks it and names the path of
 //! any problem relative to the spec (`.tool_calls[1].name`), so a caller can prefix its own position.
 
+use crate::answer::{Answer, Chunks, ScriptedToolCall};
 use crate::error::{Error, ErrorKind, Issue, Result};
 use crate::failure::{ProviderError, ProviderErrorKind};
 use crate::model::{ChatResponse, FinishReason, Usage};
-use crate::script::{Answer, Chunks, Exhaustion, RouteMatch, ScriptedToolCall, Step, StepTiming, StreamBreak};
+use crate::script::{Exhaustion, RouteMatch, Step, StepTiming, StreamBreak};
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -239,7 +240,7 @@ pub struct StepSpec {
     /// What a real provider sent for this answer (a recording's step): replayed as is on the protocol it came
     /// from, while the fields above are the neutral answer every other protocol is encoded from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recorded: Option<Box<crate::recorded::Recorded>>,
+    pub recorded: Option<Box<crate::script::recorded::Recorded>>,
     /// Generate the answer from the schemas the request declared: `tool_calls` (arguments drawn from each called
     /// tool's input schema) or `output` (JSON valid against the request's structured-output schema).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -433,7 +434,7 @@ impl StepSpec {
     /// The digest of this step's neutral answer (every field but `recorded`), as a recorder writes it.
     pub fn answer_digest(&self) -> String {
         let neutral = StepSpec { recorded: None, ..self.clone() };
-        crate::recorded::answer_digest(&serde_json::to_string(&neutral).unwrap_or_default())
+        crate::script::recorded::answer_digest(&serde_json::to_string(&neutral).unwrap_or_default())
     }
 
     fn answer(&self) -> std::result::Result<Answer, SpecProblem> {
@@ -499,7 +500,7 @@ impl StepInput {
 
     /// Reads a step input from JSON data (a host value already converted), for a parameter named `argument`.
     pub fn from_value(value: Value, argument: &str) -> Result<StepInput> {
-        super::strict::deserialize_data(&value).map_err(|e| {
+        crate::input::strict::deserialize_data(&value).map_err(|e| {
             let path = if e.path == "." { String::new() } else { format!(".{}", e.path) };
             SpecProblem::new(&path, e.message).into_argument_error(argument)
         })
@@ -652,7 +653,7 @@ pub struct RouteSpec {
 }
 
 /// What a recorded exchange must be to replay: a status, and a body or frames, not both.
-fn check_recorded(recorded: &crate::recorded::Recorded) -> std::result::Result<(), SpecProblem> {
+fn check_recorded(recorded: &crate::script::recorded::Recorded) -> std::result::Result<(), SpecProblem> {
     if !(100..=599).contains(&recorded.status) {
         return Err(SpecProblem::new(".recorded.status", "an HTTP status is 100-599"));
     }

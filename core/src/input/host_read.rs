@@ -293,8 +293,8 @@ mod tests {
     }
 
     impl HostValue for Tree {
-        fn read(&self) -> std::result::Result<HostNode<Tree>, crate::api::HostReadError> {
-            use crate::api::HostReadError;
+        fn read(&self) -> std::result::Result<HostNode<Tree>, crate::input::HostReadError> {
+            use crate::input::HostReadError;
             Ok(match self {
                 Tree::Null => HostNode::Null,
                 Tree::Bool(b) => HostNode::Bool(*b),

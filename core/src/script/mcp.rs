@@ -1,7 +1,7 @@
 //! The `mcp` section of a scenario (and of `MockSettings`): the MCP servers a test scripts beside the model, with
 //! their tools (answered by steps, in order, as routes answer the model), resources and prompts.
 
-use crate::script::Exhaustion;
+use super::route::Exhaustion;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
