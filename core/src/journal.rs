@@ -102,7 +102,7 @@ pub struct RawRequest {
     /// The rule of the real API it broke, found under `contracts: warn` (it was answered as scripted all the same;
     /// under `strict` the outcome is `contract_violation`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub contract_violation: Option<Box<crate::wire::Violation>>,
+    pub contract_violation: Option<Box<crate::contracts::Violation>>,
 }
 
 /// A request as a call gives it to the mock, which journals it: a borrowed request is copied once (the journal's

@@ -29,10 +29,13 @@ mod answer;
 pub mod api;
 pub mod chaos;
 pub mod clock;
+mod contracts;
+mod delivery;
 pub mod embed;
 mod error;
 mod failure;
 pub mod generate;
+mod http;
 pub mod input;
 #[cfg(feature = "server")]
 pub mod isolation;

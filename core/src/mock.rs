@@ -95,10 +95,10 @@ struct Settings {
     reasoning_field: ReasoningField,
     replay_speed: f64,
     recording: bool,
-    delivery: Option<crate::wire::Delivery>,
+    delivery: Option<crate::delivery::Delivery>,
     chaos: Option<crate::chaos::Chaos>,
     latency: Option<crate::latency::Latency>,
-    contracts: crate::wire::Contracts,
+    contracts: crate::contracts::Contracts,
     /// Some route has a `contracts` of its own (the wire then finds the request's route before it checks).
     route_contracts: bool,
     rate_limits: crate::rate_limits::RateLimits,
@@ -121,7 +121,7 @@ impl Default for Settings {
             delivery: None,
             chaos: None,
             latency: None,
-            contracts: crate::wire::Contracts::default(),
+            contracts: crate::contracts::Contracts::default(),
             route_contracts: false,
             rate_limits: crate::rate_limits::RateLimits::default(),
         }
@@ -357,7 +357,7 @@ impl MockModel {
                 "invalid replay_speed: {speed} (a positive number: 2 replays twice as fast)"
             )));
         }
-        if let Some((field, problem)) = settings.delivery.as_ref().and_then(crate::wire::Delivery::problem) {
+        if let Some((field, problem)) = settings.delivery.as_ref().and_then(crate::delivery::Delivery::problem) {
             return Err(crate::error::invalid_argument(format!("invalid delivery.{field}: {problem}")));
         }
         if let Some((field, problem)) = settings.chaos.as_ref().and_then(|c| c.problem(None)) {
@@ -366,7 +366,7 @@ impl MockModel {
         if let Some((field, problem)) = settings.latency.as_ref().and_then(crate::latency::Latency::problem) {
             return Err(crate::error::invalid_argument(format!("invalid latency.{field}: {problem}")));
         }
-        if let Some((field, problem)) = settings.contracts.as_ref().and_then(crate::wire::Contracts::problem) {
+        if let Some((field, problem)) = settings.contracts.as_ref().and_then(crate::contracts::Contracts::problem) {
             return Err(crate::error::invalid_argument(format!("invalid contracts.{field}: {problem}")));
         }
         if let Some((field, problem)) = settings.rate_limits.as_ref().and_then(crate::rate_limits::RateLimits::problem)
@@ -514,7 +514,7 @@ impl MockModel {
     }
 
     /// How a wire request is checked against the real APIs' rules: its route's `contracts`, or the mock's.
-    pub fn contracts_for(&self, request: &ChatRequest) -> crate::wire::Contracts {
+    pub fn contracts_for(&self, request: &ChatRequest) -> crate::contracts::Contracts {
         let mut guard = self.lock();
         let state = &mut *guard;
         if state.settings.route_contracts {
@@ -539,7 +539,7 @@ impl MockModel {
         &self,
         request: ChatRequest,
         raw: Option<RawRequest>,
-        violation: &crate::wire::Violation,
+        violation: &crate::contracts::Violation,
     ) -> u64 {
         let outcome = Outcome::ContractViolation {
             rule: violation.rule.as_str().into(),
@@ -568,7 +568,7 @@ impl MockModel {
     }
 
     /// How streamed wire replies are delivered (the `delivery` setting), when set.
-    pub fn delivery(&self) -> Option<crate::wire::Delivery> {
+    pub fn delivery(&self) -> Option<crate::delivery::Delivery> {
         self.lock().settings.delivery.clone()
     }
 

@@ -51,13 +51,13 @@ struct ScenarioSpec {
     #[serde(default)]
     recording: Option<RecordingSpec>,
     #[serde(default)]
-    delivery: Option<crate::wire::Delivery>,
+    delivery: Option<crate::delivery::Delivery>,
     #[serde(default)]
     chaos: Option<crate::chaos::Chaos>,
     #[serde(default)]
     latency: Option<crate::latency::Latency>,
     #[serde(default)]
-    contracts: Option<crate::wire::Contracts>,
+    contracts: Option<crate::contracts::Contracts>,
     #[serde(default)]
     rate_limits: Option<crate::rate_limits::RateLimits>,
     #[serde(default)]
@@ -123,7 +123,7 @@ fn without_bom(text: &str) -> &str {
 }
 
 /// The largest scenario file read (32 MiB, the limit of a scenario sent to `PUT /_cuecard/scenario`).
-pub const MAX_SCENARIO_FILE_BYTES: u64 = crate::wire::MAX_BODY_BYTES as u64;
+pub const MAX_SCENARIO_FILE_BYTES: u64 = crate::http::MAX_BODY_BYTES as u64;
 
 /// The bytes of a scenario file, refusing what is not a regular file (checked before opening: opening a FIFO for
 /// reading blocks until a writer comes) and reading at most one byte past the limit (the file may grow between the
@@ -298,7 +298,7 @@ impl Scenario {
                 message: format!("{speed} is not a positive number (2 replays twice as fast)"),
             });
         }
-        if let Some((field, problem)) = spec.delivery.as_ref().and_then(crate::wire::Delivery::problem) {
+        if let Some((field, problem)) = spec.delivery.as_ref().and_then(crate::delivery::Delivery::problem) {
             issues.push(Issue { path: format!("delivery.{field}"), message: problem });
         }
         if let Some((field, problem)) = spec.chaos.as_ref().and_then(|c| c.problem(Some(spec.routes.len()))) {
@@ -307,7 +307,7 @@ impl Scenario {
         if let Some((field, problem)) = spec.latency.as_ref().and_then(crate::latency::Latency::problem) {
             issues.push(Issue { path: format!("latency.{field}"), message: problem });
         }
-        if let Some((field, problem)) = spec.contracts.as_ref().and_then(crate::wire::Contracts::problem) {
+        if let Some((field, problem)) = spec.contracts.as_ref().and_then(crate::contracts::Contracts::problem) {
             issues.push(Issue { path: format!("contracts.{field}"), message: problem });
         }
         if let Some((field, problem)) = spec.rate_limits.as_ref().and_then(crate::rate_limits::RateLimits::problem) {
@@ -329,7 +329,8 @@ impl Scenario {
             let mut route = Route::new(matcher);
             route.exhaustion = route_spec.on_exhausted;
             route.contracts.clone_from(&route_spec.contracts);
-            if let Some((field, problem)) = route_spec.contracts.as_ref().and_then(crate::wire::Contracts::problem) {
+            if let Some((field, problem)) = route_spec.contracts.as_ref().and_then(crate::contracts::Contracts::problem)
+            {
                 issues.push(Issue { path: format!("{path}.contracts.{field}"), message: problem });
             }
             for (s, step_input) in route_spec.steps.iter().enumerate() {

@@ -6,10 +6,11 @@
 //! Stopping is graceful and idempotent; a server left running never keeps its process alive at exit.
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::http::{FrameIter, Frames, HttpReply, HttpRequest, ReplyHeader, StreamEnd, MAX_BODY_BYTES};
 use crate::isolation::Tests;
 use crate::mock::MockModel;
 use crate::turn::Turn;
-use crate::wire::{self, FrameIter, Frames, HttpReply, HttpRequest, ReplyHeader, StreamEnd, MAX_BODY_BYTES};
+use crate::wire;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Body, Frame as BodyFrame, Incoming};

@@ -10,8 +10,8 @@
 //!   [`crate::input`] (every layer reads with them) and are re-exported here, where bindings look for them;
 //! - [`request`]: what a binding's `chat("Hi")` means, and the fast path for a request the host serialized;
 //! - [`outcome`]: a call's outcome as JSON text, for hosts that wait and raise themselves (the JS packages);
-//! - checks as data are [`crate::verify::Check`]; the wire as data is [`crate::wire::HttpRequest`] and
-//!   [`crate::wire::HttpReply`]; settings are [`crate::MockSettings`]; server options [`crate::ServerOptions`].
+//! - checks as data are [`crate::verify::Check`]; the wire as data is [`crate::http::HttpRequest`] and
+//!   [`crate::http::HttpReply`]; settings are [`crate::MockSettings`]; server options [`crate::ServerOptions`].
 
 pub mod outcome;
 pub mod request;

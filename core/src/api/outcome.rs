@@ -2,11 +2,11 @@
 //! napi and wasm). Failures are data here, not raised: the host waits out the scripted delay first and then
 //! raises (a failing step that takes 2 s fails after 2 s).
 
+use crate::http::HttpReply;
 use crate::mock::{Exchange, StreamResult, Timed};
 use crate::model::ChatResponse;
 use crate::script::CallError;
 use crate::stream::TimedEvent;
-use crate::wire::HttpReply;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -104,7 +104,7 @@ pub enum Collapse {
 #[derive(Serialize)]
 struct FullHead<'a> {
     delay_ms: u64,
-    headers: &'a [crate::wire::ReplyHeader],
+    headers: &'a [crate::http::ReplyHeader],
     kind: &'static str,
     status: u16,
 }
@@ -112,8 +112,8 @@ struct FullHead<'a> {
 /// The head of a stream collapsed into one body (keys sorted, as for [`FullHead`]).
 #[derive(Serialize)]
 struct WholeStreamHead<'a> {
-    end: crate::wire::StreamEnd,
-    headers: &'a [crate::wire::ReplyHeader],
+    end: crate::http::StreamEnd,
+    headers: &'a [crate::http::ReplyHeader],
     kind: &'static str,
     stall_ms: u64,
     status: u16,
@@ -205,25 +205,25 @@ mod tests {
 
     #[test]
     fn a_whole_reply_head_is_the_json_object_it_was() {
-        let frame = |data: &str| crate::wire::Frame { delay_ms: 0, data: data.into() };
+        let frame = |data: &str| crate::http::Frame { delay_ms: 0, data: data.into() };
         let headers = vec![("content-type".into(), "application/json".into()), ("x-q".into(), "\"a\"".into())];
         let full = HttpReply::Full { delay_ms: 7, status: 200, headers: headers.clone(), body: "{\"x\":1}".into() };
         let expected = json!({"kind": "full", "delay_ms": 7, "status": 200, "headers": headers});
         assert_eq!(http_reply_text(full, Collapse::Always), format!("{expected}\n{{\"x\":1}}"));
 
-        let frames: crate::wire::Frames = vec![frame("data: a\n\n"), frame("data: b\n\n")].into();
+        let frames: crate::http::Frames = vec![frame("data: a\n\n"), frame("data: b\n\n")].into();
         let stream = HttpReply::Stream {
             stall_ms: 0,
             status: 200,
             headers: headers.clone(),
             frames,
-            end: crate::wire::StreamEnd::Cut,
+            end: crate::http::StreamEnd::Cut,
             base64: false,
             separate_writes: false,
             entry: None,
         };
         let expected = json!({"kind": "stream", "whole": true, "stall_ms": 0, "status": 200, "headers": headers,
-                              "end": crate::wire::StreamEnd::Cut});
+                              "end": crate::http::StreamEnd::Cut});
         assert_eq!(http_reply_text(stream, Collapse::Always), format!("{expected}\ndata: a\n\ndata: b\n\n"));
     }
 }

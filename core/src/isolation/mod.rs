@@ -13,8 +13,9 @@
 //! test's own; the write lock is taken only to create or drop a test.
 
 use crate::error::{Error, ErrorKind};
+use crate::http::{HttpReply, HttpRequest};
 use crate::mock::MockModel;
-use crate::wire::{self, HttpReply, HttpRequest};
+use crate::wire;
 use serde_json::json;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};

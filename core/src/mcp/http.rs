@@ -4,9 +4,9 @@
 
 use super::engine::{self, Answer, Incoming, INVALID_REQUEST, PARSE_ERROR};
 use super::{Session, PROTOCOL_VERSIONS};
+use crate::http::{Frame, HttpReply, HttpRequest, ReplyHeader, StreamEnd};
 use crate::journal::Outcome;
 use crate::mock::MockModel;
-use crate::wire::{Frame, HttpReply, HttpRequest, ReplyHeader, StreamEnd};
 use serde_json::{json, Value};
 
 /// Whether `path` is MCP's: `/mcp` or `/mcp/{server}`.
@@ -172,7 +172,7 @@ fn json_reply_after(status: u16, mut headers: Vec<ReplyHeader>, body: &Value, de
 /// host part is a loopback name, by the admin surface's rule.
 fn is_loopback_origin(origin: &str) -> bool {
     let host = origin.split_once("://").map_or(origin, |(_, rest)| rest);
-    crate::wire::is_loopback_host(host.trim_end_matches('/'))
+    crate::http::is_loopback_host(host.trim_end_matches('/'))
 }
 
 /// Mints a session for an initialize (ids count up: `cuecard-mcp-1`, ...) and notes it on its journal entry.

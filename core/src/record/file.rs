@@ -6,8 +6,8 @@
 use super::upstream::{parse_upstreams, upstream_for, Upstream};
 use super::{RecordOptions, Recorder, UpstreamReply};
 use crate::error::{invalid_argument, Error, ErrorKind, Result};
+use crate::http::HttpRequest;
 use crate::scenario::Scenario;
-use crate::wire::HttpRequest;
 use std::path::{Path, PathBuf};
 
 /// When a recording file forwards and records. Nothing goes to an upstream unless a mode says so.

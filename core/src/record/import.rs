@@ -9,7 +9,7 @@
 
 use super::{RecordOptions, Recorder, UpstreamReply};
 use crate::error::{Error, ErrorKind, Result};
-use crate::wire::HttpRequest;
+use crate::http::HttpRequest;
 use base64::Engine;
 use serde_yaml_ng::Value as Yaml;
 

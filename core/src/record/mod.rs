@@ -30,9 +30,9 @@ pub use upstream::{forwarded_headers, parse_upstreams, protocol_of, upstream_for
 
 use crate::api::StepSpec;
 use crate::error::{invalid_argument, Error, ErrorKind, Result};
+use crate::http::HttpRequest;
 use crate::request_match::FieldPath;
 use crate::script::recorded::Recorded;
-use crate::wire::HttpRequest;
 use redact::{object, Scrubber};
 use serde_json::{json, Value};
 use std::collections::HashMap;

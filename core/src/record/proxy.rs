@@ -192,7 +192,7 @@ fn full(status: u16, text: String) -> Response<Body> {
 /// One request from the client: replayed when the recording answers it, else forwarded (and recorded).
 async fn answer(proxy: Arc<Proxy>, request: Request<Incoming>) -> Result<Response<Body>, std::convert::Infallible> {
     let (parts, body) = request.into_parts();
-    let body = match http_body_util::Limited::new(body, crate::wire::MAX_BODY_BYTES).collect().await {
+    let body = match http_body_util::Limited::new(body, crate::http::MAX_BODY_BYTES).collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(e) => return Ok(full(400, format!("cuecard record: cannot read the request body: {e}"))),
     };
@@ -215,7 +215,7 @@ async fn answer(proxy: Arc<Proxy>, request: Request<Incoming>) -> Result<Respons
         return Ok(full(502, "cuecard record: nothing to replay and nothing to record (--mode none)".into()));
     }
     let recorded_request =
-        crate::wire::HttpRequest::new(parts.method.as_str(), &target, headers.clone(), body.to_vec());
+        crate::http::HttpRequest::new(parts.method.as_str(), &target, headers.clone(), body.to_vec());
     let upstream = match proxy.file.lock().map(|file| file.upstream_for(&recorded_request).cloned()) {
         Ok(Ok(upstream)) => upstream,
         Ok(Err(e)) => return Ok(full(502, format!("cuecard record: {}", e.message()))),
@@ -286,7 +286,7 @@ where
 /// recorder, the chunks are kept with their times and the exchange is recorded when the body ends.
 fn relay(
     response: Response<Incoming>,
-    recording: Option<(Arc<Proxy>, crate::wire::HttpRequest, Instant)>,
+    recording: Option<(Arc<Proxy>, crate::http::HttpRequest, Instant)>,
 ) -> Response<Body> {
     let (parts, mut incoming) = response.into_parts();
     let status = parts.status.as_u16();
@@ -360,7 +360,7 @@ fn elapsed_ms(started: Instant) -> u64 {
 
 /// Records one exchange and writes the whole recording (to a temporary file renamed over the old one, so the file
 /// is never half written).
-fn write_exchange(proxy: &Proxy, request: &crate::wire::HttpRequest, reply: &UpstreamReply) {
+fn write_exchange(proxy: &Proxy, request: &crate::http::HttpRequest, reply: &UpstreamReply) {
     use std::io::Write;
     let Ok(mut file) = proxy.file.lock() else { return };
     if let Err(e) = file.record(request, reply) {

@@ -80,7 +80,7 @@ fn as_upstream(reply: &HttpReply) -> UpstreamReply {
                 headers: headers.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect(),
                 headers_ms: 0,
                 chunks,
-                cut: *end == crate::wire::StreamEnd::Cut,
+                cut: *end == crate::http::StreamEnd::Cut,
             }
         }
         HttpReply::Abort { .. } => panic!("no reply"),
@@ -285,7 +285,7 @@ fn a_recorded_empty_reply_and_a_recorded_stream_cut_replay_as_recorded() {
     recorder.record(&request, &empty).unwrap();
     let replay = replaying(&recorder);
     let HttpReply::Stream { end, frames, .. } = handle(&replay, &request) else { panic!("a stream") };
-    assert_eq!(end, crate::wire::StreamEnd::Cut);
+    assert_eq!(end, crate::http::StreamEnd::Cut);
     assert_eq!(frames.to_vec().len(), 1);
 }
 

@@ -3,7 +3,7 @@
 //! transports, Node's `fetch`) send; this only decides where.
 
 use crate::error::{invalid_argument, Result};
-use crate::wire::HttpRequest;
+use crate::http::HttpRequest;
 
 /// The protocols an upstream can be named for.
 pub const PROTOCOLS: [&str; 6] = ["openai", "anthropic", "gemini", "ollama", "bedrock", "azure"];

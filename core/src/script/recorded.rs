@@ -6,7 +6,7 @@
 //! is seen by `answer_digest`: the recorder writes the digest of the step's neutral fields, and a step whose
 //! fields no longer give that digest is encoded from them.
 
-use crate::wire::{Frame, Frames, HttpReply, ReplyHeader, StreamEnd};
+use crate::http::{Frame, Frames, HttpReply, ReplyHeader, StreamEnd};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

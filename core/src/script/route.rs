@@ -168,7 +168,7 @@ pub struct Route {
     pub(crate) steps: Vec<Arc<Step>>,
     pub(crate) exhaustion: Option<Exhaustion>,
     /// How its wire requests are checked against the real APIs' rules, instead of the mock's `contracts`.
-    pub(crate) contracts: Option<crate::wire::Contracts>,
+    pub(crate) contracts: Option<crate::contracts::Contracts>,
 }
 
 impl Route {
@@ -185,7 +185,7 @@ impl Route {
 
     /// Sets how this route's wire requests are checked against the real APIs' rules (otherwise the mock's
     /// `contracts`).
-    pub fn contracts(mut self, contracts: crate::wire::Contracts) -> Route {
+    pub fn contracts(mut self, contracts: crate::contracts::Contracts) -> Route {
         self.contracts = Some(contracts);
         self
     }

@@ -49,7 +49,7 @@ pub struct MockSettings {
     pub recording: Option<bool>,
     /// How streamed replies are delivered over the wire: seeded cuts, keep-alives, whitespace (`wire::Delivery`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub delivery: Option<crate::wire::Delivery>,
+    pub delivery: Option<crate::delivery::Delivery>,
     /// Provider failures injected at seeded rates (`chaos::Chaos`); `{"rates": {}}` turns it off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chaos: Option<crate::chaos::Chaos>,
@@ -58,7 +58,7 @@ pub struct MockSettings {
     pub latency: Option<crate::latency::Latency>,
     /// Whether wire requests are checked against the real APIs' rules: `off` (default), `warn`, `strict`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub contracts: Option<crate::wire::Contracts>,
+    pub contracts: Option<crate::contracts::Contracts>,
     /// Per-minute limits reported in each provider's rate-limit headers, and enforced as 429s when asked
     /// (`rate_limits::RateLimits`; headers on by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]

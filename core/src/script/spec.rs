@@ -647,7 +647,7 @@ pub struct RouteSpec {
     pub on_exhausted: Option<Exhaustion>,
     /// How its wire requests are checked against the real APIs' rules, instead of the scenario's `contracts`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub contracts: Option<crate::wire::Contracts>,
+    pub contracts: Option<crate::contracts::Contracts>,
     /// The steps, in order.
     pub steps: Vec<StepInput>,
 }

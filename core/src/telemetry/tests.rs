@@ -3,7 +3,7 @@
 
 use super::attributes::{describe, CallFacts};
 use super::traces_url;
-use crate::wire::HttpRequest;
+use crate::http::HttpRequest;
 use crate::{MockModel, Scenario};
 use opentelemetry::{Array, KeyValue, Value};
 use serde_json::json;

@@ -1,8 +1,9 @@
 //! The admin surface under `/_cuecard/`: load a scenario, read the journal (paged, or whole as a written stream),
 //! reset. Admin requests are not journaled, and web pages are refused (`foreign_admin_request`).
 
-use super::{json_reply, HttpReply, HttpRequest};
+use super::json_reply;
 use crate::error::ErrorKind;
+use crate::http::{is_loopback_host, HttpReply, HttpRequest};
 use crate::mock::MockModel;
 use crate::scenario::Scenario;
 use crate::verify::{run_check, Check};
@@ -101,21 +102,6 @@ pub(crate) fn foreign_admin_request(request: &HttpRequest) -> Option<String> {
              unless the server has an admin token and the request carries it"
         ))
     }
-}
-
-/// `localhost`, `*.localhost`, `127.x.x.x` or `[::1]`, with or without a port.
-pub(crate) fn is_loopback_host(host: &str) -> bool {
-    let name = match host.strip_prefix('[') {
-        Some(bracketed) => bracketed.split(']').next().unwrap_or_default(),
-        None => host
-            .rsplit_once(':')
-            .map_or(host, |(name, port)| if port.chars().all(|c| c.is_ascii_digit()) { name } else { host }),
-    };
-    let name = name.to_ascii_lowercase();
-    name == "localhost"
-        || name.ends_with(".localhost")
-        || name == "::1"
-        || name.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 /// The journal page a query asks for: `after` (entries with a greater index) and `limit` (at most that many).

@@ -5,13 +5,14 @@
 //! `text_delta`, `input_json_delta`) / `content_block_stop`, then `message_delta` with the cumulative
 //! `usage.output_tokens`, then `message_stop`. A failure mid-stream is `event: error`.
 
-use super::delivery::{self, StreamFraming};
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::{
     json_reply, json_text, push_json_number, push_json_str, sse_json, stream_reply, ChatProtocol, DecodedRequest,
-    Encoding, Frame, Frames, HttpReply,
+    Encoding, Frame, HttpReply,
 };
+use crate::contracts::thinking_signature;
+use crate::delivery::{self, StreamFraming};
 use crate::model::{
     ChatRequest, ChatResponse, ContentPart, FinishReason, ImagePart, Message, Role, ToolCall, ToolDefinition, Usage,
 };
@@ -20,20 +21,6 @@ use crate::stream::{Envelope, EventStream, StreamEvent, TimedEvent};
 use serde_json::{json, Value};
 
 pub(crate) struct AnthropicMessages;
-
-/// How every signature cuecard issues begins (`cuecard-` in base64), so `contracts` can tell its own from a
-/// recorded real one.
-pub(crate) const SIGNATURE_PREFIX: &str = "Y3VlY2FyZC1";
-
-/// The signature of a thinking block: a digest of its text (FNV-1a, 64 bits) after the prefix. The SDKs only carry
-/// it along; the `contracts` rule A5 recomputes it, so a thinking block edited before it is sent back is refused as
-/// the real API refuses it.
-pub(crate) fn thinking_signature(thinking: &str) -> String {
-    let digest = thinking
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3));
-    format!("{SIGNATURE_PREFIX}{digest:016x}")
-}
 
 impl ChatProtocol for AnthropicMessages {
     const DIALECT: Dialect = Dialect::Anthropic;
@@ -108,7 +95,7 @@ impl ChatProtocol for AnthropicMessages {
     }
 
     fn encode_stream(stream: &EventStream, _request: &DecodedRequest, request_id: &str) -> HttpReply {
-        stream_reply(stream, "request-id", request_id, Frames::encoded(stream, stream_encoding))
+        stream_reply(stream, "request-id", request_id, super::frames::encoded(stream, stream_encoding))
     }
 }
 

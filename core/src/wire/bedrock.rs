@@ -12,12 +12,12 @@
 //! `EventStreamError` and the JS client as the modelled class.
 
 use super::anthropic::{tool_input, AnthropicMessages};
-use super::delivery::{BodyKind, StreamFraming};
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::{
     json_reply, push_json_number, push_json_str, ChatProtocol, DecodedRequest, Encoding, Frame, Frames, HttpReply,
 };
+use crate::delivery::{BodyKind, StreamFraming};
 use crate::model::{
     ChatRequest, ChatResponse, ContentPart, FinishReason, ImagePart, Message, Role, ToolCall, ToolChoice,
     ToolDefinition, Usage,
@@ -136,7 +136,7 @@ impl ChatProtocol for BedrockConverse {
     }
 
     fn encode_stream(stream: &EventStream, _: &DecodedRequest, request_id: &str) -> HttpReply {
-        binary_stream(stream, request_id, Frames::encoded(stream, converse_encoding))
+        binary_stream(stream, request_id, super::frames::encoded(stream, converse_encoding))
     }
 }
 
@@ -422,7 +422,7 @@ impl ChatProtocol for BedrockInvoke {
         // Anthropic's events, each data object as the base64 `bytes` of a `chunk` event (an error event becomes an
         // exception frame, as Bedrock sends one).
         let error = stream.error().cloned();
-        let frames = Frames::encoded(stream, super::anthropic::stream_encoding).wrapped(move || {
+        let frames = super::frames::encoded(stream, super::anthropic::stream_encoding).wrapped(move || {
             let error = error.clone();
             let mut pending_delay = 0u64;
             move |frame: Frame| {

@@ -9,14 +9,14 @@
 //! `continuationToken` is never sent (@google/genai would request again). Thinking is sent as `thought: true`
 //! parts only when the request asks for it (`includeThoughts`), as the API does; its tokens are counted either way.
 
-use super::delivery::StreamFraming;
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::routes::Matched;
 use super::{
     json_text, json_text_reply, push_json_id, push_json_number, push_json_str, raw, request_id, served_reply,
-    stream_reply, ChatProtocol, DecodedRequest, Encoding, Frame, Frames, HttpReply, HttpRequest,
+    stream_reply, ChatProtocol, DecodedRequest, Encoding, Frame, HttpReply, HttpRequest,
 };
+use crate::delivery::StreamFraming;
 use crate::mock::MockModel;
 use crate::model::{
     ChatRequest, ChatResponse, ContentPart, FinishReason, ImagePart, Message, ResponseFormat, Role, ToolCall,
@@ -153,7 +153,7 @@ impl ChatProtocol for GeminiGenerate {
 
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
         let include_thoughts = request.include_thoughts;
-        let frames = Frames::encoded(stream, move |stream| stream_encoding(stream, include_thoughts));
+        let frames = super::frames::encoded(stream, move |stream| stream_encoding(stream, include_thoughts));
         stream_reply(stream, "x-request-id", request_id, frames)
     }
 }

@@ -17,13 +17,11 @@
 mod admin;
 mod anthropic;
 mod bedrock;
-mod contracts;
-mod delivery;
 mod errors;
 mod escape;
 pub mod eventstream;
 mod extras;
-mod frames;
+pub(crate) mod frames;
 mod gemini;
 mod json;
 mod ollama;
@@ -40,20 +38,20 @@ use crate::stream::{Envelope, EventStream};
 use crate::turn::Turn;
 use routes::Matched;
 pub use routes::{endpoint_rows, EndpointRow};
-use serde::{Deserialize, Serialize};
-use std::borrow::Cow;
+use serde::Serialize;
 use std::sync::Arc;
 
+pub use crate::http::{Frame, FrameIter, Frames, HttpReply, HttpRequest, ReplyHeader, StreamEnd, MAX_BODY_BYTES};
 pub(crate) use frames::Encoding;
-pub use frames::{FrameIter, Frames};
 
 // The admin refusals are for the per-test surface of the server (`isolation`, feature `server`).
-pub(crate) use admin::is_loopback_host;
+pub use crate::contracts::{ContractMode, Contracts, Violation, RULES as CONTRACT_RULES};
+pub use crate::delivery::{
+    Delivery, LineEnding, Split, Variation, MAX_CHUNK_BYTES, SEED_HEADER as DELIVERY_SEED_HEADER,
+};
 #[cfg(feature = "server")]
 pub(crate) use admin::{admin_error, foreign_admin_request};
 pub use admin::{is_whole_journal_read, journal_document, write_journal_document};
-pub use contracts::{ContractMode, Contracts, Violation, RULES as CONTRACT_RULES};
-pub use delivery::{Delivery, LineEnding, Split, Variation, MAX_CHUNK_BYTES, SEED_HEADER as DELIVERY_SEED_HEADER};
 pub use errors::{error_reply, Dialect};
 
 /// `bytes` as text, with U+FFFD for what is not UTF-8. Valid text (nearly always) is checked by `str::from_utf8`'s
@@ -65,9 +63,6 @@ pub(crate) fn lossy_text(bytes: &[u8]) -> String {
     }
 }
 
-/// Largest request body accepted; larger bodies get a provider-shaped 413.
-pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
-
 /// Header naming the operation of a request (the main routing key).
 pub const OPERATION_HEADER: &str = "x-cuecard-operation";
 
@@ -76,218 +71,6 @@ pub const OPERATION_HEADER: &str = "x-cuecard-operation";
 /// `x-goog-api-client` and `x-goog-api-key` tell a Google SDK's `GET /v1/models` from OpenAI's (`routes`).
 pub const READ_HEADERS: [&str; 7] =
     [OPERATION_HEADER, "anthropic-version", "content-type", "origin", "host", "x-goog-api-client", "x-goog-api-key"];
-
-/// An HTTP request as the wire layer sees it. As data (what crosses to hosts that serve their own HTTP stack):
-/// `{"method", "path", "query", "headers": [[name, value], ...], "body"}`, or `"body_base64"` for a body that
-/// is not UTF-8; `path` may carry the query (`/v1/models?x=1`), which is then split off.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "HttpRequestData", into = "HttpRequestData")]
-pub struct HttpRequest {
-    /// `GET`, `POST`, ...
-    pub method: String,
-    /// The path, without the query string.
-    pub path: String,
-    /// The query string, without `?`.
-    pub query: String,
-    /// Headers with lower-case names.
-    pub headers: Vec<(String, String)>,
-    /// The body.
-    pub body: Vec<u8>,
-    /// Set by a server that checked its admin token on this request: the admin surface then answers it whatever
-    /// its `Host` (a token is how a server beyond loopback is administered). Never part of the data form, so a
-    /// request that crosses as data cannot claim it.
-    pub admin_token_checked: bool,
-}
-
-#[derive(Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct HttpRequestData {
-    method: String,
-    path: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    query: String,
-    #[serde(default)]
-    headers: Vec<(String, String)>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    body: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    body_base64: Option<String>,
-}
-
-impl From<HttpRequestData> for HttpRequest {
-    fn from(data: HttpRequestData) -> HttpRequest {
-        let body = match (data.body, data.body_base64) {
-            (Some(text), _) => text.into_bytes(),
-            (None, Some(encoded)) => {
-                use base64::Engine;
-                // Undecodable base64 becomes a body that is not JSON, which the endpoint refuses and journals.
-                base64::engine::general_purpose::STANDARD
-                    .decode(encoded.as_bytes())
-                    .unwrap_or_else(|_| encoded.into_bytes())
-            }
-            (None, None) => Vec::new(),
-        };
-        let mut request = HttpRequest::new(&data.method, &data.path, data.headers, body);
-        if request.query.is_empty() {
-            request.query = data.query;
-        }
-        request
-    }
-}
-
-impl From<HttpRequest> for HttpRequestData {
-    fn from(request: HttpRequest) -> HttpRequestData {
-        let (body, body_base64) = match String::from_utf8(request.body) {
-            Ok(text) if text.is_empty() => (None, None),
-            Ok(text) => (Some(text), None),
-            Err(e) => {
-                use base64::Engine;
-                (None, Some(base64::engine::general_purpose::STANDARD.encode(e.into_bytes())))
-            }
-        };
-        HttpRequestData {
-            method: request.method,
-            path: request.path,
-            query: request.query,
-            headers: request.headers,
-            body,
-            body_base64,
-        }
-    }
-}
-
-impl HttpRequest {
-    /// A request from what any HTTP stack has: the method, the request target (path and optional `?query`),
-    /// the headers (names are lower-cased here) and the body.
-    pub fn new(method: &str, target: &str, headers: Vec<(String, String)>, body: Vec<u8>) -> HttpRequest {
-        let (path, query) = target.split_once('?').unwrap_or((target, ""));
-        HttpRequest {
-            method: method.to_string(),
-            path: path.to_string(),
-            query: query.to_string(),
-            headers: headers.into_iter().map(|(n, v)| (n.to_ascii_lowercase(), v)).collect(),
-            body,
-            admin_token_checked: false,
-        }
-    }
-
-    /// A `POST` with a JSON body.
-    pub fn post_json(path: &str, body: &str) -> HttpRequest {
-        HttpRequest::new("POST", path, Vec::new(), body.as_bytes().to_vec())
-    }
-
-    /// Adds a header (the name is lower-cased).
-    pub fn with_header(mut self, name: &str, value: &str) -> HttpRequest {
-        self.headers.push((name.to_ascii_lowercase(), value.to_string()));
-        self
-    }
-
-    /// The first header with this (lower-case) name.
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
-    }
-}
-
-/// One piece of a streamed body (one whole SSE event), sent after waiting `delay_ms`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Frame {
-    /// Virtual milliseconds to wait before sending it.
-    pub delay_ms: u64,
-    /// The text of the frame.
-    pub data: String,
-}
-
-/// How a streamed body ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StreamEnd {
-    /// The body ends normally.
-    Close,
-    /// The connection is cut: the body ends without its final chunk, which clients see as a broken transfer.
-    Cut,
-}
-
-/// One header of a reply. Names, and values such as `application/json`, are mostly fixed text: borrowed, they cost
-/// no allocation (about a quarter of a whole answer's allocations were these copies, issue #31). As data, a string.
-pub type ReplyHeader = (Cow<'static, str>, Cow<'static, str>);
-
-/// What to answer. As data, tagged by `kind`: `full`, `stream` or `abort`. Every body cuecard sends is UTF-8
-/// (JSON or SSE), so bodies and frames are text.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum HttpReply {
-    /// A whole response.
-    Full {
-        /// Wait this long before sending anything.
-        delay_ms: u64,
-        /// Status.
-        status: u16,
-        /// Headers.
-        headers: Vec<ReplyHeader>,
-        /// Body.
-        body: String,
-    },
-    /// A streamed (SSE) response: headers at once, then the frames.
-    Stream {
-        /// Wait this long after the headers, before the first frame (a stall).
-        stall_ms: u64,
-        /// Status (200).
-        status: u16,
-        /// Headers.
-        headers: Vec<ReplyHeader>,
-        /// The frames, made as they are read (`Frames`); as data, the list.
-        frames: Frames,
-        /// How the body ends.
-        end: StreamEnd,
-        /// Each frame's `data` is the base64 of binary bytes (AWS event-stream messages), which hosts decode before
-        /// sending; otherwise it is the text sent. Absent in the data form when false.
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-        base64: bool,
-        /// Each frame is one write, sent (flushed) alone even when no wait separates it from the next: the
-        /// `delivery` setting cut them on purpose. Otherwise a host may join frames that are due at once. Absent in
-        /// the data form when false.
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-        separate_writes: bool,
-        /// The journal entry of the request it answers, so a server can record a client that left before the
-        /// end. Not part of the reply's data.
-        #[serde(skip)]
-        entry: Option<crate::journal::EntryTicket>,
-    },
-    /// Close the connection without any response (a connection reset before headers).
-    Abort {
-        /// Wait this long first.
-        delay_ms: u64,
-    },
-}
-
-impl HttpReply {
-    /// The status (0 for an abort).
-    pub fn status(&self) -> u16 {
-        match self {
-            HttpReply::Full { status, .. } | HttpReply::Stream { status, .. } => *status,
-            HttpReply::Abort { .. } => 0,
-        }
-    }
-
-    /// The whole body (a stream's frames concatenated).
-    pub fn body_text(&self) -> String {
-        match self {
-            HttpReply::Full { body, .. } => body.clone(),
-            HttpReply::Stream { frames, .. } => frames.iter().map(|f| f.data).collect(),
-            HttpReply::Abort { .. } => String::new(),
-        }
-    }
-
-    /// A header of the reply.
-    pub fn header(&self, name: &str) -> Option<&str> {
-        match self {
-            HttpReply::Full { headers, .. } | HttpReply::Stream { headers, .. } => {
-                headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_ref())
-            }
-            HttpReply::Abort { .. } => None,
-        }
-    }
-}
 
 pub(crate) fn json_reply(status: u16, headers: Vec<ReplyHeader>, body: &impl Serialize) -> HttpReply {
     // Written to a Vec directly (`to_string` through Display goes through fmt::Write piece by piece), which starts
@@ -406,7 +189,7 @@ pub(crate) fn streamed_http_reply(
 trait ChatProtocol {
     const DIALECT: Dialect;
     /// How its streams are framed and what its clients accept (what `delivery` may do to them).
-    const FRAMING: delivery::StreamFraming;
+    const FRAMING: crate::delivery::StreamFraming;
     /// The request JSON as a neutral request, or a message saying what is wrong.
     fn decode(body: &serde_json::Value) -> Result<DecodedRequest, String>;
     /// The request read straight from the body when it has the protocol's common shape, past the
@@ -633,14 +416,14 @@ fn chat<P: ChatProtocol + 'static>(mock: &MockModel, http: &HttpRequest, matched
 /// the body is parsed again).
 fn contract_violation(mock: &MockModel, http: &HttpRequest, endpoint: &str, setting: &Contracts) -> Option<Violation> {
     let body: serde_json::Value = serde_json::from_slice(&http.body).ok()?;
-    contracts::check(endpoint, &body, setting, &JournalHistory(mock))
+    crate::contracts::check(endpoint, &body, setting, &JournalHistory(mock))
 }
 
 /// The mock's journal as the answers the Responses rules look back at.
 struct JournalHistory<'a>(&'a MockModel);
 
-impl contracts::History for JournalHistory<'_> {
-    fn response(&self, id: &str) -> Option<contracts::Issued> {
+impl crate::contracts::History for JournalHistory<'_> {
+    fn response(&self, id: &str) -> Option<crate::contracts::Issued> {
         // The journal keeps an answer under its neutral id: `resp_3` was answer 3, `chatcmpl-3`.
         let neutral = match id.strip_prefix("resp_").filter(|n| n.parse::<u64>().is_ok()) {
             Some(number) => format!("chatcmpl-{number}"),
@@ -650,7 +433,7 @@ impl contracts::History for JournalHistory<'_> {
         let raw = entry.raw.as_ref().filter(|raw| raw.path.ends_with("/responses"))?;
         let body: serde_json::Value = serde_json::from_str(&raw.body).unwrap_or_default();
         let message = &entry.response.as_ref()?.message;
-        Some(contracts::Issued {
+        Some(crate::contracts::Issued {
             stored: body.get("store") != Some(&serde_json::Value::Bool(false)),
             call_ids: message.tool_calls.iter().map(|call| call.id.clone()).collect(),
             reasoned: message.thinking.is_some(),
@@ -689,11 +472,15 @@ fn with_step_headers(mut reply: HttpReply, step_headers: Vec<ReplyHeader>) -> Ht
 /// A streamed reply delivered as the `delivery` setting says (`(setting, scenario seed)`), when it is set. Not
 /// generic, so that the protocols share one copy of it.
 #[inline(never)]
-fn delivered(reply: HttpReply, delivery: Option<(Delivery, u64)>, framing: delivery::StreamFraming) -> HttpReply {
+fn delivered(
+    reply: HttpReply,
+    delivery: Option<(Delivery, u64)>,
+    framing: crate::delivery::StreamFraming,
+) -> HttpReply {
     match (delivery, &reply) {
         (Some((delivery, seed)), HttpReply::Stream { entry: Some(ticket), .. }) => {
             let index = ticket.index;
-            delivery::deliver(reply, &delivery, framing, seed, index)
+            crate::delivery::deliver(reply, &delivery, framing, seed, index)
         }
         _ => reply,
     }

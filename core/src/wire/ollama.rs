@@ -8,14 +8,14 @@
 //! its `role`; tool calls come whole with `arguments` as an object; thinking is `message.thinking`; errors are
 //! `{"error": "<text>"}`, also as a line mid-stream. Durations are nanoseconds of the virtual clock.
 
-use super::delivery::{BodyKind, StreamFraming};
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::routes::Matched;
 use super::{
     json_reply, json_text, push_json_str, raw, request_id, served_reply, ChatProtocol, DecodedRequest, Encoding, Frame,
-    Frames, HttpReply, HttpRequest,
+    HttpReply, HttpRequest,
 };
+use crate::delivery::{BodyKind, StreamFraming};
 use crate::mock::MockModel;
 use crate::model::{
     ChatRequest, ChatResponse, FinishReason, ImagePart, Message, ResponseFormat, Role, ToolCall, ToolDefinition, Usage,
@@ -337,7 +337,7 @@ impl TokenLines {
 /// A stream as NDJSON lines: thinking and text deltas, the tool calls whole in one line, then the `done` line; a
 /// failure mid-stream is an `{"error": ...}` line (or a cut, or a clean end without the `done` line).
 fn encode_lines(stream: &EventStream, request_id: &str, shape: Shape) -> HttpReply {
-    let frames = Frames::encoded(stream, move |stream| lines_encoding(stream, shape));
+    let frames = super::frames::encoded(stream, move |stream| lines_encoding(stream, shape));
     let headers = vec![
         ("content-type".into(), "application/x-ndjson".into()),
         ("x-request-id".into(), request_id.to_owned().into()),

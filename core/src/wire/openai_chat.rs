@@ -5,13 +5,13 @@
 //! delta carries `finish_reason`, the usage chunk (with `choices: []`) comes last when
 //! `stream_options.include_usage` is set, then `data: [DONE]`.
 
-use super::delivery::{self, StreamFraming};
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::{
     json_text, json_text_reply, push_json_id, push_json_number, push_json_str, sse_event, sse_json, stream_reply,
-    ChatProtocol, DecodedRequest, Encoding, Frame, Frames, HttpReply,
+    ChatProtocol, DecodedRequest, Encoding, Frame, HttpReply,
 };
+use crate::delivery::{self, StreamFraming};
 use crate::model::{
     AudioPart, ChatRequest, ChatResponse, ContentPart, FilePart, FinishReason, ImagePart, Message, ResponseFormat,
     Role, ToolCall, ToolChoice, ToolDefinition, Usage,
@@ -160,7 +160,8 @@ impl ChatProtocol for OpenAiChat {
 
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
         let (include_usage, reasoning_field) = (request.include_usage, request.reasoning_field);
-        let frames = Frames::encoded(stream, move |stream| stream_encoding(stream, include_usage, reasoning_field));
+        let frames =
+            super::frames::encoded(stream, move |stream| stream_encoding(stream, include_usage, reasoning_field));
         stream_reply(stream, "x-request-id", request_id, frames)
     }
 }

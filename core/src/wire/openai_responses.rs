@@ -8,13 +8,13 @@
 //! `response.reasoning_summary_text.delta`s, `….done` and `response.reasoning_summary_part.done`, and counted in
 //! `usage.output_tokens_details.reasoning_tokens`.
 
-use super::delivery::{self, StreamFraming};
 use super::errors::{error_object, Dialect};
 use super::json::{self, Object};
 use super::{
     json_reply, json_text, push_json_number, push_json_str, push_sse_json, stream_reply, ChatProtocol, DecodedRequest,
-    Encoding, Frame, Frames, HttpReply, ITEM_REFERENCE,
+    Encoding, Frame, HttpReply, ITEM_REFERENCE,
 };
+use crate::delivery::{self, StreamFraming};
 use crate::model::{
     ChatRequest, ChatResponse, ContentPart, FilePart, FinishReason, ImagePart, Message, ResponseFormat, Role, ToolCall,
     ToolDefinition, Usage,
@@ -117,7 +117,7 @@ impl ChatProtocol for OpenAiResponses {
 
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
         let echo = echo_of(request);
-        let frames = Frames::encoded(stream, move |stream| stream_encoding(stream, echo.clone()));
+        let frames = super::frames::encoded(stream, move |stream| stream_encoding(stream, echo.clone()));
         stream_reply(stream, "x-request-id", request_id, frames)
     }
 }

@@ -302,7 +302,7 @@ fn responses_items_and_parts() {
 #[test]
 fn a_thinking_block_sent_back_must_be_the_one_cuecard_issued() {
     let thinking = "The user wants the weather.";
-    let issued = crate::wire::anthropic::thinking_signature(thinking);
+    let issued = crate::contracts::thinking_signature(thinking);
     let turn = |block: Value| {
         let mut body = anthropic_body(json!([
             {"role": "user", "content": "weather?"},
@@ -332,7 +332,7 @@ fn a_thinking_block_sent_back_must_be_the_one_cuecard_issued() {
 
 #[test]
 fn a_final_assistant_message_may_not_carry_thinking_when_thinking_is_off() {
-    let issued = crate::wire::anthropic::thinking_signature("t");
+    let issued = crate::contracts::thinking_signature("t");
     let prefill = anthropic_body(json!([
         {"role": "user", "content": "hi"},
         {"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "signature": issued}]},

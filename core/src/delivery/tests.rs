@@ -55,7 +55,7 @@ fn decoded(protocol: &str, bytes: &[u8]) -> Vec<(String, Value)> {
         while rest.len() >= 4 {
             let length = u32::from_be_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
             let (message, tail) = rest.split_at(length);
-            messages.push((String::new(), Value::from(crate::wire::delivery::encode_base64(message))));
+            messages.push((String::new(), Value::from(crate::delivery::encode_base64(message))));
             rest = tail;
         }
         assert!(rest.is_empty());

@@ -427,8 +427,8 @@ fn thinking_block_problem(on: &Rules, block: &Value, i: usize, j: usize, allowed
     let Some(signature) = block.get("signature").and_then(Value::as_str) else {
         return Some(violation("A5", format!("messages.{i}.content.{j}.thinking.signature: Field required")));
     };
-    let issued = signature.starts_with(super::anthropic::SIGNATURE_PREFIX);
-    if issued && signature != super::anthropic::thinking_signature(str_of(block, "thinking")) {
+    let issued = signature.starts_with(SIGNATURE_PREFIX);
+    if issued && signature != thinking_signature(str_of(block, "thinking")) {
         return Some(violation("A5", format!("messages.{i}.content.{j}: Invalid `signature` in `thinking` block")));
     }
     None
@@ -818,6 +818,20 @@ fn object_problem(schema: &Value, path: &mut Vec<String>) -> Option<String> {
         }
     }
     None
+}
+
+/// How every signature cuecard issues begins (`cuecard-` in base64), so `contracts` can tell its own from a
+/// recorded real one.
+pub(crate) const SIGNATURE_PREFIX: &str = "Y3VlY2FyZC1";
+
+/// The signature of a thinking block: a digest of its text (FNV-1a, 64 bits) after the prefix. The SDKs only carry
+/// it along; the `contracts` rule A5 recomputes it, so a thinking block edited before it is sent back is refused as
+/// the real API refuses it.
+pub(crate) fn thinking_signature(thinking: &str) -> String {
+    let digest = thinking
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3));
+    format!("{SIGNATURE_PREFIX}{digest:016x}")
 }
 
 mod image_size;

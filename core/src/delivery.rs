@@ -18,7 +18,7 @@
 //! seed, or the scenario's, and the request's index), so a reply is the same bytes in every language; the reply
 //! carries it in `x-cuecard-delivery-seed` and the journal keeps it (`delivery_seed`).
 
-use super::{Frame, HttpReply};
+use crate::http::{Frame, Frames, HttpReply};
 use crate::seeded::{request_seed, Seeded};
 use serde::{Deserialize, Serialize};
 
@@ -190,7 +190,7 @@ pub(crate) fn deliver(
     headers.push((SEED_HEADER.into(), seed.to_string().into()));
     let plan = Plan { delivery, framing, seed, base64 };
     let cut = delivery.split == Split::Bytes || base64;
-    let frames = super::Frames::from(plan.apply(frames.to_vec()));
+    let frames = Frames::from(plan.apply(frames.to_vec()));
     HttpReply::Stream { stall_ms, status, headers, frames, end, base64: cut, separate_writes: true, entry }
 }
 
