@@ -8,6 +8,7 @@ use crate::failure::{ProviderError, ProviderErrorKind};
 use crate::model::{ChatRequest, ChatResponse};
 use crate::segments::Segments;
 use serde::Serialize;
+use serde_json::Value;
 use std::sync::Arc;
 
 /// What happened to a request.
@@ -382,6 +383,71 @@ impl Journal {
         self.counts = JournalCounts::default();
         self.generation += 1;
     }
+}
+
+/// One MCP message the mock received, journaled.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct McpEntry {
+    /// Arrival index among MCP messages, from 0.
+    pub index: u64,
+    /// How many model requests were journaled before it arrived: it sits between model request `after_requests - 1`
+    /// and `after_requests`.
+    pub after_requests: u64,
+    /// Virtual time of arrival, in milliseconds since the mock was created.
+    pub at_ms: u64,
+    /// The server's name (empty when the request named none that exists).
+    pub server: String,
+    /// `http` or `stdio`.
+    pub transport: &'static str,
+    /// The HTTP session (`Mcp-Session-Id`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// The JSON-RPC method (`tools/call`, `notifications/initialized`); empty for a message without one (a
+    /// response, or what could not be read).
+    pub method: String,
+    /// The request id, as sent (absent for notifications).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<Value>,
+    /// The tool or prompt name, or the resource URI.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// A tool call's arguments (a prompt's, for `prompts/get`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Value>,
+    /// The tool step that answered it, by index within the tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<u32>,
+    /// What happened: `answered` (a scripted error included), `unmatched` (an unknown tool, prompt, resource or
+    /// method), `exhausted` (the tool's steps ran out), `rejected` (not a valid message, or refused by the transport).
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// The result sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// The JSON-RPC error sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
+    /// The step closed the connection instead of answering.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dropped_connection: bool,
+}
+
+impl McpEntry {
+    /// Whether the scenario did not expect it (an unknown name or method, a tool past its steps, a refused message).
+    pub fn is_unexpected(&self) -> bool {
+        matches!(self.outcome, Outcome::Exhausted | Outcome::Unmatched | Outcome::Rejected { .. })
+    }
+}
+
+/// A tool step no call took.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct UnusedMcpStep {
+    /// The server.
+    pub server: String,
+    /// The tool.
+    pub tool: String,
+    /// The step's index within the tool.
+    pub step: usize,
 }
 
 #[cfg(test)]

@@ -64,7 +64,6 @@ pub mod stream;
 pub mod telemetry;
 pub mod tokenize;
 pub mod tools;
-pub mod turn;
 pub mod usage;
 pub mod verify;
 pub mod wire;
@@ -75,6 +74,9 @@ pub use error::{Error, ErrorKind, Issue, Result};
 pub use failure::{ProviderError, ProviderErrorKind};
 pub use journal::{EntryTicket, IntoJournaled, JournalEntry, Outcome, RawRequest};
 pub use memory::MockMemory;
+/// A computed step's continuation (the bindings call it pending): the old path of [`Pending`] and [`Turn`].
+pub use mock::pending as turn;
+pub use mock::pending::{Pending, Turn};
 pub use mock::{Exchange, MockBuilder, MockModel, StreamResult, Timed, UnusedStep};
 pub use model::{
     AssistantMessage, AudioPart, ChatRequest, ChatResponse, ContentPart, FilePart, FinishReason, ImagePart, Message,
@@ -92,5 +94,4 @@ pub use server::{Server, ServerOptions, DEFAULT_IDLE_TIMEOUT_MS};
 pub use stream::{Envelope, EventStream, Events, StreamEvent, TimedEvent};
 pub use tokenize::{count_tokens, tokenize};
 pub use tools::{MockTool, MockToolOptions};
-pub use turn::{Pending, Turn};
 pub use usage::UsagePolicy;

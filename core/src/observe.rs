@@ -345,7 +345,7 @@ pub enum ObservationEvent {
 
 impl RecordingObserver {
     /// Applies one callback to record `index`; an unknown index is `invalid_argument`.
-    pub fn report(&self, index: usize, event: ObservationEvent) -> crate::Result<()> {
+    pub fn report(&self, index: usize, event: ObservationEvent) -> crate::error::Result<()> {
         let mut records = self.lock();
         let count = records.len();
         let record = records.get_mut(index).ok_or_else(|| {

@@ -143,7 +143,7 @@ mod tests {
 
     #[test]
     fn a_mock_with_many_routes_answers_through_the_index_and_rebuilds_it_when_a_route_is_added() {
-        let mock = crate::MockModel::from_scenario(&scenario()).unwrap();
+        let mock = crate::mock::MockModel::from_scenario(&scenario()).unwrap();
         let answer = |model: &str, text: &str| {
             mock.chat(ChatRequest::user(model, text)).map(|r| r.message.text.unwrap_or_default()).map_err(|_| ())
         };
@@ -151,7 +151,7 @@ mod tests {
         assert_eq!(answer("gpt-4o", "q1"), Ok("r1".to_string()));
         // Route 26 ignores the message text: it takes any one user message before the default route can.
         assert_eq!(answer("gpt-4o", "nothing recorded"), Ok("any".to_string()));
-        let without_default = crate::MockModel::new();
+        let without_default = crate::mock::MockModel::new();
         for i in 0..20 {
             let request = crate::request_match::RequestMatcher::new(
                 &json!({"messages": [{"role": "user", "content": format!("q{i}")}]}),

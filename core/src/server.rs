@@ -8,8 +8,8 @@
 use crate::error::{Error, ErrorKind, Result};
 use crate::http::{FrameIter, Frames, HttpReply, HttpRequest, ReplyHeader, StreamEnd, MAX_BODY_BYTES};
 use crate::isolation::Tests;
+use crate::mock::pending::Turn;
 use crate::mock::MockModel;
-use crate::turn::Turn;
 use crate::wire;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};

@@ -354,7 +354,7 @@ fn delta_count(
 
 fn token_count(chunks: Option<&Chunks>) -> usize {
     match chunks {
-        Some(Chunks::Words(text)) => crate::count_tokens(text),
+        Some(Chunks::Words(text)) => crate::tokenize::count_tokens(text),
         Some(Chunks::Exact(tokens)) => tokens.len(),
         None => 0,
     }
@@ -362,7 +362,7 @@ fn token_count(chunks: Option<&Chunks>) -> usize {
 
 /// The argument deltas of a streamed tool call: one per token, and one (empty) for empty arguments.
 fn argument_fragments(call: &crate::model::ToolCall) -> usize {
-    crate::count_tokens(&call.arguments).max(1)
+    crate::tokenize::count_tokens(&call.arguments).max(1)
 }
 
 /// What every frame of one answer repeats on the wire: the response's number (from the mock's counter), the id a

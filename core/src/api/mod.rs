@@ -4,14 +4,14 @@
 //! nest) live here or below, once, for every language.
 //!
 //! - [`spec`]: the scripting vocabulary as data (steps, tool calls, failures, route matches) and [`StepInput`];
-//! - `verbs`: the seed verbs on [`crate::MockModel`] (`then_responds`, `then_fails`, `and_fails`, `route`, ...);
+//! - `verbs`: the seed verbs on [`crate::mock::MockModel`] (`then_responds`, `then_fails`, `and_fails`, `route`, ...);
 //! - [`responder`]: computed answers from hosts that return JSON;
 //! - [`host_data`], [`host_read`], [`strict`], [`strict_text`]: the strict readers of host data, which live in
 //!   [`crate::input`] (every layer reads with them) and are re-exported here, where bindings look for them;
 //! - [`request`]: what a binding's `chat("Hi")` means, and the fast path for a request the host serialized;
 //! - [`outcome`]: a call's outcome as JSON text, for hosts that wait and raise themselves (the JS packages);
 //! - checks as data are [`crate::verify::Check`]; the wire as data is [`crate::http::HttpRequest`] and
-//!   [`crate::http::HttpReply`]; settings are [`crate::MockSettings`]; server options [`crate::ServerOptions`].
+//!   [`crate::http::HttpReply`]; settings are [`crate::MockSettings`]; server options [`crate::server::ServerOptions`].
 
 pub mod outcome;
 pub mod request;

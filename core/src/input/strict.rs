@@ -293,13 +293,13 @@ mod tests {
     #[test]
     #[cfg(feature = "server")] // ServerOptions is the struct read here
     fn a_struct_is_read_from_an_object_only_at_any_depth() {
-        let by_position = deserialize_data::<crate::ServerOptions>(&json!(["0.0.0.0", 0])).unwrap_err();
+        let by_position = deserialize_data::<crate::server::ServerOptions>(&json!(["0.0.0.0", 0])).unwrap_err();
         assert_eq!(by_position.path, ".");
         assert!(
             by_position.message.starts_with("invalid type: sequence, expected struct ServerOptions"),
             "{by_position:?}"
         );
-        let options: crate::ServerOptions = deserialize_data(&json!({"port": 0, "instant": true})).unwrap();
+        let options: crate::server::ServerOptions = deserialize_data(&json!({"port": 0, "instant": true})).unwrap();
         assert!(options.instant && options.host.is_loopback());
 
         let nested = deserialize_data::<crate::api::StepSpec>(&json!({"text": "x", "fail_after": ["rate_limit"]}));

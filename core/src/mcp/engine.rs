@@ -1,8 +1,10 @@
 //! The JSON-RPC side of MCP, shared by every transport: one message in, what to send back (notifications first,
 //! then the response), journaled once under the mock's lock.
 
-use super::{McpEntry, McpState, Now, LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS};
+use super::{LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS};
+use crate::journal::McpEntry;
 use crate::journal::Outcome;
+use crate::mock::mcp::{McpState, Now};
 use crate::mock::MockModel;
 use crate::script::mcp::{contains, McpServer, McpTool, McpToolStep};
 use crate::script::Exhaustion;

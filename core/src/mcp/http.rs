@@ -3,9 +3,10 @@
 //! `initialize`, `405` for the GET stream (none is offered), `DELETE` to end a session, and an Origin check.
 
 use super::engine::{self, Answer, Incoming, INVALID_REQUEST, PARSE_ERROR};
-use super::{Session, PROTOCOL_VERSIONS};
+use super::PROTOCOL_VERSIONS;
 use crate::http::{Frame, HttpReply, HttpRequest, ReplyHeader, StreamEnd};
 use crate::journal::Outcome;
+use crate::mock::mcp::Session;
 use crate::mock::MockModel;
 use serde_json::{json, Value};
 

@@ -6,6 +6,7 @@ use crate::verify::{run_check, Check};
 use crate::wire::{handle, HttpReply, HttpRequest};
 use crate::{MockModel, Scenario};
 use serde_json::json;
+use serde_json::Value;
 
 fn mock() -> MockModel {
     let scenario = json!({"cuecard": 1, "routes": [{"steps": [{"text": "The forecast is sunny."}]}], "mcp": {"servers": [

@@ -28,11 +28,11 @@ pub use import::{import_vcrpy, Imported};
 pub use proxy::{ProxyOptions, RecordingProxy};
 pub use upstream::{forwarded_headers, parse_upstreams, protocol_of, upstream_for, Upstream};
 
-use crate::api::StepSpec;
 use crate::error::{invalid_argument, Error, ErrorKind, Result};
 use crate::http::HttpRequest;
 use crate::request_match::FieldPath;
 use crate::script::recorded::Recorded;
+use crate::script::spec::StepSpec;
 use redact::{object, Scrubber};
 use serde_json::{json, Value};
 use std::collections::HashMap;

@@ -1,4 +1,4 @@
-//! A recording proxy on loopback: each request the recording answers is replayed (by a [`crate::Server`] on the
+//! A recording proxy on loopback: each request the recording answers is replayed (by a [`crate::server::Server`] on the
 //! file, as `cuecard serve` would answer it); each one it lacks, in a mode that records, is forwarded to the
 //! upstream of its protocol, relayed to the client as it arrives (chunk by chunk, never buffered) and recorded,
 //! the file written after every exchange (so a stopped proxy leaves a whole file).
@@ -46,7 +46,7 @@ struct Proxy {
     file: Mutex<RecordingFile>,
     records: bool,
     /// The server replaying what the file held when the proxy started.
-    replay: Option<crate::Server>,
+    replay: Option<crate::server::Server>,
 }
 
 /// A running recording proxy; stopped when dropped.
@@ -54,7 +54,7 @@ pub struct RecordingProxy {
     proxy: Arc<Proxy>,
     addr: SocketAddr,
     replays: bool,
-    replay_mock: Option<Arc<crate::MockModel>>,
+    replay_mock: Option<Arc<crate::mock::MockModel>>,
     /// The proxy's threads, until stopped.
     runtime: Mutex<Option<tokio::runtime::Runtime>>,
 }
@@ -75,10 +75,10 @@ impl RecordingProxy {
         let mut replay_mock = None;
         let replay = match file.replay_scenario()? {
             Some(scenario) => {
-                let mock = Arc::new(crate::MockModel::from_scenario(&scenario)?);
+                let mock = Arc::new(crate::mock::MockModel::from_scenario(&scenario)?);
                 replay_mock = Some(mock.clone());
-                let options = crate::ServerOptions { port: 0, ..crate::ServerOptions::default() };
-                Some(crate::Server::start_with(mock, options)?)
+                let options = crate::server::ServerOptions { port: 0, ..crate::server::ServerOptions::default() };
+                Some(crate::server::Server::start_with(mock, options)?)
             }
             None => None,
         };
@@ -141,7 +141,7 @@ impl RecordingProxy {
 
     /// The mock replaying the file (its journal: what it answered, and the misses), when it replays: check it with
     /// `verify` (every recorded exchange used) at the end of a test.
-    pub fn replay_mock(&self) -> Option<&Arc<crate::MockModel>> {
+    pub fn replay_mock(&self) -> Option<&Arc<crate::mock::MockModel>> {
         self.replay_mock.as_ref()
     }
 
@@ -231,7 +231,7 @@ async fn answer(proxy: Arc<Proxy>, request: Request<Incoming>) -> Result<Respons
 }
 
 /// The in-process replay server as an upstream.
-fn local(server: &crate::Server) -> Upstream {
+fn local(server: &crate::server::Server) -> Upstream {
     let address = server.addr();
     Upstream {
         protocol: None,

@@ -125,6 +125,24 @@ pub fn answer_digest(canonical_json: &str) -> String {
     format!("fnv1a64:{hash:016x}")
 }
 
+/// The endpoints whose rows answer with a model's reply (the chat protocols), which a recording can hold: the
+/// wire's routing table (`wire/routes.rs`) is checked against it.
+pub(crate) const ANSWER_ENDPOINTS: [&str; 8] = [
+    "chat_completions",
+    "responses",
+    "messages",
+    "gemini_generate",
+    "bedrock_converse",
+    "bedrock_invoke",
+    "ollama_chat",
+    "ollama_generate",
+];
+
+/// Whether `endpoint` is one the protocol table answers with a model's reply (what a recording can hold).
+pub fn is_answer_endpoint(endpoint: &str) -> bool {
+    ANSWER_ENDPOINTS.contains(&endpoint)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -663,7 +663,7 @@ fn check_recorded(recorded: &crate::script::recorded::Recorded) -> std::result::
     if recorded.base64 && recorded.frames.is_none() {
         return Err(SpecProblem::new(".recorded.base64", "base64 says how frames are written: add frames"));
     }
-    if !crate::wire::is_answer_endpoint(&recorded.endpoint) {
+    if !crate::script::recorded::is_answer_endpoint(&recorded.endpoint) {
         return Err(SpecProblem::new(
             ".recorded.endpoint",
             format!("{:?} is not an endpoint that answers with a model's reply", recorded.endpoint),

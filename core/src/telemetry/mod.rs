@@ -80,7 +80,7 @@ impl Telemetry {
         let processor = BatchSpanProcessor::builder(exporter).with_batch_config(batch.build()).build();
         let resource = Resource::builder_empty()
             .with_service_name("cuecard")
-            .with_attribute(opentelemetry::KeyValue::new("service.version", crate::VERSION))
+            .with_attribute(opentelemetry::KeyValue::new("service.version", crate::clock::VERSION))
             .build();
         let provider = SdkTracerProvider::builder().with_span_processor(processor).with_resource(resource).build();
         let tracer = provider.tracer("cuecard");

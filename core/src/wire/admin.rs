@@ -52,7 +52,7 @@ pub(crate) fn admin(mock: &MockModel, request: &HttpRequest) -> HttpReply {
         }
         #[cfg(feature = "server")]
         ("GET", "/_cuecard") => dashboard(),
-        ("GET", "/_cuecard/health") => json_reply(200, vec![], &json!({"ok": true, "version": crate::VERSION})),
+        ("GET", "/_cuecard/health") => json_reply(200, vec![], &json!({"ok": true, "version": crate::clock::VERSION})),
         (method, _) => admin_error(
             404,
             &crate::error::Error::new(

@@ -457,8 +457,8 @@ mod tests {
 
 #[cfg(test)]
 mod wire_tests {
+    use crate::mock::MockModel;
     use crate::wire::{eventstream, handle, HttpReply, HttpRequest};
-    use crate::MockModel;
     use base64::Engine;
     use serde_json::{json, Value};
 

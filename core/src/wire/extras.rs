@@ -88,7 +88,7 @@ pub(crate) fn embeddings(mock: &MockModel, request: &HttpRequest, matched: &supe
         .iter()
         .enumerate()
         .map(|(index, input)| {
-            tokens += crate::count_tokens(input);
+            tokens += crate::tokenize::count_tokens(input);
             let vector = crate::embed::embedding(seed, input, dimensions);
             let embedding = if base64 {
                 let bytes: Vec<u8> = vector.iter().flat_map(|v| v.to_le_bytes()).collect();

@@ -279,7 +279,7 @@ struct UsageMetadata {
 }
 
 fn usage_metadata(usage: Usage, thinking: Option<&str>) -> UsageMetadata {
-    let thoughts = thinking.map_or(0, |t| crate::count_tokens(t) as u64).min(usage.output_tokens);
+    let thoughts = thinking.map_or(0, |t| crate::tokenize::count_tokens(t) as u64).min(usage.output_tokens);
     UsageMetadata {
         prompt: usage.input_tokens,
         candidates: usage.output_tokens - thoughts,
@@ -457,7 +457,7 @@ pub(crate) fn count_tokens(mock: &MockModel, http: &HttpRequest, matched: &Match
         .and_then(Value::as_array)
         .map_or(&[][..], Vec::as_slice);
     let texts: Vec<String> = contents.iter().map(|c| parts_text(c.get("parts").unwrap_or(&Value::Null))).collect();
-    let total: usize = texts.iter().map(|t| crate::count_tokens(t)).sum();
+    let total: usize = texts.iter().map(|t| crate::tokenize::count_tokens(t)).sum();
     let model = matched.model.as_deref().unwrap_or_default();
     let index = mock.record_served(
         super::served_request(model, matched.endpoint, texts.into_iter().map(Message::user).collect()),

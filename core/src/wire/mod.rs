@@ -31,11 +31,11 @@ mod routes;
 
 use crate::error::ErrorKind;
 use crate::journal::RawRequest;
+use crate::mock::pending::Turn;
 use crate::mock::{Exchange, MockModel, StreamResult};
 use crate::model::ChatRequest;
 use crate::script::CallError;
 use crate::stream::{Envelope, EventStream};
-use crate::turn::Turn;
 use routes::Matched;
 pub use routes::{endpoint_rows, EndpointRow};
 use serde::Serialize;
@@ -49,6 +49,7 @@ pub use crate::contracts::{ContractMode, Contracts, Violation, RULES as CONTRACT
 pub use crate::delivery::{
     Delivery, LineEnding, Split, Variation, MAX_CHUNK_BYTES, SEED_HEADER as DELIVERY_SEED_HEADER,
 };
+pub use crate::script::recorded::is_answer_endpoint;
 #[cfg(feature = "server")]
 pub(crate) use admin::{admin_error, foreign_admin_request};
 pub use admin::{is_whole_journal_read, journal_document, write_journal_document};
@@ -219,7 +220,7 @@ pub(crate) struct DecodedRequest {
     /// Gemini's `thinkingConfig.includeThoughts`: thinking is sent as thought parts only when asked for.
     pub include_thoughts: bool,
     /// Where Chat Completions sends scripted thinking (the mock's `reasoning_field` setting; `chat` sets it).
-    pub reasoning_field: crate::ReasoningField,
+    pub reasoning_field: crate::script::ReasoningField,
     /// Responses' `store` (true unless the request says `false`), echoed in the reply as the API echoes it.
     pub store: bool,
     /// Responses' `previous_response_id`, echoed in the reply.
@@ -233,7 +234,7 @@ impl DecodedRequest {
             request: Arc::new(request),
             include_usage: false,
             include_thoughts: false,
-            reasoning_field: crate::ReasoningField::None,
+            reasoning_field: crate::script::ReasoningField::None,
             store: true,
             previous_response_id: None,
         }
@@ -498,11 +499,6 @@ fn recorded_stream_reply(result: &StreamResult, endpoint: &str, speed: f64) -> O
         }
         whole => Some(whole),
     }
-}
-
-/// Whether `endpoint` is one the protocol table answers with a model's reply (what a recording can hold).
-pub fn is_answer_endpoint(endpoint: &str) -> bool {
-    routes::ANSWER_ENDPOINTS.contains(&endpoint)
 }
 
 /// A chat request as the neutral request and its protocol options: the body decoded, then what the path and

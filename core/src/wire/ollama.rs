@@ -439,7 +439,7 @@ pub(crate) fn embed(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> 
     let body = if legacy {
         json!({"embedding": vectors.first().cloned().unwrap_or_default()})
     } else {
-        let tokens: usize = inputs.iter().map(|t| crate::count_tokens(t)).sum();
+        let tokens: usize = inputs.iter().map(|t| crate::tokenize::count_tokens(t)).sum();
         json!({"model": model, "embeddings": vectors, "total_duration": 0, "load_duration": 0, "prompt_eval_count": tokens})
     };
     served_reply(index, &body)

@@ -12,9 +12,9 @@
 //! (`when`), so that `GET /v1/models` from a Google SDK lists Gemini models and from anyone else OpenAI's.
 
 use super::{anthropic, bedrock, extras, gemini, ollama, openai_chat, openai_responses, HttpReply, HttpRequest};
+use crate::mock::pending::Turn;
 use crate::mock::MockModel;
 use crate::model::ChatRequest;
-use crate::turn::Turn;
 
 /// What a row's answer is given: the row, and the model its path named.
 pub(crate) struct Matched {
@@ -224,18 +224,6 @@ pub(crate) static ROUTES: &[Route] = &[
     ),
 ];
 
-/// The endpoints whose rows answer with a model's reply (the chat protocols), which a recording can hold.
-pub(crate) const ANSWER_ENDPOINTS: [&str; 8] = [
-    "chat_completions",
-    "responses",
-    "messages",
-    "gemini_generate",
-    "bedrock_converse",
-    "bedrock_invoke",
-    "ollama_chat",
-    "ollama_generate",
-];
-
 /// The paths the unknown-path 404 lists, one per protocol.
 pub(crate) const SERVED: &str = "OpenAI /v1/chat/completions, /v1/responses, /v1/models, /v1/embeddings; \
     Anthropic /v1/messages; Azure /openai/deployments/{d}/...; Gemini /v1beta/models/{m}:generateContent and \
@@ -428,6 +416,19 @@ pub(crate) fn percent_decode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The recordings' list of answer endpoints (`script::recorded`, a layer below this table) is exactly the
+    /// endpoints of the rows that answer from the script.
+    #[test]
+    fn the_answer_endpoints_are_the_rows_that_answer_from_the_script() {
+        let mut from_rows: Vec<&str> =
+            endpoint_rows().into_iter().filter(|row| row.answers_from_script).map(|row| row.endpoint).collect();
+        from_rows.sort_unstable();
+        from_rows.dedup();
+        let mut listed = crate::script::recorded::ANSWER_ENDPOINTS.to_vec();
+        listed.sort_unstable();
+        assert_eq!(listed, from_rows);
+    }
 
     #[test]
     fn patterns_match_literals_optional_segments_captures_and_verbs() {

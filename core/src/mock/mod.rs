@@ -5,6 +5,9 @@
 //! and no step is taken twice. Computed steps (host callbacks) run outside the lock, so a callback may itself
 //! read the mock without deadlocking.
 
+pub(crate) mod mcp;
+pub mod pending;
+
 use crate::answer::{Answer, Chunks};
 use crate::clock::{created_seconds, DEFAULT_PROVIDER_ID};
 use crate::error::{invalid_state, Error, ErrorKind, Result};
@@ -19,8 +22,8 @@ use crate::script::{
     Script, Step, StepBody, StepTiming, StreamBreak, Timing,
 };
 use crate::stream::{self, Envelope, EventStream, StreamPlan};
-use crate::turn::{Pending, Turn};
 use crate::usage::{self, UsagePolicy};
+use pending::{Pending, Turn};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A value with the virtual time it took.
@@ -143,7 +146,7 @@ struct State {
     /// Where the `rate_limits` stand.
     rate_buckets: crate::rate_limits::Buckets,
     /// The scripted MCP servers, their used steps, sessions and journal.
-    mcp: crate::mcp::McpState,
+    mcp: mcp::McpState,
 }
 
 impl State {
@@ -159,7 +162,7 @@ impl State {
             next_tool_call_id: 1,
             clock_ms: 0,
             rate_buckets: crate::rate_limits::Buckets::default(),
-            mcp: crate::mcp::McpState::default(),
+            mcp: mcp::McpState::default(),
         }
     }
 }
@@ -436,7 +439,7 @@ impl MockModel {
             current.latency = Some(latency).filter(|l| l.ttft_ms.is_some() || l.itl_ms.is_some());
         }
         if let Some(mcp) = &settings.mcp {
-            state.mcp = crate::mcp::McpState::new(std::sync::Arc::new(mcp.clone()));
+            state.mcp = mcp::McpState::new(std::sync::Arc::new(mcp.clone()));
         }
         if let Some(limit) = settings.journal_limit {
             state.settings.journal_limit = Some(limit);
@@ -1248,7 +1251,7 @@ impl MockModel {
     }
 
     /// The MCP journal: every MCP message received, oldest first (beside the model's journal; see [`crate::mcp`]).
-    pub fn mcp_entries(&self) -> Vec<crate::mcp::McpEntry> {
+    pub fn mcp_entries(&self) -> Vec<crate::journal::McpEntry> {
         self.lock().mcp.journal.clone()
     }
 
@@ -1258,16 +1261,16 @@ impl MockModel {
     }
 
     /// MCP tool steps no call took.
-    pub fn mcp_unused_steps(&self) -> Vec<crate::mcp::UnusedMcpStep> {
+    pub fn mcp_unused_steps(&self) -> Vec<crate::journal::UnusedMcpStep> {
         self.lock().mcp.unused_steps()
     }
 
     /// Runs `f` on the MCP state under the lock, with the model journal's length and the clock.
-    pub(crate) fn with_mcp<R>(&self, f: impl FnOnce(&mut crate::mcp::McpState, crate::mcp::Now<'_>) -> R) -> R {
+    pub(crate) fn with_mcp<R>(&self, f: impl FnOnce(&mut mcp::McpState, mcp::Now<'_>) -> R) -> R {
         let mut guard = self.lock();
         let state = &mut *guard;
         let requests = state.journal.len();
-        f(&mut state.mcp, crate::mcp::Now { requests, clock_ms: &mut state.clock_ms })
+        f(&mut state.mcp, mcp::Now { requests, clock_ms: &mut state.clock_ms })
     }
 
     /// Provider-side call records: one per journaled request, as an engine's observer would have recorded them,

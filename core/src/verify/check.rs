@@ -1,29 +1,17 @@
-//! Assertions over a mock's journal and an observer's call records, with Tramai's semantics
-//! (`docs/seeds.md`), as data: a [`Check`] names one assertion and its arguments, and [`run_checks`] runs a list
-//! of them. Every binding's fluent chain builds `Check`s, so every language has every check and the same
-//! failure message: what was expected, what was found, and the history that explains it.
-//!
-//! The Rust fluent API ([`assert_that`], returning `Result`, and [`expect_that`], panicking) is built on it too:
-//!
-//! ```
-//! use cuecard::{verify::assert_that, ChatRequest, MockModel, ProviderError};
-//! let mock = MockModel::builder().fails(ProviderError::rate_limited()).responds("ok").build()?;
-//! let request = ChatRequest::user("gpt-4o", "hi").with_operation("greet");
-//! assert!(mock.chat(&request).is_err());
-//! assert!(mock.chat(&request).is_ok());
-//! assert_that(&mock).when_called("greet").was_called_times(2)?.and_retried(1)?.and_observed_failure("rate_limited")?;
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+//! Checks as data: [`Check`] names one assertion and its arguments; [`run_check`] runs it against a mock and an
+//! observer's records.
 
 use crate::error::{Error, ErrorKind};
 use crate::journal::JournalEntry;
 use crate::mock::MockModel;
 use crate::model::{ChatRequest, ResponseFormat, Role};
 use crate::observe::{CallRecord, RecordingObserver};
-use crate::script::preview;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+
+use super::assertion::*;
+use super::tables::*;
 
 /// Which journaled request a request check looks at: `"last"` (the default), `"only"` (exactly one request
 /// must have arrived), or an arrival index.
@@ -76,7 +64,7 @@ impl<'de> Deserialize<'de> for RequestRef {
     }
 }
 
-fn is_last(request: &RequestRef) -> bool {
+pub(super) fn is_last(request: &RequestRef) -> bool {
     *request == RequestRef::Last
 }
 
@@ -268,68 +256,13 @@ pub const CHECK_NAMES: [&str; 24] = [
 
 impl Check {
     /// Reads a check from JSON data; a malformed one is `invalid_argument` naming the path.
-    pub fn from_value(value: serde_json::Value) -> crate::Result<Check> {
+    pub fn from_value(value: serde_json::Value) -> crate::error::Result<Check> {
         crate::input::deserialize_data(&value).map_err(|e| {
             Error::new(ErrorKind::InvalidArgument, format!("invalid check{}: {}", e.location(), e.message))
                 .with_context("argument", "check")
         })
     }
 }
-
-/// A check that did not hold: what was expected, what was found, and the history that explains it. Its JSON
-/// form is `{"check", "expected", "actual", "history", "message"}`.
-#[derive(Clone, PartialEq, Eq)]
-pub struct AssertionFailure {
-    /// The check, as written: `when_called("classify").was_called_times(3)`.
-    pub check: String,
-    /// What it expected.
-    pub expected: String,
-    /// What it found.
-    pub actual: String,
-    /// The recorded history, as a compact table.
-    pub history: String,
-}
-
-impl fmt::Display for AssertionFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} failed\n  expected: {}\n  actual:   {}", self.check, self.expected, self.actual)?;
-        if !self.history.is_empty() {
-            write!(f, "\n{}", self.history)?;
-        }
-        Ok(())
-    }
-}
-
-// Debug shows the readable message, so `.unwrap()` in a test prints it as it is.
-impl fmt::Debug for AssertionFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self, f)
-    }
-}
-
-impl Serialize for AssertionFailure {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serde_json::json!({
-            "check": self.check, "expected": self.expected, "actual": self.actual, "history": self.history,
-            "message": self.to_string(),
-        })
-        .serialize(serializer)
-    }
-}
-
-impl std::error::Error for AssertionFailure {}
-
-impl From<AssertionFailure> for Error {
-    fn from(failure: AssertionFailure) -> Error {
-        Error::new(ErrorKind::AssertionFailed, failure.to_string())
-            .with_context("check", failure.check)
-            .with_context("expected", failure.expected)
-            .with_context("actual", failure.actual)
-    }
-}
-
-/// The result of a check.
-pub type CheckResult<T> = Result<T, AssertionFailure>;
 
 /// Runs `checks` in order against the mock (and the observer's records, if given); the first that does not hold
 /// is the failure.
@@ -346,11 +279,11 @@ pub fn run_check(mock: &MockModel, observer: Option<&RecordingObserver>, check: 
         Check::NoContractViolations => no_contract_violations(mock),
         Check::ReceivedRequests { times } => received_requests(mock, *times),
         Check::McpToolCalled { tool, server, times, arguments } => {
-            crate::mcp::checks::tool_called(mock, server.as_deref(), tool, *times, arguments.as_ref())
+            super::mcp::tool_called(mock, server.as_deref(), tool, *times, arguments.as_ref())
         }
-        Check::McpToolsListed { server } => crate::mcp::checks::tools_listed(mock, server.as_deref()),
-        Check::NoUnexpectedMcpCalls => crate::mcp::checks::no_unexpected_calls(mock),
-        Check::AllMcpStepsUsed => crate::mcp::checks::all_steps_used(mock),
+        Check::McpToolsListed { server } => super::mcp::tools_listed(mock, server.as_deref()),
+        Check::NoUnexpectedMcpCalls => super::mcp::no_unexpected_calls(mock),
+        Check::AllMcpStepsUsed => super::mcp::all_steps_used(mock),
         Check::WasCalledTimes { operation, .. }
         | Check::AndRetried { operation, .. }
         | Check::AndParsedSuccessfully { operation }
@@ -372,7 +305,7 @@ pub fn run_check(mock: &MockModel, observer: Option<&RecordingObserver>, check: 
     }
 }
 
-fn all_steps_used(mock: &MockModel) -> CheckResult<()> {
+pub(super) fn all_steps_used(mock: &MockModel) -> CheckResult<()> {
     let unused = mock.unused_steps();
     if unused.is_empty() {
         return Ok(());
@@ -385,7 +318,7 @@ fn all_steps_used(mock: &MockModel) -> CheckResult<()> {
     })
 }
 
-fn no_unexpected_requests(mock: &MockModel) -> CheckResult<()> {
+pub(super) fn no_unexpected_requests(mock: &MockModel) -> CheckResult<()> {
     let count = mock.unexpected_count();
     if count == 0 {
         return Ok(());
@@ -398,7 +331,7 @@ fn no_unexpected_requests(mock: &MockModel) -> CheckResult<()> {
     })
 }
 
-fn no_contract_violations(mock: &MockModel) -> CheckResult<()> {
+pub(super) fn no_contract_violations(mock: &MockModel) -> CheckResult<()> {
     let violations = mock.contract_violations();
     if violations.is_empty() {
         return Ok(());
@@ -422,7 +355,7 @@ fn no_contract_violations(mock: &MockModel) -> CheckResult<()> {
 
 /// Both script checks at once, so a test that fails at its end hears about unused steps and unexpected requests
 /// together.
-fn script_fully_used(mock: &MockModel) -> CheckResult<()> {
+pub(super) fn script_fully_used(mock: &MockModel) -> CheckResult<()> {
     let unused = mock.unused_steps().len();
     let unexpected = mock.unexpected_count() as usize;
     if unused == 0 && unexpected == 0 {
@@ -447,7 +380,7 @@ fn script_fully_used(mock: &MockModel) -> CheckResult<()> {
     })
 }
 
-fn received_requests(mock: &MockModel, times: u64) -> CheckResult<()> {
+pub(super) fn received_requests(mock: &MockModel, times: u64) -> CheckResult<()> {
     let count = mock.request_count();
     if count == times {
         return Ok(());
@@ -461,12 +394,12 @@ fn received_requests(mock: &MockModel, times: u64) -> CheckResult<()> {
 }
 
 /// The whole journal under a heading: `requests (3):` and the table.
-fn headed_journal(mock: &MockModel) -> String {
+pub(super) fn headed_journal(mock: &MockModel) -> String {
     let entries = mock.entries();
     format!("requests ({}):\n{}", mock.request_count(), journal_table(&entries))
 }
 
-fn unused_table(mock: &MockModel) -> String {
+pub(super) fn unused_table(mock: &MockModel) -> String {
     let lines: Vec<String> = mock
         .unused_steps()
         .iter()
@@ -477,7 +410,7 @@ fn unused_table(mock: &MockModel) -> String {
 
 /// Each unexpected request with why and the last thing the user said, so the test's author sees at once which
 /// call went beyond the script.
-fn unexpected_table(mock: &MockModel) -> String {
+pub(super) fn unexpected_table(mock: &MockModel) -> String {
     let lines: Vec<String> = mock
         .unexpected_requests()
         .iter()
@@ -496,7 +429,7 @@ fn unexpected_table(mock: &MockModel) -> String {
     format!("unexpected requests:\n{}", lines.join("\n"))
 }
 
-fn find_request(mock: &MockModel, which: RequestRef) -> CheckResult<(String, ChatRequest)> {
+pub(super) fn find_request(mock: &MockModel, which: RequestRef) -> CheckResult<(String, ChatRequest)> {
     match which {
         RequestRef::Last => {
             mock.last_request().map(|r| ("last_request()".to_string(), r)).map_err(|e| AssertionFailure {
@@ -722,7 +655,7 @@ impl OperationView {
 }
 
 /// Runs a request check against `request`, labelled `label` (`last_request()`).
-fn check_request(request: &ChatRequest, label: &str, check: &Check) -> CheckResult<()> {
+pub(super) fn check_request(request: &ChatRequest, label: &str, check: &Check) -> CheckResult<()> {
     let fail = |check: String, expected: String, actual: String| {
         let json = serde_json::to_string_pretty(request).unwrap_or_default();
         AssertionFailure { check: format!("{label}.{check}"), expected, actual, history: format!("request:\n{json}") }
@@ -796,528 +729,5 @@ fn check_request(request: &ChatRequest, label: &str, check: &Check) -> CheckResu
             Err(fail(format!("has_model({model:?})"), format!("model {model:?}"), format!("model {:?}", request.model)))
         }
         other => Err(fail(format!("{other:?}"), "a request check".into(), "another check".into())),
-    }
-}
-
-// ---- the fluent Rust API, built on `Check` --------------------------------------------------------------------
-
-/// Starts assertions over `mock`.
-pub fn assert_that(mock: &MockModel) -> Verification<'_> {
-    Verification { mock, observer: None }
-}
-
-/// Assertions over a mock, optionally with an observer's records.
-#[derive(Clone, Copy, Debug)]
-pub struct Verification<'a> {
-    mock: &'a MockModel,
-    observer: Option<&'a RecordingObserver>,
-}
-
-impl<'a> Verification<'a> {
-    /// Uses the engine-reported records of `observer` for retry, parse and failure checks (otherwise the
-    /// mock's own provider-side records are used).
-    pub fn with_observer(mut self, observer: &'a RecordingObserver) -> Verification<'a> {
-        self.observer = Some(observer);
-        self
-    }
-
-    /// Runs a check given as data.
-    pub fn check(&self, check: &Check) -> CheckResult<&Self> {
-        run_check(self.mock, self.observer, check).map(|()| self)
-    }
-
-    /// Checks about the calls for one operation.
-    pub fn when_called(&self, operation: &str) -> MethodCheck<'a> {
-        MethodCheck { verification: *self, operation: operation.to_string() }
-    }
-
-    /// Every step of every route was taken.
-    pub fn all_steps_used(&self) -> CheckResult<&Self> {
-        self.check(&Check::AllStepsUsed)
-    }
-
-    /// No request arrived after its route's script ran out or matched no route.
-    pub fn no_unexpected_requests(&self) -> CheckResult<&Self> {
-        self.check(&Check::NoUnexpectedRequests)
-    }
-
-    /// Both script checks: all steps used and no unexpected request.
-    pub fn script_fully_used(&self) -> CheckResult<&Self> {
-        self.check(&Check::ScriptFullyUsed)
-    }
-
-    /// No wire request broke a rule of the real API (the `contracts` setting).
-    pub fn no_contract_violations(&self) -> CheckResult<&Self> {
-        self.check(&Check::NoContractViolations)
-    }
-
-    /// The MCP tool was called (on any server) at least once; [`Check::McpToolCalled`] as data says how often and
-    /// with what.
-    pub fn mcp_tool_called(&self, tool: &str) -> CheckResult<&Self> {
-        self.check(&Check::McpToolCalled { tool: tool.into(), server: None, times: None, arguments: None })
-    }
-
-    /// The MCP tool was called exactly `n` times.
-    pub fn mcp_tool_called_times(&self, tool: &str, n: u64) -> CheckResult<&Self> {
-        self.check(&Check::McpToolCalled { tool: tool.into(), server: None, times: Some(n), arguments: None })
-    }
-
-    /// The MCP tool was called with arguments containing `arguments`.
-    pub fn mcp_tool_called_with(&self, tool: &str, arguments: serde_json::Value) -> CheckResult<&Self> {
-        self.check(&Check::McpToolCalled { tool: tool.into(), server: None, times: None, arguments: Some(arguments) })
-    }
-
-    /// A client listed an MCP server's tools.
-    pub fn mcp_tools_listed(&self) -> CheckResult<&Self> {
-        self.check(&Check::McpToolsListed { server: None })
-    }
-
-    /// No MCP message went beyond the scenario.
-    pub fn no_unexpected_mcp_calls(&self) -> CheckResult<&Self> {
-        self.check(&Check::NoUnexpectedMcpCalls)
-    }
-
-    /// Every MCP tool step answered a call.
-    pub fn all_mcp_steps_used(&self) -> CheckResult<&Self> {
-        self.check(&Check::AllMcpStepsUsed)
-    }
-
-    /// The mock received exactly `n` requests.
-    pub fn received_requests(&self, n: u64) -> CheckResult<&Self> {
-        self.check(&Check::ReceivedRequests { times: n })
-    }
-
-    /// Checks about the last request.
-    pub fn last_request(&self) -> CheckResult<RequestCheck<'a>> {
-        find_request(self.mock, RequestRef::Last)?;
-        Ok(RequestCheck { verification: *self, request: RequestRef::Last })
-    }
-
-    /// Checks about the only request (fails when there are none or several).
-    pub fn request(&self) -> CheckResult<RequestCheck<'a>> {
-        find_request(self.mock, RequestRef::Only)?;
-        Ok(RequestCheck { verification: *self, request: RequestRef::Only })
-    }
-
-    /// Checks about the request with journal index `index`.
-    pub fn request_at(&self, index: u64) -> CheckResult<RequestCheck<'a>> {
-        find_request(self.mock, RequestRef::At(index))?;
-        Ok(RequestCheck { verification: *self, request: RequestRef::At(index) })
-    }
-}
-
-/// Checks about the calls for one operation. Each returns `Ok(&self)` to chain, or the failure.
-#[derive(Clone, Debug)]
-pub struct MethodCheck<'a> {
-    verification: Verification<'a>,
-    operation: String,
-}
-
-impl MethodCheck<'_> {
-    fn run(&self, check: Check) -> CheckResult<&Self> {
-        self.verification.check(&check).map(|_| self)
-    }
-
-    /// The mock received exactly `n` requests for the operation (failed ones included).
-    pub fn was_called_times(&self, n: usize) -> CheckResult<&Self> {
-        self.run(Check::WasCalledTimes { operation: self.operation.clone(), times: n })
-    }
-
-    /// There were `n` retries: the number of call records minus one.
-    pub fn and_retried(&self, n: usize) -> CheckResult<&Self> {
-        self.run(Check::AndRetried { operation: self.operation.clone(), times: n })
-    }
-
-    /// The last call record parsed successfully (`parse_success == true`).
-    pub fn and_parsed_successfully(&self) -> CheckResult<&Self> {
-        self.run(Check::AndParsedSuccessfully { operation: self.operation.clone() })
-    }
-
-    /// Some call record observed a structured-output parse failure.
-    pub fn and_observed_parse_failure(&self) -> CheckResult<&Self> {
-        self.run(Check::AndObservedParseFailure { operation: self.operation.clone() })
-    }
-
-    /// Some call record observed a provider failure of `kind` (`rate_limited`, or a host class name).
-    pub fn and_observed_failure(&self, kind: &str) -> CheckResult<&Self> {
-        self.run(Check::AndObservedFailure { operation: self.operation.clone(), kind: kind.to_string() })
-    }
-
-    /// The last call record failed with `kind` (so it fails after a recovery).
-    pub fn and_failed_with(&self, kind: &str) -> CheckResult<&Self> {
-        self.run(Check::AndFailedWith { operation: self.operation.clone(), kind: kind.to_string() })
-    }
-
-    /// Every call record went to provider `id` (vacuously true without records, as in Tramai).
-    pub fn emitted_provider(&self, id: &str) -> CheckResult<&Self> {
-        self.run(Check::EmittedProvider { operation: self.operation.clone(), provider_id: id.to_string() })
-    }
-
-    /// The tool was called at least once.
-    pub fn and_called_tool(&self, name: &str) -> CheckResult<&Self> {
-        self.run(Check::AndCalledTool { operation: self.operation.clone(), name: name.to_string() })
-    }
-
-    /// The tool was called exactly `n` times.
-    pub fn and_called_tool_times(&self, name: &str, n: usize) -> CheckResult<&Self> {
-        self.run(Check::AndCalledToolTimes { operation: self.operation.clone(), name: name.to_string(), times: n })
-    }
-}
-
-/// Checks about one journaled request.
-#[derive(Clone, Debug)]
-pub struct RequestCheck<'a> {
-    verification: Verification<'a>,
-    request: RequestRef,
-}
-
-impl RequestCheck<'_> {
-    fn run(&self, check: Check) -> CheckResult<&Self> {
-        self.verification.check(&check).map(|_| self)
-    }
-
-    /// The last user message contains `text`.
-    pub fn has_last_user_message_containing(&self, text: &str) -> CheckResult<&Self> {
-        self.run(Check::HasLastUserMessageContaining { request: self.request, text: text.to_string() })
-    }
-
-    /// A system (or developer) message contains `text`.
-    pub fn has_system_message_containing(&self, text: &str) -> CheckResult<&Self> {
-        self.run(Check::HasSystemMessageContaining { request: self.request, text: text.to_string() })
-    }
-
-    /// The request offers a tool named `name`.
-    pub fn offers_tool(&self, name: &str) -> CheckResult<&Self> {
-        self.run(Check::OffersTool { request: self.request, name: name.to_string() })
-    }
-
-    /// The request offers exactly these tools (in any order).
-    pub fn offers_exactly_tools(&self, names: &[&str]) -> CheckResult<&Self> {
-        let names = names.iter().map(|n| n.to_string()).collect();
-        self.run(Check::OffersExactlyTools { request: self.request, names })
-    }
-
-    /// The request asks for a JSON-schema response format (optionally with this schema name).
-    pub fn has_json_schema_response_format(&self, name: Option<&str>) -> CheckResult<&Self> {
-        self.run(Check::HasJsonSchemaResponseFormat { request: self.request, name: name.map(str::to_string) })
-    }
-
-    /// The request is for `model`.
-    pub fn has_model(&self, model: &str) -> CheckResult<&Self> {
-        self.run(Check::HasModel { request: self.request, model: model.to_string() })
-    }
-}
-
-fn describe_format(format: Option<&ResponseFormat>) -> String {
-    match format {
-        None => "no response format".into(),
-        Some(ResponseFormat::Text) => "response format text".into(),
-        Some(ResponseFormat::JsonObject) => "response format json_object".into(),
-        Some(ResponseFormat::JsonSchema { name: Some(name), .. }) => {
-            format!("response format json_schema named {name:?}")
-        }
-        Some(ResponseFormat::JsonSchema { name: None, .. }) => "response format json_schema without a name".into(),
-    }
-}
-
-/// A text quoted as JSON, shortened to `max` characters.
-fn preview_at(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        serde_json::Value::from(text).to_string()
-    } else {
-        let short: String = text.chars().take(max - 1).collect();
-        format!("{}…", serde_json::Value::from(short))
-    }
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
-
-fn describe_parse(parse: Option<bool>) -> &'static str {
-    match parse {
-        Some(true) => "true",
-        Some(false) => "false",
-        None => "none (raw or unknown)",
-    }
-}
-
-/// Renders rows as an aligned table, indented by two spaces.
-fn table(header: &[&str], rows: &[Vec<String>]) -> String {
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for row in rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let render = |cells: &mut dyn Iterator<Item = &str>| {
-        let line: Vec<String> = cells.zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
-        format!("  {}", line.join("  ").trim_end())
-    };
-    let mut lines = vec![render(&mut header.iter().copied())];
-    for row in rows {
-        lines.push(render(&mut row.iter().map(String::as_str)));
-    }
-    lines.join("\n")
-}
-
-fn dash(value: Option<String>) -> String {
-    value.unwrap_or_else(|| "-".into())
-}
-
-/// An answer in one table cell: its text, or the tools it calls.
-fn describe_answer(response: &crate::model::ChatResponse) -> String {
-    let calls: Vec<&str> = response.message.tool_calls.iter().map(|c| c.name.as_str()).collect();
-    if calls.is_empty() {
-        preview(response.text())
-    } else {
-        format!("tool_calls [{}]", calls.join(", "))
-    }
-}
-
-/// The journal as a table: `#  operation  model  route  step  outcome  answer`.
-pub fn journal_table(entries: &[JournalEntry]) -> String {
-    if entries.is_empty() {
-        return "  (no requests)".into();
-    }
-    let rows: Vec<Vec<String>> = entries
-        .iter()
-        .map(|e| {
-            vec![
-                // Numbered from 1, as messages and request ids (`req_1`) are; `request_at` takes `# - 1`.
-                (e.index + 1).to_string(),
-                dash(e.request.operation().map(str::to_string)),
-                e.request.model.clone(),
-                dash(e.route.map(|r| r.to_string())),
-                dash(e.step.map(|s| s.to_string())),
-                e.outcome.describe(),
-                dash(e.response.as_deref().map(describe_answer)),
-            ]
-        })
-        .collect();
-    table(&["#", "operation", "model", "route", "step", "outcome", "answer"], &rows)
-}
-
-/// Call records as a table: `#  attempt  provider  result  parse`.
-pub fn records_table(records: &[CallRecord]) -> String {
-    if records.is_empty() {
-        return "  (no call records)".into();
-    }
-    let rows: Vec<Vec<String>> = records
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let result = match (&r.failure, &r.response) {
-                (Some(f), _) => match f.status {
-                    Some(s) => format!("failed {} {s}", f.kind),
-                    None => format!("failed {}", f.kind),
-                },
-                (None, Some(resp)) => format!("response {}", describe_answer(resp)),
-                (None, None) => "-".into(),
-            };
-            let parse = match (&r.parse_failure_summary, r.parse_success) {
-                (Some(summary), _) => format!("failed: {summary}"),
-                (None, p) => describe_parse(p).split(' ').next().unwrap_or("none").to_string(),
-            };
-            // Numbered from 1, as the requests table is; `attempt` stays the engine's own count (0 first).
-            vec![(i + 1).to_string(), r.context.attempt.to_string(), r.context.provider_id.clone(), result, parse]
-        })
-        .collect();
-    table(&["#", "attempt", "provider", "result", "parse"], &rows)
-}
-
-/// Panicking assertions for Rust tests: the same checks as [`assert_that`], panicking with the failure message.
-pub fn expect_that(mock: &MockModel) -> Expect<'_> {
-    Expect { inner: assert_that(mock) }
-}
-
-/// See [`expect_that`].
-pub struct Expect<'a> {
-    inner: Verification<'a>,
-}
-
-fn or_panic<T>(check: CheckResult<T>) -> T {
-    match check {
-        Ok(value) => value,
-        Err(failure) => panic!("{failure}"),
-    }
-}
-
-impl<'a> Expect<'a> {
-    /// Uses an observer's records.
-    pub fn with_observer(self, observer: &'a RecordingObserver) -> Expect<'a> {
-        Expect { inner: self.inner.with_observer(observer) }
-    }
-
-    /// Checks about one operation.
-    pub fn when_called(&self, operation: &str) -> ExpectMethod<'a> {
-        ExpectMethod { inner: self.inner.when_called(operation) }
-    }
-
-    /// Panics unless every step was used and no request was unexpected.
-    pub fn script_fully_used(&self) -> &Self {
-        or_panic(self.inner.script_fully_used());
-        self
-    }
-
-    /// Panics unless every step was used.
-    pub fn all_steps_used(&self) -> &Self {
-        or_panic(self.inner.all_steps_used());
-        self
-    }
-
-    /// Panics if a request was unexpected.
-    pub fn no_unexpected_requests(&self) -> &Self {
-        or_panic(self.inner.no_unexpected_requests());
-        self
-    }
-
-    /// Panics if a wire request broke a rule of the real API.
-    pub fn no_contract_violations(&self) -> &Self {
-        or_panic(self.inner.no_contract_violations());
-        self
-    }
-
-    /// Panics unless the MCP tool was called at least once.
-    pub fn mcp_tool_called(&self, tool: &str) -> &Self {
-        or_panic(self.inner.mcp_tool_called(tool));
-        self
-    }
-
-    /// Panics unless the MCP tool was called exactly `n` times.
-    pub fn mcp_tool_called_times(&self, tool: &str, n: u64) -> &Self {
-        or_panic(self.inner.mcp_tool_called_times(tool, n));
-        self
-    }
-
-    /// Panics unless the MCP tool was called with arguments containing `arguments`.
-    pub fn mcp_tool_called_with(&self, tool: &str, arguments: serde_json::Value) -> &Self {
-        or_panic(self.inner.mcp_tool_called_with(tool, arguments));
-        self
-    }
-
-    /// Panics unless a client listed an MCP server's tools.
-    pub fn mcp_tools_listed(&self) -> &Self {
-        or_panic(self.inner.mcp_tools_listed());
-        self
-    }
-
-    /// Panics if an MCP message went beyond the scenario.
-    pub fn no_unexpected_mcp_calls(&self) -> &Self {
-        or_panic(self.inner.no_unexpected_mcp_calls());
-        self
-    }
-
-    /// Panics unless every MCP tool step answered a call.
-    pub fn all_mcp_steps_used(&self) -> &Self {
-        or_panic(self.inner.all_mcp_steps_used());
-        self
-    }
-
-    /// Panics unless the mock received exactly `n` requests.
-    pub fn received_requests(&self, n: u64) -> &Self {
-        or_panic(self.inner.received_requests(n));
-        self
-    }
-
-    /// Checks about the last request (panics when there is none).
-    pub fn last_request(&self) -> ExpectRequest<'a> {
-        ExpectRequest { inner: or_panic(self.inner.last_request()) }
-    }
-}
-
-/// Panicking form of [`MethodCheck`].
-pub struct ExpectMethod<'a> {
-    inner: MethodCheck<'a>,
-}
-
-macro_rules! panicking {
-    ($($name:ident($($arg:ident: $ty:ty),*);)*) => {
-        $(
-            #[doc = concat!("Panicking form of the check of the same name.")]
-            pub fn $name(&self, $($arg: $ty),*) -> &Self {
-                or_panic(self.inner.$name($($arg),*));
-                self
-            }
-        )*
-    };
-}
-
-impl ExpectMethod<'_> {
-    panicking! {
-        was_called_times(n: usize);
-        and_retried(n: usize);
-        and_parsed_successfully();
-        and_observed_parse_failure();
-        and_observed_failure(kind: &str);
-        and_failed_with(kind: &str);
-        emitted_provider(id: &str);
-        and_called_tool(name: &str);
-        and_called_tool_times(name: &str, n: usize);
-    }
-}
-
-/// Panicking form of [`RequestCheck`].
-pub struct ExpectRequest<'a> {
-    inner: RequestCheck<'a>,
-}
-
-impl ExpectRequest<'_> {
-    panicking! {
-        has_last_user_message_containing(text: &str);
-        has_system_message_containing(text: &str);
-        offers_tool(name: &str);
-        offers_exactly_tools(names: &[&str]);
-        has_json_schema_response_format(name: Option<&str>);
-        has_model(model: &str);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn every_check_name_is_a_variant_and_back() {
-        let samples = [
-            json!({"check": "all_steps_used"}),
-            json!({"check": "no_unexpected_requests"}),
-            json!({"check": "script_fully_used"}),
-            json!({"check": "no_contract_violations"}),
-            json!({"check": "received_requests", "times": 1}),
-            json!({"check": "was_called_times", "operation": "o", "times": 1}),
-            json!({"check": "and_retried", "operation": "o", "times": 1}),
-            json!({"check": "and_parsed_successfully", "operation": "o"}),
-            json!({"check": "and_observed_parse_failure", "operation": "o"}),
-            json!({"check": "and_observed_failure", "operation": "o", "kind": "k"}),
-            json!({"check": "and_failed_with", "operation": "o", "kind": "k"}),
-            json!({"check": "emitted_provider", "operation": "o", "provider_id": "p"}),
-            json!({"check": "and_called_tool", "operation": "o", "name": "t"}),
-            json!({"check": "and_called_tool_times", "operation": "o", "name": "t", "times": 2}),
-            json!({"check": "has_last_user_message_containing", "text": "x"}),
-            json!({"check": "has_system_message_containing", "request": "only", "text": "x"}),
-            json!({"check": "offers_tool", "request": 3, "name": "t"}),
-            json!({"check": "offers_exactly_tools", "names": ["a", "b"]}),
-            json!({"check": "has_json_schema_response_format", "name": "n"}),
-            json!({"check": "has_model", "model": "m"}),
-            json!({"check": "mcp_tool_called", "tool": "t", "server": "s", "times": 2, "arguments": {"city": "Paris"}}),
-            json!({"check": "mcp_tools_listed", "server": "s"}),
-            json!({"check": "no_unexpected_mcp_calls"}),
-            json!({"check": "all_mcp_steps_used"}),
-        ];
-        assert_eq!(samples.len(), CHECK_NAMES.len());
-        for (sample, name) in samples.iter().zip(CHECK_NAMES) {
-            assert_eq!(sample["check"], name);
-            let check = Check::from_value(sample.clone()).unwrap();
-            assert_eq!(&serde_json::to_value(&check).unwrap(), sample);
-        }
-        let err = Check::from_value(json!({"check": "was_called_times", "operation": "o", "n": 2})).unwrap_err();
-        assert_eq!(err.code(), "invalid_argument");
-        assert!(err.message().contains("unknown field `n`"), "{err}");
     }
 }

@@ -7,7 +7,7 @@
 //! with [`crate::api::step_from_answer`], and [`Pending::resume`]s: the rest of the call (ids, usage, journal,
 //! clock, the protocol's encoding) is the same code as the blocking form.
 
-use crate::mock::MockModel;
+use super::MockModel;
 use crate::model::ChatRequest;
 use crate::script::{CallError, Responder, Step};
 use std::sync::Arc;

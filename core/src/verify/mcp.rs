@@ -1,10 +1,10 @@
 //! The MCP checks of `verify::Check`: a tool was called (times, with arguments), tools were listed, no unexpected
 //! MCP call, every MCP step used. Each failure shows the MCP journal.
 
-use super::McpEntry;
+use super::assertion::{AssertionFailure, CheckResult};
+use crate::journal::McpEntry;
 use crate::mock::MockModel;
 use crate::script::mcp::contains;
-use crate::verify::{AssertionFailure, CheckResult};
 use serde_json::Value;
 
 /// The `mcp_tool_called` check: `tool` (of `server`, if given) was called, `times` times exactly when given (else at
