@@ -5,7 +5,7 @@
 //! so the request a client retries gets the step the failed one would have had. It is journaled as a scripted
 //! failure is (`outcome: failed`, with its `error`), and marked `chaos: true`.
 
-use crate::failure::{ProviderError, ProviderErrorKind};
+use crate::provider_error::{ProviderError, ProviderErrorKind};
 use crate::seeded::{request_seed, Seeded};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

@@ -833,9 +833,7 @@ pub(crate) const SIGNATURE_PREFIX: &str = "Y3VlY2FyZC1";
 /// it along; the `contracts` rule A5 recomputes it, so a thinking block edited before it is sent back is refused as
 /// the real API refuses it.
 pub(crate) fn thinking_signature(thinking: &str) -> String {
-    let digest = thinking
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3));
+    let digest = crate::seeded::fnv1a64(thinking.bytes());
     format!("{SIGNATURE_PREFIX}{digest:016x}")
 }
 

@@ -47,7 +47,7 @@ pub fn embedding(seed: u64, text: &str, dimensions: usize) -> Vec<f32> {
 /// collide by concatenation).
 fn feature_hash(seed: u64, parts: &[&str]) -> u64 {
     let bytes = seed.to_le_bytes().into_iter().chain(parts.iter().flat_map(|p| p.bytes().chain([0])));
-    bytes.fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3))
+    crate::seeded::fnv1a64(bytes)
 }
 
 /// The cosine similarity of two vectors of the same length.

@@ -4,8 +4,8 @@
 //! journal keeps counters for everything plus only the last N entries, so a mock can serve long runs with flat
 //! memory.
 
-use crate::failure::{ProviderError, ProviderErrorKind};
 use crate::model::{ChatRequest, ChatResponse};
+use crate::provider_error::{ProviderError, ProviderErrorKind};
 use crate::segments::Segments;
 use serde::Serialize;
 use serde_json::Value;

@@ -33,7 +33,6 @@ mod contracts;
 mod delivery;
 pub mod embed;
 mod error;
-mod failure;
 pub mod generate;
 mod http;
 pub mod input;
@@ -46,6 +45,7 @@ pub mod memory;
 mod mock;
 pub mod model;
 pub mod observe;
+mod provider_error;
 pub mod rate_limits;
 #[cfg(feature = "record")]
 pub mod record;
@@ -71,7 +71,6 @@ pub mod wire;
 pub use answer::{Answer, Chunks, ScriptedToolCall};
 pub use clock::{CLOCK_EPOCH_SECONDS, DEFAULT_MODEL, DEFAULT_PROVIDER_ID, VERSION};
 pub use error::{Error, ErrorKind, Issue, Result};
-pub use failure::{ProviderError, ProviderErrorKind};
 pub use journal::{EntryTicket, IntoJournaled, JournalEntry, Outcome, RawRequest};
 pub use memory::MockMemory;
 /// A computed step's continuation (the bindings call it pending): the old path of [`Pending`] and [`Turn`].
@@ -83,6 +82,7 @@ pub use model::{
     RequestMetadata, ResponseFormat, Role, ToolCall, ToolChoice, ToolDefinition, Usage,
 };
 pub use observe::{CallContext, CallRecord, FailureInfo, Observation, ObservationEvent, Observer, RecordingObserver};
+pub use provider_error::{ProviderError, ProviderErrorKind};
 pub use scenario::Scenario;
 pub use script::spec::{FailSpec, MatchSpec, RouteSpec, StepInput, StepSpec, ToolCallSpec};
 pub use script::{

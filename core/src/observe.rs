@@ -6,9 +6,9 @@
 //! any time; finally `on_call_completed(parse_success)` with `Some(true)`/`Some(false)` for structured output
 //! and `None` for raw text or a failed call.
 
-use crate::failure::ProviderError;
 use crate::journal::{JournalEntry, Outcome};
 use crate::model::ChatResponse;
+use crate::provider_error::ProviderError;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;

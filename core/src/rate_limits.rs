@@ -7,7 +7,7 @@
 //! its characters over four (OpenAI's own estimate, cheap enough for every request) plus its `max_tokens`. Time is
 //! the virtual clock's, so the same run reports the same headers in every language.
 
-use crate::failure::{ProviderError, ProviderErrorKind};
+use crate::provider_error::{ProviderError, ProviderErrorKind};
 use serde::{Deserialize, Serialize};
 
 /// The `rate_limits` setting. Headers are on by default, with limits no test reaches by accident; `enforce` makes

@@ -199,7 +199,7 @@ fn fingerprint<'a, K: AsRef<str> + 'a>(fields: impl Iterator<Item = (K, &'a Valu
     impl std::io::Write for Fnv {
         fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
             for &byte in bytes {
-                self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+                self.0 = crate::seeded::fnv1a64_step(self.0, byte);
             }
             Ok(bytes.len())
         }
@@ -208,7 +208,7 @@ fn fingerprint<'a, K: AsRef<str> + 'a>(fields: impl Iterator<Item = (K, &'a Valu
         }
     }
     use std::io::Write;
-    let mut hash = Fnv(0xcbf2_9ce4_8422_2325);
+    let mut hash = Fnv(crate::seeded::FNV_OFFSET_BASIS);
     for (key, value) in fields {
         let _ = hash.write_all(key.as_ref().as_bytes());
         let _ = serde_json::to_writer(&mut hash, value);

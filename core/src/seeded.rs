@@ -5,6 +5,10 @@
 //!
 //! Each use draws from its own stream: [`Seeded::for_use`] mixes the scenario's seed, what the numbers are for
 //! (a constant per feature) and the request's index, so turning one feature on does not move another's draws.
+//!
+//! The one digest is here too, for the same reason: FNV-1a (64 bits) names a recorded answer in a file, signs a
+//! thinking block, places a word in an embedding and keys a request match, and each must stay the same in every
+//! release.
 
 /// A SplitMix64 generator.
 #[derive(Clone, Debug)]
@@ -24,6 +28,19 @@ pub(crate) const fn mix(mut z: u64) -> u64 {
 /// The seed of one request's draws for one feature (`purpose` is a constant of that feature).
 pub(crate) const fn request_seed(seed: u64, purpose: u64, request_index: u64) -> u64 {
     mix(mix(seed ^ mix(purpose)).wrapping_add(request_index.wrapping_mul(GOLDEN_GAMMA)))
+}
+
+/// FNV-1a's 64-bit offset basis: the digest of no bytes.
+pub(crate) const FNV_OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a's step: the digest so far with one more byte.
+pub(crate) const fn fnv1a64_step(hash: u64, byte: u8) -> u64 {
+    (hash ^ byte as u64).wrapping_mul(0x0000_0100_0000_01b3)
+}
+
+/// The 64-bit FNV-1a digest of `bytes`.
+pub(crate) fn fnv1a64(bytes: impl IntoIterator<Item = u8>) -> u64 {
+    bytes.into_iter().fold(FNV_OFFSET_BASIS, fnv1a64_step)
 }
 
 impl Seeded {

@@ -5,9 +5,9 @@
 //! then the error: no tool calls, no complete response. A step that fails before anything streams only the error.
 
 use crate::answer::Chunks;
-use crate::failure::ProviderError;
 use crate::journal::EntryTicket;
 use crate::model::{ChatResponse, ToolCall, Usage};
+use crate::provider_error::ProviderError;
 use crate::script::{StreamBreak, Timing};
 use serde::Serialize;
 use std::sync::{Arc, OnceLock};

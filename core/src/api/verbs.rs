@@ -3,8 +3,8 @@
 //! (the last one added with `route`) and report misuse as `invalid_argument` or `invalid_state`.
 
 use crate::error::Result;
-use crate::failure::ProviderError;
 use crate::mock::MockModel;
+use crate::provider_error::ProviderError;
 use crate::script::spec::{FailSpec, MatchSpec, StepInput, ToolCallSpec};
 use crate::script::{Exhaustion, Responder, Route, Step};
 use serde_json::Value;
@@ -90,8 +90,8 @@ impl From<&ProviderError> for FailSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::failure::ProviderErrorKind;
     use crate::model::ChatRequest;
+    use crate::provider_error::ProviderErrorKind;
     use serde_json::json;
 
     #[test]

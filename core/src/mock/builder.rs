@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::error::{Error, Result};
-use crate::failure::ProviderError;
+use crate::provider_error::ProviderError;
 use crate::script::{Exhaustion, MockSettings, Responder, Route, RouteMatch, Step};
 use crate::usage::UsagePolicy;
 

@@ -4,9 +4,9 @@
 use super::answering::find_route;
 use super::*;
 use crate::error::{invalid_state, ErrorKind, Result};
-use crate::failure::ProviderError;
 use crate::journal::{Journal, JournalEntry, Outcome, RawRequest};
 use crate::model::ChatRequest;
+use crate::provider_error::ProviderError;
 use crate::scenario::Scenario;
 use crate::script::{Exhaustion, MockSettings, ReasoningField, Route, Script, Step};
 use crate::usage::UsagePolicy;

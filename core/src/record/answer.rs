@@ -9,8 +9,8 @@
 // cannot panic on a `Value`; that is the only indexing here.
 #![allow(clippy::indexing_slicing)]
 
-use crate::failure::ProviderErrorKind;
 use crate::model::{FinishReason, Usage};
+use crate::provider_error::ProviderErrorKind;
 use crate::script::spec::{FailSpec, StepSpec, ToolCallSpec};
 use serde_json::Value;
 

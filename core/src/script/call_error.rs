@@ -2,7 +2,7 @@
 //! through unchanged, or cuecard's ([`CallError`]).
 
 use crate::error::{Error, ErrorKind};
-use crate::failure::ProviderError;
+use crate::provider_error::ProviderError;
 use std::any::Any;
 use std::fmt;
 use std::sync::Arc;

@@ -117,11 +117,7 @@ fn scale(ms: u64, speed: f64) -> u64 {
 /// The digest a recorder writes for a neutral answer's JSON text: FNV-1a, 64 bits, as `fnv1a64:` and hex. It
 /// only tells an edit apart from the recorded answer, so it need not resist anyone.
 pub fn answer_digest(canonical_json: &str) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in canonical_json.bytes() {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
+    let hash = crate::seeded::fnv1a64(canonical_json.bytes());
     format!("fnv1a64:{hash:016x}")
 }
 

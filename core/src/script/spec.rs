@@ -7,8 +7,8 @@
 
 use crate::answer::{Answer, Chunks, ScriptedToolCall};
 use crate::error::{Error, ErrorKind, Issue, Result};
-use crate::failure::{ProviderError, ProviderErrorKind};
 use crate::model::{ChatResponse, FinishReason, Usage};
+use crate::provider_error::{ProviderError, ProviderErrorKind};
 use crate::script::{Exhaustion, RouteMatch, Step, StepTiming, StreamBreak};
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

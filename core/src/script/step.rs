@@ -5,8 +5,8 @@ use super::call_error::CallError;
 use crate::answer::{Answer, Chunks, ScriptedToolCall};
 use crate::clock::MAX_WAIT_MS;
 use crate::error::{invalid_argument, invalid_state, Result};
-use crate::failure::ProviderError;
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Usage};
+use crate::provider_error::ProviderError;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
@@ -258,7 +258,7 @@ impl Step {
     pub fn stream_break(&self) -> StreamBreak {
         match (&self.fail_after_as, &self.fail_after) {
             (Some(form), _) => *form,
-            (None, Some(e)) if e.kind == crate::failure::ProviderErrorKind::ConnectionReset => {
+            (None, Some(e)) if e.kind == crate::provider_error::ProviderErrorKind::ConnectionReset => {
                 StreamBreak::ConnectionCut
             }
             _ => StreamBreak::ErrorEvent,

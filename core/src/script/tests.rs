@@ -1,6 +1,6 @@
 use super::*;
-use crate::failure::ProviderError;
 use crate::model::ChatRequest;
+use crate::provider_error::ProviderError;
 
 #[test]
 fn empty_text_and_empty_tokens_are_refused_with_a_reason() {

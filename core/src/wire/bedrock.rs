@@ -237,7 +237,7 @@ fn event_bytes(name: &str, payload: &[u8]) -> Vec<u8> {
 }
 
 /// One exception message for a failure after tokens.
-fn exception(error: &crate::failure::ProviderError) -> Vec<u8> {
+fn exception(error: &crate::provider_error::ProviderError) -> Vec<u8> {
     let class = exception_member(&error_type(error));
     super::eventstream::encode(
         &[(":exception-type", &class), (":content-type", "application/json"), (":message-type", "exception")],
@@ -278,8 +278,8 @@ fn stop_reason(reason: Option<FinishReason>) -> &'static str {
 }
 
 /// The error class a failure is on Bedrock's wire (`x-amzn-errortype`), unless the step names its own.
-pub(crate) fn error_type(error: &crate::failure::ProviderError) -> String {
-    use crate::failure::ProviderErrorKind as Kind;
+pub(crate) fn error_type(error: &crate::provider_error::ProviderError) -> String {
+    use crate::provider_error::ProviderErrorKind as Kind;
     if let Some(given) = &error.error_type {
         return given.clone();
     }
@@ -305,8 +305,8 @@ pub(crate) fn error_type(error: &crate::failure::ProviderError) -> String {
 
 /// The status a failure has on Bedrock's wire: the scripted one, except a kind's default where Bedrock answers
 /// otherwise (an overload is 503 `ServiceUnavailableException` there, never Anthropic's 529).
-pub(crate) fn status(error: &crate::failure::ProviderError) -> Option<u16> {
-    use crate::failure::ProviderErrorKind as Kind;
+pub(crate) fn status(error: &crate::provider_error::ProviderError) -> Option<u16> {
+    use crate::provider_error::ProviderErrorKind as Kind;
     match (error.kind, error.status) {
         (Kind::Overloaded, Some(529)) => Some(503),
         (Kind::Unauthorized, Some(401)) => Some(403),

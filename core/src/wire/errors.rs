@@ -7,7 +7,7 @@
 
 use super::{json_reply, HttpReply};
 use crate::error::ErrorKind;
-use crate::failure::{ProviderError, ProviderErrorKind};
+use crate::provider_error::{ProviderError, ProviderErrorKind};
 use crate::rate_limits::{go_duration, rfc3339, RateLimitReading};
 use serde_json::{json, Value};
 

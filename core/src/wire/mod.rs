@@ -21,7 +21,6 @@ mod chat;
 mod errors;
 mod escape;
 pub mod eventstream;
-mod extras;
 pub(crate) mod frames;
 mod gemini;
 mod handle;
@@ -32,6 +31,7 @@ mod openai_responses;
 mod protocol;
 mod reply;
 mod routes;
+mod served;
 
 pub use routes::{endpoint_rows, EndpointRow};
 
@@ -59,7 +59,7 @@ pub(crate) use reply::*;
 pub const OPERATION_HEADER: &str = "x-cuecard-operation";
 
 /// The request headers the wire layer reads (lower case); transports may pass only these.
-/// `origin` and `host` are read for the admin surface, which refuses web pages (`extras::foreign_admin_request`).
+/// `origin` and `host` are read for the admin surface, which refuses web pages (`admin::foreign_admin_request`).
 /// `x-goog-api-client` and `x-goog-api-key` tell a Google SDK's `GET /v1/models` from OpenAI's (`routes`).
 pub const READ_HEADERS: [&str; 7] =
     [OPERATION_HEADER, "anthropic-version", "content-type", "origin", "host", "x-goog-api-client", "x-goog-api-key"];

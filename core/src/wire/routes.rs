@@ -11,7 +11,7 @@
 //! Rows are tried in order and the first that matches answers; a row may add a condition on the request
 //! (`when`), so that `GET /v1/models` from a Google SDK lists Gemini models and from anyone else OpenAI's.
 
-use super::{anthropic, bedrock, extras, gemini, ollama, openai_chat, openai_responses, HttpReply, HttpRequest};
+use super::{anthropic, bedrock, gemini, ollama, openai_chat, openai_responses, served, HttpReply, HttpRequest};
 use crate::mock::pending::Turn;
 use crate::mock::MockModel;
 use crate::model::ChatRequest;
@@ -88,12 +88,12 @@ pub(crate) static ROUTES: &[Route] = &[
             whole!(|mock, request, matched| gemini::models(mock, request, matched)),
         )
     },
-    row("GET", "/[v1]/models", "models", whole!(|mock, request, _m| extras::models(mock, request))),
+    row("GET", "/[v1]/models", "models", whole!(|mock, request, _m| served::models(mock, request))),
     row(
         "POST",
         "/[v1]/embeddings",
         "embeddings",
-        whole!(|mock, request, matched| extras::embeddings(mock, request, matched)),
+        whole!(|mock, request, matched| served::embeddings(mock, request, matched)),
     ),
     // Azure OpenAI: deployments (the deployment is the model), the unversioned and the /openai/v1 surfaces.
     chat_row::<openai_chat::AzureChat>("POST", "/openai/deployments/{model}/chat/completions", "chat_completions"),
@@ -102,7 +102,7 @@ pub(crate) static ROUTES: &[Route] = &[
         "POST",
         "/openai/deployments/{model}/embeddings",
         "embeddings",
-        whole!(|mock, request, matched| extras::embeddings(mock, request, matched)),
+        whole!(|mock, request, matched| served::embeddings(mock, request, matched)),
     ),
     chat_row::<openai_chat::AzureChat>("POST", "/openai/[v1]/chat/completions", "chat_completions"),
     chat_row::<openai_responses::OpenAiResponses>("POST", "/openai/[v1]/responses", "responses"),
@@ -110,9 +110,9 @@ pub(crate) static ROUTES: &[Route] = &[
         "POST",
         "/openai/[v1]/embeddings",
         "embeddings",
-        whole!(|mock, request, matched| extras::embeddings(mock, request, matched)),
+        whole!(|mock, request, matched| served::embeddings(mock, request, matched)),
     ),
-    row("GET", "/openai/[v1]/models", "models", whole!(|mock, request, _m| extras::models(mock, request))),
+    row("GET", "/openai/[v1]/models", "models", whole!(|mock, request, _m| served::models(mock, request))),
     // Google Gemini (v1, v1beta, v1alpha, and Vertex AI's v1beta1 with or without a project and location).
     chat_row::<gemini::GeminiGenerate>("POST", "/{_}/models/{model}:generateContent", "gemini_generate"),
     Route {
