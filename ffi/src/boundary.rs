@@ -1,40 +1,9 @@
 //! The boundary every export goes through: the panic guard, the error object, handles with a kind tag, and the
 //! reading of C arguments (NULL, UTF-8, JSON) into Rust values with errors that name the argument.
 
-use crate::error::{cuecard_error, cuecard_status};
+use crate::errors::{cuecard_error, cuecard_status, invalid, Failure, Outcome};
 use std::ffi::{c_char, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-
-/// Why a call failed: one of cuecard's own errors, or a failure the script asked for.
-pub(crate) enum Failure {
-    Cuecard(cuecard::Error),
-    Provider(cuecard::ProviderError),
-}
-
-impl From<cuecard::Error> for Failure {
-    fn from(error: cuecard::Error) -> Failure {
-        Failure::Cuecard(error)
-    }
-}
-
-impl From<cuecard::CallError> for Failure {
-    fn from(error: cuecard::CallError) -> Failure {
-        match error {
-            cuecard::CallError::Provider(e) => Failure::Provider(e),
-            cuecard::CallError::Cuecard(e) => Failure::Cuecard(e),
-            cuecard::CallError::Host(h) => Failure::Cuecard(h.to_error()),
-        }
-    }
-}
-
-pub(crate) type Outcome<T = ()> = Result<T, Failure>;
-
-pub(crate) fn invalid(argument: &str, problem: impl std::fmt::Display) -> Failure {
-    Failure::Cuecard(
-        cuecard::Error::new(cuecard::ErrorKind::InvalidArgument, format!("argument `{argument}` {problem}"))
-            .with_context("argument", argument),
-    )
-}
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload

@@ -3,7 +3,7 @@
 //! duration of the call, so no memory allocated on one side is freed on the other.
 
 use crate::boundary::{free_handle, guard, into_handle, text, HandleKind};
-use crate::error::{cuecard_error, cuecard_status};
+use crate::errors::{cuecard_error, cuecard_status};
 use cuecard::{CallError, ChatRequest, Error, ErrorKind, HostError, Responder, Step};
 use std::ffi::{c_char, c_void};
 use std::sync::{Arc, Mutex};
@@ -37,7 +37,7 @@ impl HandleKind for AnswerSlot {
     const NAME: &'static str = "cuecard_answer";
 }
 
-fn fill(answer: *mut cuecard_answer, value: Result<String, String>) -> crate::boundary::Outcome {
+fn fill(answer: *mut cuecard_answer, value: Result<String, String>) -> crate::errors::Outcome {
     // SAFETY: the slot is NULL or the live slot handed to the callback (the caller's promise).
     let slot = unsafe { crate::boundary::borrow::<AnswerSlot>(answer, "answer")? };
     *slot.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(value);

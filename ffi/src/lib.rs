@@ -16,26 +16,26 @@
 
 mod boundary;
 mod callback;
-mod error;
+mod errors;
 #[cfg(feature = "jni")]
 mod jvm;
 mod memory;
 mod mock;
-mod observer;
-mod recording;
+mod observe;
+mod record;
 mod server;
 #[cfg(feature = "testing")]
 mod testing;
-mod tool;
+mod tools;
 
 pub use callback::{cuecard_answer, cuecard_answer_fn, cuecard_destroy_fn};
-pub use error::{cuecard_error, cuecard_status};
+pub use errors::{cuecard_error, cuecard_status};
 pub use memory::cuecard_memory;
 pub use mock::cuecard_mock;
-pub use observer::cuecard_observer;
-pub use recording::cuecard_recording_proxy;
+pub use observe::cuecard_observer;
+pub use record::cuecard_recording_proxy;
 pub use server::cuecard_server;
-pub use tool::cuecard_tool;
+pub use tools::cuecard_tool;
 
 use boundary::{guard, json_string, out, text};
 use std::ffi::{c_char, CString};
@@ -128,7 +128,7 @@ pub unsafe extern "C" fn cuecard_tokenize(
     text_ptr: *const c_char,
     text_len: usize,
     out_tokens_json: *mut *mut c_char,
-    err: *mut *mut error::cuecard_error,
+    err: *mut *mut errors::cuecard_error,
 ) -> cuecard_status {
     guard(err, || {
         let slot = out(out_tokens_json, "out_tokens_json")?;
@@ -148,7 +148,7 @@ pub unsafe extern "C" fn cuecard_count_tokens(
     text_ptr: *const c_char,
     text_len: usize,
     out_count: *mut usize,
-    err: *mut *mut error::cuecard_error,
+    err: *mut *mut errors::cuecard_error,
 ) -> cuecard_status {
     guard(err, || {
         let slot = out(out_count, "out_count")?;
@@ -169,7 +169,7 @@ mod tests {
             let status = cuecard_status::of(kind);
             assert_eq!(status as u32, kind.number(), "{kind}");
             // SAFETY: static strings.
-            let code = unsafe { CStr::from_ptr(error::cuecard_status_code(status as u32)) };
+            let code = unsafe { CStr::from_ptr(errors::cuecard_status_code(status as u32)) };
             assert_eq!(code.to_str().unwrap(), kind.code());
         }
         assert_eq!(statuses().len(), cuecard::ErrorKind::ALL.len() + 2);

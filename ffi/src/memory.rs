@@ -1,7 +1,7 @@
 //! `cuecard_memory`: Cogitator's memory adapter double. One entry point calls any method with JSON arguments.
 
 use crate::boundary::{borrow, free_handle, guard, into_handle, json, json_string, out, text, HandleKind};
-use crate::error::{cuecard_error, cuecard_status};
+use crate::errors::{cuecard_error, cuecard_status};
 use cuecard::memory::MemoryMethod;
 use cuecard::MockMemory;
 use std::ffi::c_char;

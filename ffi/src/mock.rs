@@ -5,8 +5,8 @@ use crate::boundary::{
     borrow, c_string, data, free_handle, guard, into_handle, json, json_string, out, request_of_text, text, HandleKind,
 };
 use crate::callback::{cuecard_answer_fn, cuecard_destroy_fn, HostResponder};
-use crate::error::{cuecard_error, cuecard_status};
-use crate::observer::cuecard_observer;
+use crate::errors::{cuecard_error, cuecard_status};
+use crate::observe::cuecard_observer;
 use cuecard::api::{FailSpec, RouteOptions, StepInput};
 use cuecard::{MockModel, MockSettings, RecordingObserver};
 use std::ffi::{c_char, c_void};
@@ -27,7 +27,7 @@ impl HandleKind for Mock {
 }
 
 /// The mock behind a handle argument.
-pub(crate) unsafe fn mock<'a>(pointer: *const cuecard_mock) -> crate::boundary::Outcome<&'a Arc<MockModel>> {
+pub(crate) unsafe fn mock<'a>(pointer: *const cuecard_mock) -> crate::errors::Outcome<&'a Arc<MockModel>> {
     // SAFETY: forwarded from the export's contract.
     unsafe { borrow::<Mock>(pointer, "mock") }.map(|m| &m.0)
 }
@@ -249,7 +249,7 @@ pub unsafe extern "C" fn cuecard_mock_then_computes(
         let responder = HostResponder::new(answer, user_data, destroy);
         // SAFETY: the caller's promise.
         let mock = unsafe { self::mock(mock)? };
-        mock.then_computes(Arc::new(responder.ok_or_else(|| crate::boundary::invalid("answer", "is NULL"))?))?;
+        mock.then_computes(Arc::new(responder.ok_or_else(|| crate::errors::invalid("answer", "is NULL"))?))?;
         Ok(())
     })
 }
@@ -386,7 +386,7 @@ pub unsafe extern "C" fn cuecard_mock_handle_http(
         };
         let body = match (body.is_null(), body_len) {
             (_, 0) => Vec::new(),
-            (true, _) => return Err(crate::boundary::invalid("body", "is NULL")),
+            (true, _) => return Err(crate::errors::invalid("body", "is NULL")),
             // SAFETY: the caller promises `body_len` readable bytes.
             (false, len) => unsafe { std::slice::from_raw_parts(body, len) }.to_vec(),
         };
@@ -416,7 +416,7 @@ pub unsafe extern "C" fn cuecard_mock_check(
         let observer: Option<&RecordingObserver> = match observer.is_null() {
             true => None,
             // SAFETY: the caller's promise.
-            false => Some(unsafe { crate::observer::observer(observer)? }),
+            false => Some(unsafe { crate::observe::observer(observer)? }),
         };
         // SAFETY: the caller's promise.
         let check: cuecard::verify::Check = unsafe { data(check_json, check_len, "check_json")? };

@@ -1,8 +1,9 @@
 //! `cuecard_server`: the loopback HTTP server over a mock, on its own threads. Stopping is graceful and idempotent;
 //! after a stop the handle still exists but its URLs are refused with `CUECARD_STATUS_INVALID_STATE`.
 
-use crate::boundary::{borrow, c_string, data, free_handle, guard, into_handle, out, HandleKind, Outcome};
-use crate::error::{cuecard_error, cuecard_status};
+use crate::boundary::{borrow, c_string, data, free_handle, guard, into_handle, out, HandleKind};
+use crate::errors::Outcome;
+use crate::errors::{cuecard_error, cuecard_status};
 use crate::mock::cuecard_mock;
 use cuecard::{Server, ServerOptions};
 use std::ffi::c_char;

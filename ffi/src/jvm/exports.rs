@@ -340,7 +340,7 @@ pub extern "system" fn Java_dev_cuecard_internal_Native_mockRead<'l>(
             "mcp_entries" => json_text(&mock.mcp_entries()),
             "mcp_unused_steps" => json_text(&mock.mcp_unused_steps()),
             "unexpected_requests" => json_text(&mock.unexpected_requests()),
-            other => return Err(crate::boundary::invalid("what", format!("names nothing to read: {other}")).into()),
+            other => return Err(crate::errors::invalid("what", format!("names nothing to read: {other}")).into()),
         };
         java_string(env, json)
     })
@@ -385,7 +385,7 @@ pub extern "system" fn Java_dev_cuecard_internal_Native_observerReport<'l>(
 ) {
     run(env, |env| {
         let event = data_of_text::<cuecard::ObservationEvent>(&text(env, &event, "event")?, "event")?;
-        let index = usize::try_from(index).map_err(|_| crate::boundary::invalid("index", "is negative"))?;
+        let index = usize::try_from(index).map_err(|_| crate::errors::invalid("index", "is negative"))?;
         Ok(handles::observer(observer, "observer")?.report(index, event)?)
     })
 }

@@ -2,7 +2,7 @@
 //! foreign id gets an exception naming the problem instead of touching freed memory. A lookup is one mutex and one
 //! map probe (tens of nanoseconds beside a call that serializes JSON).
 
-use crate::boundary::{invalid, Failure};
+use crate::errors::{invalid, Failure};
 use cuecard::record::RecordingProxy;
 use cuecard::{MockMemory, MockModel, MockTool, RecordingObserver, Server};
 use std::collections::HashMap;

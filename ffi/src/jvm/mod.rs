@@ -11,7 +11,7 @@
 mod exports;
 mod handles;
 
-use crate::boundary::{invalid, Failure};
+use crate::errors::{invalid, Failure};
 use jni::objects::{JByteArray, JObject, JString, JThrowable, JValue};
 use jni::refs::Global;
 use jni::{jni_sig, jni_str, Env, EnvUnowned};

@@ -2,8 +2,38 @@
 //! (the same numbers as `ErrorKind::number`, in every language), or `CUECARD_STATUS_PROVIDER_ERROR` for a failure
 //! the script asked for (a 429, a cut connection, ...).
 
-use crate::boundary::Failure;
 use std::ffi::{c_char, CStr, CString};
+
+/// Why a call failed: one of cuecard's own errors, or a failure the script asked for.
+pub(crate) enum Failure {
+    Cuecard(cuecard::Error),
+    Provider(cuecard::ProviderError),
+}
+
+impl From<cuecard::Error> for Failure {
+    fn from(error: cuecard::Error) -> Failure {
+        Failure::Cuecard(error)
+    }
+}
+
+impl From<cuecard::CallError> for Failure {
+    fn from(error: cuecard::CallError) -> Failure {
+        match error {
+            cuecard::CallError::Provider(e) => Failure::Provider(e),
+            cuecard::CallError::Cuecard(e) => Failure::Cuecard(e),
+            cuecard::CallError::Host(h) => Failure::Cuecard(h.to_error()),
+        }
+    }
+}
+
+pub(crate) type Outcome<T = ()> = Result<T, Failure>;
+
+pub(crate) fn invalid(argument: &str, problem: impl std::fmt::Display) -> Failure {
+    Failure::Cuecard(
+        cuecard::Error::new(cuecard::ErrorKind::InvalidArgument, format!("argument `{argument}` {problem}"))
+            .with_context("argument", argument),
+    )
+}
 
 /// The outcome of a call: `CUECARD_STATUS_OK`, one of cuecard's error kinds, or a scripted provider failure.
 #[repr(u32)]

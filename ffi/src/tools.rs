@@ -1,10 +1,9 @@
 //! `cuecard_tool`: a tool double that records every invocation; fixed, failing, slow, or computed by a C function.
 
-use crate::boundary::{
-    borrow, data, free_handle, guard, into_handle, json, json_string, out, text, HandleKind, Outcome,
-};
+use crate::boundary::{borrow, data, free_handle, guard, into_handle, json, json_string, out, text, HandleKind};
 use crate::callback::{cuecard_answer_fn, cuecard_destroy_fn, tool_function, HostFunction};
-use crate::error::{cuecard_error, cuecard_status};
+use crate::errors::Outcome;
+use crate::errors::{cuecard_error, cuecard_status};
 use cuecard::tools::MockToolOptions;
 use cuecard::MockTool;
 use std::ffi::{c_char, c_void};

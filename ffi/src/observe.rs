@@ -2,8 +2,9 @@
 //! call starts (and gets a record index), then each callback is reported as an event; `cuecard_mock_check` can
 //! judge the records.
 
-use crate::boundary::{borrow, data, free_handle, guard, into_handle, json_string, out, HandleKind, Outcome};
-use crate::error::{cuecard_error, cuecard_status};
+use crate::boundary::{borrow, data, free_handle, guard, into_handle, json_string, out, HandleKind};
+use crate::errors::Outcome;
+use crate::errors::{cuecard_error, cuecard_status};
 use cuecard::{CallContext, ObservationEvent, RecordingObserver};
 use std::ffi::c_char;
 

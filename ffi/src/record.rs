@@ -2,7 +2,7 @@
 //! record mode forwarded to the upstream and written as it arrives. Point any HTTP client at its base URL.
 
 use crate::boundary::{borrow, c_string, data, free_handle, guard, into_handle, out, text, HandleKind};
-use crate::error::{cuecard_error, cuecard_status};
+use crate::errors::{cuecard_error, cuecard_status};
 use cuecard::record::{ProxyOptions, RecordingProxy, RecordingSettings};
 use std::ffi::c_char;
 
