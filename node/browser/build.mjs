@@ -1,6 +1,6 @@
 // Bundles the package for browsers, Deno and workers into dist-browser/: `cuecard.mjs` (ESM, `await load()`),
-// its chunks, and the wasm module from wasm-web/ (wasm/build.sh writes it). lib/native.js becomes
-// browser/native-web.js and Node's built-ins the two shims; nothing else of the package changes.
+// its chunks, and the wasm module from wasm-web/ (wasm/build.sh writes it). lib/native.js and lib/addon.js become
+// browser/native-web.js and browser/addon-web.js, and Node's built-ins the two shims; nothing else of the package changes.
 // `--page` also bundles test/browser/page.mjs (the headless Chromium test's page, with the openai SDK).
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
@@ -13,6 +13,7 @@ const browserSide = {
   name: 'cuecard-browser',
   setup(b) {
     b.onResolve({ filter: /^\.\/native\.js$/ }, (args) => (args.importer.includes('/lib/') ? { path: here('./native-web.js') } : undefined));
+    b.onResolve({ filter: /^\.\/addon\.js$/ }, (args) => (args.importer.includes('/lib/') ? { path: here('./addon-web.js') } : undefined));
     // Pages in this repository import the package by name, as a user's would: the entry's source here.
     b.onResolve({ filter: /^cuecard\/browser$/ }, () => ({ path: here('./entry.mjs') }));
     b.onResolve({ filter: /^node:timers\/promises$/ }, () => ({ path: here('./timers-shim.js') }));

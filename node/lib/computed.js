@@ -69,7 +69,7 @@ function finishSync(pending) {
 
 /** The addon's dispatcher: the loopback server's threads wait for function `key` to answer `ticket`. */
 function dispatch(key, requestJson, ticket) {
-  const native = require('./native.js');
+  const native = require('./addon.js');
   const fn = functions.get(key);
   Promise.resolve()
     .then(() => {

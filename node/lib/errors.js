@@ -9,11 +9,11 @@ const { AssertionError } = require('node:assert');
 
 const BRAND = Symbol.for('cuecard.error');
 
-// Each code's stable number, from the core, read from the backend in use (napi or wasm) at the first error:
-// native.js requires this file while it loads.
+// Each code's stable number, from the core, read from the backend in use (napi or wasm) at the first error (the
+// backend is read when first needed: in a browser bundle it exists only once the entry has loaded the module).
 let numbers = null;
 function numberOf(code) {
-  numbers ??= Object.fromEntries(require('./native.js').errorCatalogue().map(([c, number]) => [c, number]));
+  numbers ??= Object.fromEntries(require('./addon.js').errorCatalogue().map(([c, number]) => [c, number]));
   return numbers[code];
 }
 

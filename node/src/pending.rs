@@ -19,8 +19,7 @@ pub struct NativePending {
 
 impl NativePending {
     pub fn new(pending: Pending<String>, mock: Arc<MockModel>) -> Self {
-        let key = pending.host_key().and_then(|k| u32::try_from(k).ok()).unwrap_or(u32::MAX);
-        let request = serde_json::to_string(pending.request()).unwrap_or_default();
+        let (key, request) = pending.js_call();
         NativePending { pending: Mutex::new(Some(pending)), mock, key, request }
     }
 
@@ -28,10 +27,7 @@ impl NativePending {
         let taken = self.pending.lock().map(|mut slot| slot.take()).unwrap_or(None);
         match taken {
             Some(pending) => Ok(pending.resume(&self.mock, answer)),
-            None => Err(crate::errors::throw(
-                env,
-                &Error::new(ErrorKind::InvalidState, "this computed answer was already given"),
-            )),
+            None => Err(crate::errors::throw(env, &Pending::<String>::already_answered())),
         }
     }
 }

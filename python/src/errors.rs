@@ -2,7 +2,7 @@
 //! natural builtin), with `.code`, `.issues` and `.context`; a scripted failure is `cuecard.ProviderError`; a
 //! Python exception raised by a callback passes through as the very same object. The classes are looked up once.
 
-use crate::convert::to_py;
+use crate::to_python::to_python;
 use cuecard::{CallError, ProviderError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -29,8 +29,8 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
 /// the context says, such as a file error's `io_error`).
 pub fn cuecard_error(py: Python<'_>, error: &cuecard::Error) -> PyErr {
     let build = || -> PyResult<PyErr> {
-        let issues = to_py(py, error.issues())?;
-        let context = to_py(py, error.context())?;
+        let issues = to_python(py, error.issues())?;
+        let context = to_python(py, error.context())?;
         let raised = classes(py)?.error_for.bind(py).call1((error.message(), error.code(), issues, context))?;
         Ok(PyErr::from_value(raised))
     };
@@ -40,7 +40,7 @@ pub fn cuecard_error(py: Python<'_>, error: &cuecard::Error) -> PyErr {
 /// The exception for a scripted provider failure.
 pub fn provider_error(py: Python<'_>, error: &ProviderError) -> PyErr {
     let build = || -> PyResult<PyErr> {
-        let data = to_py(py, error)?;
+        let data = to_python(py, error)?;
         Ok(PyErr::from_value(classes(py)?.provider_error.bind(py).call_method1("_from_core", (data,))?))
     };
     build().unwrap_or_else(|e| e)

@@ -9,8 +9,8 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-mod convert;
 mod errors;
+mod from_python;
 mod memory;
 mod mock;
 mod observe;
@@ -20,9 +20,9 @@ mod to_python;
 mod tools;
 mod verify;
 
-use crate::convert::data_of;
 #[cfg(feature = "testing")]
 use crate::errors::OrRaise;
+use crate::from_python::data_of;
 use pyo3::prelude::*;
 
 /// Splits text into word-like tokens.

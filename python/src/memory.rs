@@ -1,8 +1,8 @@
 //! `cuecard.MockMemory`: Cogitator's memory adapter double; every call is recorded (method names in snake_case).
 //! Results are dicts; an unknown thread in `update_thread` raises `NotFoundError` (a `LookupError`).
 
-use crate::convert::{data_of, to_py};
 use crate::errors::OrRaise;
+use crate::from_python::{data_of, to_py};
 use pyo3::prelude::*;
 
 /// An in-process conversation store that records every call.

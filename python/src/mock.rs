@@ -3,8 +3,8 @@
 //! calls one core method; the rules are the core's. The Python subclass in `cuecard/mock.py` adds the asyncio
 //! forms (`achat`, `astream`) and the waiting iterator.
 
-use crate::convert::{data_of, json_of, to_py, PyData};
 use crate::errors::{call_error, cuecard_error, host, provider_error, OrRaise};
+use crate::from_python::{data_of, json_of, to_py, PyData};
 use cuecard::api::{FailSpec, JsonResponder, MatchSpec, RequestInput, StepInput, ToolCallSpec};
 use cuecard::{ChatRequest, Exhaustion, MockModel, MockSettings};
 use pyo3::prelude::*;
@@ -150,7 +150,7 @@ impl PyMockModel {
                     let request = to_py(py, request).map_err(host)?;
                     let returned = callable.bind(py).call1((request,)).map_err(host)?;
                     // What the callable returned is host data like any other: the same limits, as a callback error.
-                    cuecard::api::to_json(&crate::convert::PyData(returned), "computed answer").map_err(|e| {
+                    cuecard::api::to_json(&crate::from_python::PyData(returned), "computed answer").map_err(|e| {
                         cuecard::CallError::Cuecard(cuecard::Error::new(
                             cuecard::ErrorKind::CallbackFailed,
                             e.message(),

@@ -2,8 +2,8 @@
 //! records feed `assert_that(mock).with_observer(observer)`. Reading a Python exception (its kind, status and
 //! class names) is this file's job; recording is the core's.
 
-use crate::convert::{data_of, to_py};
 use crate::errors::OrRaise;
+use crate::from_python::{data_of, to_py};
 use cuecard::{CallContext, FailureInfo, ObservationEvent};
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyType};

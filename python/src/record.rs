@@ -1,8 +1,8 @@
 //! `cuecard._cuecard.RecordingFile`: core's recording file (its mode, where a request it lacks is forwarded,
 //! recording an exchange). The transports in `cuecard.recording` do the network I/O.
 
-use crate::convert::data_of;
 use crate::errors::OrRaise;
+use crate::from_python::data_of;
 use cuecard::record::{RecordingFile, RecordingSettings, UpstreamReply};
 use cuecard::wire::HttpRequest;
 use pyo3::prelude::*;

@@ -1,7 +1,7 @@
 //! `cuecard.Server`: the loopback server over a mock, on its own thread; never keeps Python alive at exit.
 
-use crate::convert::data_of;
 use crate::errors::OrRaise;
+use crate::from_python::data_of;
 use crate::mock::PyMockModel;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;

@@ -1,7 +1,7 @@
 //! Core data -> Python objects, through serde: structs and maps become dicts, sequences lists, tuples tuples, unit
 //! variants their names, newtype/tuple/struct variants one-key dicts, `None` and unit `None`: pythonize's mapping,
 //! which this replaced. The test wheel checks every conversion of the whole Python suite against pythonize
-//! (`convert::same_as_pythonize`).
+//! (`from_python::same_as_pythonize`).
 //!
 //! Why not pythonize: it makes a new Python string for every struct field name and Python then hashes it on
 //! insertion, about a sixth of `MockModel.chat`'s instructions for a plain answer. Here each field and variant name

@@ -1,8 +1,8 @@
 //! `cuecard.MockTool`: a tool double recording every invocation, answering fixed, computed (a Python callable),
 //! failing or slowly; Cogitator's fixture tools come from the core by name.
 
-use crate::convert::{json_of, to_py, PyData};
 use crate::errors::{call_error, host, OrRaise};
+use crate::from_python::{json_of, to_py, PyData};
 use crate::mock::wrong_type;
 use cuecard::tools::{MockToolOptions, ToolFunction};
 use pyo3::prelude::*;

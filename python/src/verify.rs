@@ -2,8 +2,8 @@
 //! per method and runs it here; a failure raises `AssertionFailedError` (an `AssertionError`) with the core's
 //! message (expected, actual, the history table).
 
-use crate::convert::data_of;
 use crate::errors::cuecard_error;
+use crate::from_python::data_of;
 use crate::mock::PyMockModel;
 use crate::observe::PyRecordingObserver;
 use pyo3::prelude::*;

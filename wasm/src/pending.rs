@@ -21,15 +21,14 @@ pub struct NativePending {
 impl NativePending {
     /// The pending call of `mock`.
     pub fn new(pending: Pending<String>, mock: Arc<MockModel>) -> Self {
-        let key = pending.host_key().and_then(|k| u32::try_from(k).ok()).unwrap_or(u32::MAX);
-        let request = serde_json::to_string(pending.request()).unwrap_or_default();
+        let (key, request) = pending.js_call();
         NativePending { pending: RefCell::new(Some(pending)), mock, key, request }
     }
 
     fn finish(&self, answer: Result<cuecard::Step, CallError>) -> Result<String, JsValue> {
         match self.pending.borrow_mut().take() {
             Some(pending) => Ok(pending.resume(&self.mock, answer)),
-            None => Err(throw(&Error::new(ErrorKind::InvalidState, "this computed answer was already given"))),
+            None => Err(throw(&Pending::<String>::already_answered())),
         }
     }
 }

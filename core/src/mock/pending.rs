@@ -64,6 +64,20 @@ impl<T: 'static> Pending<T> {
         self.responder.host_key()
     }
 
+    /// What a JS host hands its function: the key the function is kept under (as a 32-bit integer, `u32::MAX` when
+    /// the responder has none that fits), and the request as JSON text. The napi addon and the WASM module both
+    /// keep these beside the pending call.
+    pub fn js_call(&self) -> (u32, String) {
+        let key = self.host_key().and_then(|k| u32::try_from(k).ok()).unwrap_or(u32::MAX);
+        (key, serde_json::to_string(self.request()).unwrap_or_default())
+    }
+
+    /// The error of a second answer to a pending call a host has already resumed or failed (a host that keeps the
+    /// call in a slot finds the slot empty).
+    pub fn already_answered() -> crate::error::Error {
+        crate::error::Error::new(crate::error::ErrorKind::InvalidState, "this computed answer was already given")
+    }
+
     /// Completes the call with the computed step's answer (or the callback's error).
     pub fn resume(self, mock: &MockModel, answer: Result<Step, CallError>) -> T {
         (self.resume)(mock, &self.request, answer)

@@ -1,8 +1,9 @@
 package dev.cuecard;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import dev.cuecard.internal.Json;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -53,7 +54,7 @@ public class CuecardException extends RuntimeException {
 
     /** The exception for the library's error JSON. Called by the native library to throw; not API. */
     public static Throwable fromNative(String json) {
-        JsonNode data = Json.tree(json);
+        JsonNode data = tree(json);
         if ("provider".equals(data.path("family").asText())) return ProviderException.of(data.get("error"));
         return of(data);
     }
@@ -107,11 +108,28 @@ public class CuecardException extends RuntimeException {
 
         private static java.util.Map<String, Integer> read() {
             java.util.Map<String, Integer> numbers = new java.util.HashMap<>();
-            for (JsonNode row : Json.tree(dev.cuecard.internal.Native.errorCatalogue())) {
+            for (JsonNode row : tree(dev.cuecard.internal.Native.errorCatalogue())) {
                 numbers.put(row.get(0).asText(), row.get(1).asInt());
             }
             return java.util.Map.copyOf(numbers);
         }
+    }
+
+    /**
+     * Reads the library's error JSON (always valid) with a reader of its own: {@code internal.Json} raises this
+     * class for bad arguments, so this class does not use it back.
+     */
+    private static JsonNode tree(String json) {
+        try {
+            return ErrorReader.READER.readTree(json);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("the native library answered invalid JSON: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    /** The error reader, made when the first error is read. */
+    private static final class ErrorReader {
+        static final ObjectMapper READER = new ObjectMapper();
     }
 
     /** Refuses a null argument. */

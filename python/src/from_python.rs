@@ -1,7 +1,10 @@
 //! Python values <-> cuecard's data. Python data becomes JSON through the core's one walker
 //! (`cuecard::api::to_json`), which enforces the depth, cycle and NaN limits, or straight into a core type with the
 //! same result (`cuecard::api::from_host`); this file only says how to read one Python object
-//! (`HostValue`). Core data becomes Python objects through `to_python` (serde's data model, with interned names).
+//! (`HostValue`). Core data becomes Python objects through `to_python.rs` (serde's data model, with interned names);
+//! [`to_py`], the checked way back that every result takes, is kept here rather than there because its failure is
+//! a cuecard error (`errors.rs`), and `errors.rs` itself converts with the bare serializer: so the three files
+//! import one way (`to_python` < `errors` < `from_python`).
 
 use crate::errors::cuecard_error;
 use crate::to_python::to_python;
