@@ -202,7 +202,7 @@ uint32_t cuecard_version_number(void);
 const char *cuecard_status_description(uint32_t status);
 
 /**
- * Splits UTF-8 text into word-like tokens (`docs/tokens.md`): `*out_tokens_json` is a JSON array of strings.
+ * Splits UTF-8 text into word-like tokens (`docs/concepts/tokens.md`): `*out_tokens_json` is a JSON array of strings.
  * Invalid UTF-8 is `CUECARD_STATUS_INVALID_UTF8`. Caller owns the array; free it with `cuecard_string_free`.
  *
  * # Safety
@@ -460,8 +460,8 @@ cuecard_status cuecard_mock_stream(const struct cuecard_mock *mock, const char *
  * the raw body. `*out_reply_json` is the reply: `{"kind": "full", "delay_ms", "status", "headers", "body"}`,
  * `{"kind": "stream", "stall_ms", "status", "headers", "frames": [{"delay_ms", "data"}], "end": "close"|"cut"}`
  * (plus `"base64": true` when each frame's data is base64 of bytes, and `"separate_writes": true` when each frame
- * must be its own write: the `delivery` setting, `docs/delivery.md`) or `{"kind": "abort", "delay_ms"}` (see
- * `docs/wire.md`). The request is journaled. Caller owns the reply.
+ * must be its own write: the `delivery` setting, `docs/concepts/delivery.md`) or `{"kind": "abort", "delay_ms"}` (see
+ * `docs/concepts/wire.md`). The request is journaled. Caller owns the reply.
  *
  * # Safety
  * As for `cuecard_mock_chat`; `body` is NULL (length 0) or valid for `body_len` bytes.
@@ -470,7 +470,7 @@ cuecard_status cuecard_mock_handle_http(const struct cuecard_mock *mock, const c
 
 /**
  * Runs one check: `check_json` is a check object (`{"check": "was_called_times", "operation": "greet", "times":
- * 2}`, see `docs/face.md`), judged against the mock and, if `observer` is not NULL, its call records. A check that
+ * 2}`, see `docs/concepts/face.md`), judged against the mock and, if `observer` is not NULL, its call records. A check that
  * does not hold is `CUECARD_STATUS_ASSERTION_FAILED` with the message (expected, actual, history).
  *
  * # Safety

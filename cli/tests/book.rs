@@ -45,7 +45,7 @@ fn generate(name: &str) -> String {
     match name {
         "scenario" => scenario_reference(&serde_json::from_str(&read("tests/scenario.schema.json")).unwrap()),
         "checks" => checks_reference(
-            &read("core/src/verify.rs"),
+            &read("core/src/verify/check.rs"),
             &serde_json::from_str(&read("tests/vectors/verify.json")).unwrap(),
         ),
         "errors" => errors_reference(),
@@ -247,7 +247,7 @@ fn checks_reference(source: &str, vectors: &Value) -> String {
         }
     }
     let checks = parse_checks(source);
-    assert!(checks.len() >= 20, "parsed only {} checks from core/src/verify.rs", checks.len());
+    assert!(checks.len() >= 20, "parsed only {} checks from core/src/verify/check.rs", checks.len());
     let mut out = String::new();
     for check in &checks {
         let mut form = serde_json::Map::new();

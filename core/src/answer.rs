@@ -7,7 +7,7 @@ use serde_json::Value;
 /// Text to stream: split by the word-like rule, or exactly the given tokens.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Chunks {
-    /// Split into word-like tokens (`docs/tokens.md`).
+    /// Split into word-like tokens (`docs/concepts/tokens.md`).
     Words(String),
     /// Exactly these tokens, in order.
     Exact(Vec<String>),

@@ -45,7 +45,7 @@ pub struct Delivery {
     /// The line end of SSE streams whose clients accept all three (Chat Completions, Responses, Anthropic).
     #[serde(default)]
     pub line_ending: LineEnding,
-    /// Opt-in changes that are legal on the wire but break some SDKs' helpers (`docs/delivery.md` names which).
+    /// Opt-in changes that are legal on the wire but break some SDKs' helpers (`docs/concepts/delivery.md` names which).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub variations: Vec<Variation>,
 }

@@ -1,7 +1,7 @@
 //! `MockMemory`: an in-process conversation store with Cogitator's `MemoryAdapter` operations (threads and
 //! entries), recording every call.
 //!
-//! Deliberate, documented differences from Cogitator's `MockMemoryAdapter` (see `docs/seeds.md`, "Cogitator"):
+//! Deliberate, documented differences from Cogitator's `MockMemoryAdapter` (see `docs/concepts/seeds.md`, "Cogitator"):
 //! - ids come from counters (`thread_1`, `entry_1`) and timestamps from a virtual clock that ticks one
 //!   millisecond per call, so outputs are deterministic and `before`/`after` filters are meaningful;
 //! - `get_entries` honours `include_tool_calls` like the real adapter (tool calls and results are stripped

@@ -264,7 +264,7 @@ impl fmt::Display for ProviderError {
     }
 }
 
-/// Whether the official SDKs retry a response with this status (`docs/wire.md`, "Failures").
+/// Whether the official SDKs retry a response with this status (`docs/concepts/wire.md`, "Failures").
 pub const fn status_is_retryable(status: u16) -> bool {
     matches!(status, 408 | 409 | 429) || status >= 500
 }

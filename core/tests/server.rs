@@ -157,7 +157,7 @@ fn a_stall_holds_the_stream_and_a_clean_end_omits_the_terminator() {
 
 #[test]
 fn an_h2c_upgrade_request_with_a_chunked_body_is_answered_over_http1() {
-    // LangChain4j's JDK HttpClient asks to upgrade to h2c and may send chunked bodies (`docs/wire.md`, "HTTP details").
+    // LangChain4j's JDK HttpClient asks to upgrade to h2c and may send chunked bodies (`docs/concepts/wire.md`, "HTTP details").
     let mock = Arc::new(MockModel::builder().responds("fine").build().unwrap());
     let server = Server::start(Arc::clone(&mock)).unwrap();
     let body = r#"{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}"#;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate core/src/tokenize/tables.rs: the character classes of the word-like token rule.
 
-The classes are defined in docs/tokens.md ("Classes"). They are computed here with the Python
+The classes are defined in docs/concepts/tokens.md ("Classes"). They are computed here with the Python
 `regex` module pinned below, whose Unicode tables are version 17.0, so the generated Rust table is pinned to
 Unicode 17.0 as well.
 

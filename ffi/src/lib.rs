@@ -118,7 +118,7 @@ pub extern "C" fn cuecard_status_description(status: u32) -> *const c_char {
     table.iter().find(|(n, _)| *n == status).map_or(c"unknown status".as_ptr(), |(_, d)| d.as_ptr())
 }
 
-/// Splits UTF-8 text into word-like tokens (`docs/tokens.md`): `*out_tokens_json` is a JSON array of strings.
+/// Splits UTF-8 text into word-like tokens (`docs/concepts/tokens.md`): `*out_tokens_json` is a JSON array of strings.
 /// Invalid UTF-8 is `CUECARD_STATUS_INVALID_UTF8`. Caller owns the array; free it with `cuecard_string_free`.
 ///
 /// # Safety

@@ -354,8 +354,8 @@ pub unsafe extern "C" fn cuecard_mock_stream(
 /// the raw body. `*out_reply_json` is the reply: `{"kind": "full", "delay_ms", "status", "headers", "body"}`,
 /// `{"kind": "stream", "stall_ms", "status", "headers", "frames": [{"delay_ms", "data"}], "end": "close"|"cut"}`
 /// (plus `"base64": true` when each frame's data is base64 of bytes, and `"separate_writes": true` when each frame
-/// must be its own write: the `delivery` setting, `docs/delivery.md`) or `{"kind": "abort", "delay_ms"}` (see
-/// `docs/wire.md`). The request is journaled. Caller owns the reply.
+/// must be its own write: the `delivery` setting, `docs/concepts/delivery.md`) or `{"kind": "abort", "delay_ms"}` (see
+/// `docs/concepts/wire.md`). The request is journaled. Caller owns the reply.
 ///
 /// # Safety
 /// As for `cuecard_mock_chat`; `body` is NULL (length 0) or valid for `body_len` bytes.
@@ -397,7 +397,7 @@ pub unsafe extern "C" fn cuecard_mock_handle_http(
 }
 
 /// Runs one check: `check_json` is a check object (`{"check": "was_called_times", "operation": "greet", "times":
-/// 2}`, see `docs/face.md`), judged against the mock and, if `observer` is not NULL, its call records. A check that
+/// 2}`, see `docs/concepts/face.md`), judged against the mock and, if `observer` is not NULL, its call records. A check that
 /// does not hold is `CUECARD_STATUS_ASSERTION_FAILED` with the message (expected, actual, history).
 ///
 /// # Safety

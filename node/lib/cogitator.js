@@ -3,7 +3,7 @@
 // by changing its import. The scripted backend is a MockModel underneath: its answers are core steps on two routes
 // (operation `chat` for `chat()`, `chat_stream` for `chatStream()`), each ending in `repeats()` (Cogitator's sticky
 // last answer), and every request is in the core's journal, so `assertThat(backend.model)` and every check work
-// too. Differences from Cogitator, each deliberate (docs/seeds.md, "Cogitator"):
+// too. Differences from Cogitator, each deliberate (docs/concepts/seeds.md, "Cogitator"):
 // - ids are deterministic (`mock_00000001`, `call_00000001`, ...), never random;
 // - requests are recorded as snapshots (what the seed documents), not by reference (what its source does);
 // - `withTimeout` clears its timer, so a settled promise does not keep the event loop alive.

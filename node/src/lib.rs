@@ -1,5 +1,5 @@
 //! The native part of the npm package `cuecard`: a thin napi-rs layer over the core's host-neutral face
-//! (`docs/face.md`). One file per core module; each method converts JS values (through the core's limits on host
+//! (`docs/concepts/face.md`). One file per core module; each method converts JS values (through the core's limits on host
 //! data), calls one core function, and throws the package's error classes. Results cross as JSON text. The
 //! package's JS (`node/lib`) adds only what needs JS itself: awaiting computed answers and scripted delays, async
 //! iterables, `fetch`, the AI SDK model, the Cogitator-compatible module, test-runner matchers.

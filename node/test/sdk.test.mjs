@@ -157,7 +157,7 @@ test('the AI SDK openai and anthropic providers read 200 seeded deliveries each 
     const expected = await read(undefined, provider);
     assert.match(JSON.stringify(expected), /Köln/);
     // @ai-sdk/anthropic reads a stream whose lines end in a lone `\r` whole, but finishes it 'interrupted'
-    // (docs/delivery.md): no real server sends `\r` alone, so its rounds use `\n` and `\r\n`.
+    // (docs/concepts/delivery.md): no real server sends `\r` alone, so its rounds use `\n` and `\r\n`.
     const endings = provider === 'anthropic' ? ['lf', 'crlf'] : ['lf', 'crlf', 'cr'];
     for (let seed = 0; seed < 200; seed++) {
       const delivery = { seed, max_chunk_bytes: 1 + (seed % 24), keepalives: true, whitespace: true,

@@ -2,7 +2,7 @@
 //! load: browsers, Deno, workers. It has the napi addon's interface (`node/src`) class for class and method for
 //! method, minus what needs threads or a file system (the loopback server, the CLI, scenario files), so the
 //! package's JS (`node/lib`) runs unchanged on either backend. Every method converts its JS arguments through the
-//! core's limits on host data and calls one function of the host-neutral face (`docs/face.md`).
+//! core's limits on host data and calls one function of the host-neutral face (`docs/concepts/face.md`).
 //!
 //! Tests: the Node package's whole suite runs on this module (`CUECARD_BACKEND=wasm`, `npm run test:wasm` after
 //! `npm run build:wasm`), so every shared vector file runs here too through `node/test/vectors.test.mjs`:

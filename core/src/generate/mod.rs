@@ -2,7 +2,7 @@
 //! output schema), seeded by the scenario's seed and the request's index, so a test needs no hand-written JSON and
 //! the same scenario answers the same in every language.
 //!
-//! The supported subset (docs/generate.md): `type` (and type lists, OpenAPI's upper-case names, `nullable`),
+//! The supported subset (docs/concepts/generate.md): `type` (and type lists, OpenAPI's upper-case names, `nullable`),
 //! `enum`, `const`, `properties` / `required` / `additionalProperties` / `minProperties`, the number bounds and
 //! `multipleOf`, `minLength` / `maxLength`, `pattern` (a regex subset, `pattern`), `format`, `items` /
 //! `prefixItems` / `minItems` / `maxItems` / `uniqueItems`, `anyOf` / `oneOf` / `allOf`, and `$ref` into the same

@@ -1,6 +1,6 @@
 //! The block path: the token starts among 64 ASCII bytes at once, as one bit mask (bit `k` is byte `k`).
 //!
-//! On ASCII the rules of `docs/tokens.md` reduce to conditions on a byte's class and the classes just before and
+//! On ASCII the rules of `docs/concepts/tokens.md` reduce to conditions on a byte's class and the classes just before and
 //! after it, plus four things that look further: digit groups of three, the newlines a punctuation run takes
 //! with it, the last newline of a white-space run, and contractions. Each is below with the rule it comes from.
 //! The scalar scanner (`scalar.rs`) is the reference: a fuzz target and a proptest compare the two byte for byte.

@@ -1,4 +1,4 @@
-//! The seven character classes of the word-like rule (`docs/tokens.md`, "Classes"), looked up from generated tables.
+//! The seven character classes of the word-like rule (`docs/concepts/tokens.md`, "Classes"), looked up from generated tables.
 
 use super::tables::{ASTRAL_RANGES, BMP_BLOCKS, BMP_INDEX, BMP_SHIFT};
 

@@ -1,6 +1,6 @@
 //! The word-like splitter: how cuecard cuts an answer into streamed tokens.
 //!
-//! This implements the rule of `docs/tokens.md` (rule version 1) exactly: tiktoken's cl100k_base pre-tokenizer with CJK
+//! This implements the rule of `docs/concepts/tokens.md` (rule version 1) exactly: tiktoken's cl100k_base pre-tokenizer with CJK
 //! split one character per token and combining marks counted as word characters. In short: a word with the
 //! space (or one other non-letter) before it, up to three digits, a run of punctuation, or whitespace.
 //!

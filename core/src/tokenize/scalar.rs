@@ -3,7 +3,7 @@
 
 use super::classes::{ascii_class, class_of_code_point, Class};
 
-/// End of the token that starts at `i` (a token start, `i < bytes.len()`), by the rules of `docs/tokens.md`.
+/// End of the token that starts at `i` (a token start, `i < bytes.len()`), by the rules of `docs/concepts/tokens.md`.
 #[inline(always)]
 pub(super) fn token_end(bytes: &[u8], i: usize) -> usize {
     let first = bytes.get(i).copied().unwrap_or(0);
@@ -178,7 +178,7 @@ fn scan_fast(bytes: &[u8], i: usize, first: u8) -> usize {
     scan_token(bytes, i, class, len)
 }
 
-/// The rules of `docs/tokens.md` ("Rules"), in priority order. `class`/`len` describe the character at `i`.
+/// The rules of `docs/concepts/tokens.md` ("Rules"), in priority order. `class`/`len` describe the character at `i`.
 #[inline(never)]
 fn scan_token(bytes: &[u8], i: usize, class: Class, len: usize) -> usize {
     let first = bytes.get(i).copied().unwrap_or(0);

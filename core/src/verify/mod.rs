@@ -1,5 +1,5 @@
 //! Assertions over a mock's journal and an observer's call records, with Tramai's semantics
-//! (`docs/seeds.md`), as data: a [`Check`] names one assertion and its arguments, and [`run_checks`] runs a list
+//! (`docs/concepts/seeds.md`), as data: a [`Check`] names one assertion and its arguments, and [`run_checks`] runs a list
 //! of them. Every binding's fluent chain builds `Check`s, so every language has every check and the same
 //! failure message: what was expected, what was found, and the history that explains it.
 //!

@@ -1,4 +1,4 @@
-//! Anthropic Messages, `POST /v1/messages` (`docs/wire.md`, "Anthropic Messages").
+//! Anthropic Messages, `POST /v1/messages` (`docs/concepts/wire.md`, "Anthropic Messages").
 //!
 //! Streams use named events with the same `type` in the data: `message_start` (content `[]`, usage),
 //! per block `content_block_start` / `content_block_delta` (`thinking_delta` + `signature_delta`,

@@ -1,5 +1,5 @@
 //! AWS Bedrock Runtime: `POST /model/{modelId}/converse` and `/converse-stream`, and `/invoke` and
-//! `/invoke-with-response-stream` for Anthropic models (`docs/wire.md`, "AWS Bedrock"; `../shared/spec/providers.md`
+//! `/invoke-with-response-stream` for Anthropic models (`docs/concepts/wire.md`, "AWS Bedrock"; `../shared/spec/providers.md`
 //! §4 and §9).
 //!
 //! What the SDKs hold a mock to: the model id is percent-encoded in the path (`%3A`), and the journal keeps it

@@ -273,7 +273,7 @@ pub(super) fn referenced_output(entries: &[crate::journal::JournalEntry], id: &s
 }
 
 /// The usage a reply reports when the script gave none: real providers always send usage, so every endpoint
-/// sends the word-like estimate (`docs/tokens.md`), whole and streamed, whatever the mock's `usage` setting.
+/// sends the word-like estimate (`docs/concepts/tokens.md`), whole and streamed, whatever the mock's `usage` setting.
 /// The step's cached count of its answer stands for the response's output tokens when the response is that answer.
 pub(super) fn estimated_usage(
     request: &ChatRequest,

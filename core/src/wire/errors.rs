@@ -1,5 +1,5 @@
 //! Provider failures on the wire: the exact status, headers and error body each SDK maps to its own exception
-//! class and retry decision (`docs/wire.md`, "Failures").
+//! class and retry decision (`docs/concepts/wire.md`, "Failures").
 //!
 //! Headers: the provider's request-id header (`x-request-id` for OpenAI, `request-id` for Anthropic),
 //! `retry-after-ms` and `retry-after` when the failure asks for a delay, and `x-should-retry` carrying the

@@ -1,5 +1,5 @@
 //! Google Gemini API (and Vertex AI's paths): `models/{m}:generateContent`, `:streamGenerateContent?alt=sse`,
-//! `:countTokens`, `:embedContent`, `:batchEmbedContents`, and the model list (`docs/wire.md`, "Gemini";
+//! `:countTokens`, `:embedContent`, `:batchEmbedContents`, and the model list (`docs/concepts/wire.md`, "Gemini";
 //! `../shared/spec/providers.md` §2 and §9).
 //!
 //! What the SDKs hold a mock to: success is exactly 200; a stream is `data: <one-line JSON>` + a blank line per
@@ -445,7 +445,7 @@ fn body_or_refusal(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> R
     })
 }
 
-/// `:countTokens`: the word-like count of the contents' text (`docs/tokens.md`).
+/// `:countTokens`: the word-like count of the contents' text (`docs/concepts/tokens.md`).
 pub(crate) fn count_tokens(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> HttpReply {
     let body = match body_or_refusal(mock, http, matched) {
         Ok(body) => body,

@@ -5,7 +5,7 @@
 //! headers, then either a whole body or stream frames (SSE, or NDJSON for Ollama), each with the virtual delay to
 //! wait before it.
 //!
-//! Protocols (`docs/wire.md`): OpenAI Chat Completions and Responses, Anthropic Messages, Azure OpenAI, Google
+//! Protocols (`docs/concepts/wire.md`): OpenAI Chat Completions and Responses, Anthropic Messages, Azure OpenAI, Google
 //! Gemini (and Vertex AI's paths), Ollama, OpenAI's models and embeddings, each a module here; `routes.rs` is the
 //! table of which path is which (`handle` dispatches from it), `admin.rs` the surface under `/_cuecard/`. The
 //! operation name of a request comes from the `x-cuecard-operation` header.

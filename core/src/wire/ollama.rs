@@ -1,5 +1,5 @@
 //! Ollama's API: `POST /api/chat`, `/api/generate`, `/api/embed` (and the older `/api/embeddings`),
-//! `GET /api/tags`, `GET /api/ps`, `POST /api/show`, `GET /api/version` (`docs/wire.md`, "Ollama";
+//! `GET /api/tags`, `GET /api/ps`, `POST /api/show`, `GET /api/version` (`docs/concepts/wire.md`, "Ollama";
 //! `../shared/spec/providers.md` §3 and §9).
 //!
 //! What the SDKs hold a mock to: a stream is NDJSON (`application/x-ndjson`), one JSON object per `\n`-ended line,

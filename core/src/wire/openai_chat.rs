@@ -1,4 +1,4 @@
-//! OpenAI Chat Completions, `POST /v1/chat/completions` (`docs/wire.md`, "OpenAI Chat Completions").
+//! OpenAI Chat Completions, `POST /v1/chat/completions` (`docs/concepts/wire.md`, "OpenAI Chat Completions").
 //!
 //! Streams are data-only SSE (no `event:` lines): the first delta carries the role, each tool call's id, type
 //! and name appear only in its first delta, every tool-call delta carries `index` and `function`, a final empty

@@ -1,4 +1,4 @@
-//! OpenAI Responses, `POST /v1/responses` (`docs/wire.md`, "OpenAI Responses").
+//! OpenAI Responses, `POST /v1/responses` (`docs/concepts/wire.md`, "OpenAI Responses").
 //!
 //! Streams send `event: <type>` with the same `type` in the data and a `sequence_number` counting from 0:
 //! `response.created`, `response.in_progress`, per output item `response.output_item.added`, its deltas and

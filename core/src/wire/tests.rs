@@ -1,4 +1,4 @@
-//! Wire encoders as bytes: the shapes the official SDKs depend on (`docs/wire.md`).
+//! Wire encoders as bytes: the shapes the official SDKs depend on (`docs/concepts/wire.md`).
 
 use super::*;
 use crate::{MockModel, ProviderError, Step};

@@ -1,7 +1,7 @@
 """The official Python SDKs, unmodified, reading streams that `cuecard serve` delivers cut at seeded byte
 positions (inside UTF-8 sequences, `data:` lines and `\\r\\n` pairs), with keep-alives, JSON whitespace, every line
 end and (every other round) `data:` lines broken in several: 200 seeded deliveries per protocol parse to the same
-final message as the whole delivery (`delivery` setting, docs/delivery.md). openai (Chat Completions, Responses),
+final message as the whole delivery (`delivery` setting, docs/concepts/delivery.md). openai (Chat Completions, Responses),
 anthropic, google-genai (Gemini SSE, `\\n` only), ollama (NDJSON) and boto3 (Bedrock's binary event stream, cut
 at bytes)."""
 import anthropic
@@ -183,7 +183,7 @@ def test_the_raw_bytes_carry_the_cuts_and_the_seed_header(cuecard):
 
 
 def test_interleaved_tool_calls_are_whole_in_raw_iteration_but_end_early_in_the_stream_helper(cuecard):
-    """The opt-in `interleave_tool_calls` variation, as docs/delivery.md describes it for openai-python: raw
+    """The opt-in `interleave_tool_calls` variation, as docs/concepts/delivery.md describes it for openai-python: raw
     iteration accumulates both calls; the `.stream()` helper emits `arguments.done` at the first change of index
     (with the arguments as they were then), and for strict tools parses them there and raises."""
     step = {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Köln"}},

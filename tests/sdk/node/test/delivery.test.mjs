@@ -1,7 +1,7 @@
 // The official `openai` and `@anthropic-ai/sdk` Node SDKs and the AI SDK (`@ai-sdk/google`), unmodified, reading
 // streams that `cuecard serve` delivers cut at seeded byte positions (inside UTF-8 sequences, `data:` lines and
 // `\r\n` pairs), with keep-alives, JSON whitespace and every line end the protocol's clients accept: 200 seeded
-// deliveries per protocol parse to the same result as the whole delivery (`delivery` setting, docs/delivery.md).
+// deliveries per protocol parse to the same result as the whole delivery (`delivery` setting, docs/concepts/delivery.md).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';

@@ -169,7 +169,7 @@ class LangChain4jConformanceTest {
     @Test
     void twoHundredSeededDeliveriesParseToTheWholeDeliverysResultOnBothProtocols() throws Exception {
         // Text in several UTF-8 widths and two tool calls, cut at seeded bytes with keep-alives, JSON whitespace and
-        // every line end (docs/delivery.md).
+        // every line end (docs/concepts/delivery.md).
         String step = "{\"text\": \"Grüße aus Köln — 東京 🌧️ \\\"quoted\\\"\", \"tool_calls\": ["
                 + "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Köln\", \"units\": [\"c\", \"f\"]}},"
                 + "{\"name\": \"get_time\", \"arguments\": {\"zone\": \"Asia/東京\"}}]}";
