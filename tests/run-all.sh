@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test of every language cuecard ships today, plus the lint, format, generated-file and benchmark
-# checks. Each surface prints its own closing line; the script fails if any step fails. Rust builds share one
-# CARGO_TARGET_DIR (debug for the tests, release once for `pip install ./python`).
+# checks. Each surface prints its own closing line; the script fails if any step fails, and it ends with a table
+# of each step's wall time. Rust builds share one CARGO_TARGET_DIR, and each build of the core serves several
+# steps: the tests' debug build (every feature: the tests, the examples, the benchmarks run once, the `cuecard`
+# command the SDK suites use); the C ABI's debug build (the C suite, the example, the JVM's JNI library); one
+# release build (the Python test wheel, `pip install ./python`, the napi addon); the WebAssembly module; fuzz.
 #
 # Needs: rustup/cargo, python3 with venv and pip, node (20 or later) and npm, cc/c++ with valgrind and Debian's libcjson-dev,
 # Debian's chromium (the wasm module's browser test), a JDK 17 with Maven (the JVM package, LangChain4j), and access to crates.io,
@@ -47,22 +50,41 @@ if command -v rustup >/dev/null 2>&1; then
   rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || true
 fi
 
+# The command-line tools of the later steps (wasm-bindgen, mdBook, cargo-fuzz) compile in the background at low
+# priority while the first steps run; `tools_ready` waits for them (and shows their log if they failed).
+mkdir -p "$CARGO_TARGET_DIR"
+TOOLS_LOG="$CARGO_TARGET_DIR/install-tools.log"
+nice -n 19 tests/install-tools.sh > "$TOOLS_LOG" 2>&1 &
+TOOLS_PID=$!
+tools_ready() {
+  if [ -n "${TOOLS_PID:-}" ]; then
+    if ! wait "$TOOLS_PID"; then cat "$TOOLS_LOG"; echo "tests/install-tools.sh failed" >&2; exit 1; fi
+    TOOLS_PID=
+    tail -n 1 "$TOOLS_LOG"
+  fi
+}
+
 step "rust: format and lints"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 
-step "rust: tests (core, vectors, CLI, doc tests)"
+step "rust: tests (core, vectors, CLI, doc tests), and each benchmark run once"
 cargo test --workspace --all-features --locked
+# Each criterion benchmark runs once as a test, in the build above (`cargo bench` measures: bench/, and
+# docs/contributing/tests-benchmarks.md). The examples were built by the same `cargo test`.
+BENCH_LOG="$CARGO_TARGET_DIR/bench-once.log"
+cargo test --workspace --all-features --locked --benches > "$BENCH_LOG" 2>&1 || { cat "$BENCH_LOG"; exit 1; }
+echo "benchmarks run once: $(grep -c '^Success' "$BENCH_LOG") passed, 0 failed"
 
 step "rust: core builds for wasm32 with default features (no server)"
 cargo check -q --locked -p cuecard --target wasm32-unknown-unknown
 echo "wasm32 check: 1 passed, 0 failed"
 
 step "rust: load and faults against the server, small (bench/load-faults.sh runs 1,000 x 100,000)"
-cargo run -q --locked -p cuecard --features server --example load_faults -- 100 5000
+"$CARGO_TARGET_DIR/debug/examples/load_faults" 100 5000   # built by the tests' build, with every feature
 
 step "rust: the book's Rust quickstart (docs/start/rust.md)"
-cargo run -q --locked -p cuecard --example quickstart
+"$CARGO_TARGET_DIR/debug/examples/quickstart"
 
 step "c: the C ABI (header, suite plain + valgrind + ASan/UBSan, example dynamic + static)"
 ffi/tests/c/run.sh
@@ -78,7 +100,8 @@ fi
 step "python: the cuecard test wheel (maturin build, feature testing), installed into a clean venv, and its tests"
 "$PY_VENV/bin/pip" install --quiet --disable-pip-version-check maturin==1.16.0
 rm -rf "$CARGO_TARGET_DIR/test-wheel" "$CARGO_TARGET_DIR/py-clean-venv"
-(cd python && "$PY_VENV/bin/maturin" build --quiet --locked --features testing --out "$CARGO_TARGET_DIR/test-wheel")
+# In release, as `pip install ./python` below and the napi addon build: the three share one build of the core.
+(cd python && "$PY_VENV/bin/maturin" build --quiet --locked --release --features testing --out "$CARGO_TARGET_DIR/test-wheel")
 python3 -m venv "$CARGO_TARGET_DIR/py-clean-venv"
 "$CARGO_TARGET_DIR/py-clean-venv/bin/pip" install --quiet --disable-pip-version-check "$CARGO_TARGET_DIR"/test-wheel/cuecard-*.whl \
   -r python/tests/requirements.txt -r tests/sdk/python/requirements.txt
@@ -125,10 +148,7 @@ node -e 'const c = require("./node/lib/index.js"); if (c.MockModel.thatResponds(
 echo "the addon on the machine's Node $(node --version): 1 passed, 0 failed"
 
 step "wasm: the cuecard-wasm module (wasm-bindgen, wasm-opt -Oz), the Node package's whole JS suite on it, and headless Chromium (and the journal dashboard)"
-if ! wasm-bindgen --version 2>/dev/null | grep -q " 0.2.130"; then
-  # The CLI must match the crate's wasm-bindgen exactly; not --locked (toolchain.md: a locked install fails).
-  cargo install -q wasm-bindgen-cli --version 0.2.130
-fi
+tools_ready
 (cd node && npm run --silent build:wasm)
 WASM_GZIPPED=$(gzip -9c node/wasm-pkg/cuecard_wasm_bg.wasm | wc -c)
 # The budget was 400 KB until issue 27's fidelity settings: delivery, chaos and latency added 19 KB (401 -> 420 KB;
@@ -170,7 +190,7 @@ rm -rf "$CARGO_TARGET_DIR/node-user" && mkdir -p "$CARGO_TARGET_DIR/node-user"
 echo "npm pack + install: 7 passed, 0 failed"
 
 step "wire: the official Python SDKs (openai, anthropic) against cuecard serve"
-cargo build -q --locked -p cuecard-cli
+# $CUECARD_BIN is the tests' build of the command (every feature).
 # The venv with the wheel: the README example starts the server with `python -m cuecard`.
 (cd tests/sdk/python && "$CARGO_TARGET_DIR/py-clean-venv/bin/python" -m pytest -q -p no:cacheprovider)
 # One cuecard serve shared by 8 pytest-xdist workers, each test on its own /t/{id}/ (the cuecard_shared fixture).
@@ -183,18 +203,15 @@ step "wire: LangChain4j 1.19.0 (OpenAI and Anthropic, blocking, streaming, AiSer
 (cd tests/sdk/java && mvn -B -ntp test)
 
 step "jvm: the JVM package (the ffi crate's JNI library via cargo, Java + Kotlin, LangChain4j, JUnit 5), and its benchmark in quick mode"
-(cd jvm && mvn -B -ntp test exec:exec@bench -Dbench.args=--quick)
+# The JNI library of the C step's build (dev profile): the same cargo command, so nothing is built again.
+(cd jvm && mvn -B -ntp test exec:exec@bench -Dbench.args=--quick -Dcuecard.cargo.profile=dev)
 
 step "book: docs/ with mdBook (every internal link checked), the API docs of each language, every code block run by CI"
+tools_ready
 tests/book.sh "$CARGO_TARGET_DIR/py-clean-venv/bin/python"
 
-step "fuzz: every cargo-fuzz target (scenario, wire, tokenizer, face) for 30 s from the seed corpus (nightly)"
-fuzz/run.sh 30
-
-step "rust: benchmarks (quick mode)"
-BENCH_LOG="$CARGO_TARGET_DIR/bench-quick.log"
-cargo bench --locked -p cuecard --all-features -- --quick --noplot > "$BENCH_LOG" 2>&1 || { cat "$BENCH_LOG"; exit 1; }
-grep -E '^[a-z_]+/|time:|thrpt:' "$BENCH_LOG" || true
-echo "benchmarks: ran in quick mode"
+step "fuzz: every cargo-fuzz target (scenario, wire, tokenizer, face) for 10 s from the seed corpus (nightly)"
+tools_ready
+fuzz/run.sh 10
 
 printf '\nall surfaces passed\n'

@@ -18,8 +18,9 @@ printf '#include "cuecard.h"\nint main(void) { return cuecard_version_number() =
 cc -std=c11 "${WARN[@]}" -Iinclude -c "$OUT/header.c" -o "$OUT/header_c.o"
 c++ -std=c++17 "${WARN[@]}" -Iinclude -x c++ -c "$OUT/header.c" -o "$OUT/header_cpp.o"
 
-# The suite, against the test build of the library.
-cargo build -q --locked -p cuecard-ffi --features testing
+# The suite, against the test build of the library. With the `jni` feature, as the JVM's build (jvm/build-native.sh
+# with the dev profile, which tests/run-all.sh uses): the three builds of this script and the JVM's share one core.
+cargo build -q --locked -p cuecard-ffi --features jni,testing
 cc -std=c11 "${WARN[@]}" -g -Iinclude ffi/tests/c/test_ffi.c -L"$LIB" -lcuecard_ffi -lcjson -o "$OUT/test_ffi"
 LD_LIBRARY_PATH="$LIB" "$OUT/test_ffi" "$ROOT"
 LD_LIBRARY_PATH="$LIB" valgrind -q --leak-check=full --errors-for-leak-kinds=definite,possible --error-exitcode=1 \
@@ -31,7 +32,7 @@ LD_LIBRARY_PATH="$LIB" ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrac
   | sed 's/^c ffi:/c ffi under ASan+UBSan:/'
 
 # A build without the test-only exports: none of them in the symbol table; the example, linked both ways.
-cargo build -q --locked -p cuecard-ffi
+cargo build -q --locked -p cuecard-ffi --features jni
 if nm -D --defined-only "$LIB/libcuecard_ffi.so" | grep -q cuecard_testing_; then
   echo "a build without the testing feature exports cuecard_testing_* symbols" >&2; exit 1
 fi
