@@ -3,8 +3,8 @@
 # checks. Each surface prints its own closing line; the script fails if any step fails, and it ends with a table
 # of each step's wall time. Rust builds share one CARGO_TARGET_DIR, and each build of the core serves several
 # steps: the tests' debug build (every feature: the tests, the examples, the benchmarks run once, the `cuecard`
-# command the SDK suites use); the C ABI's debug build (the C suite, the example, the JVM's JNI library); one
-# release build (the Python test wheel, `pip install ./python`, the napi addon); the WebAssembly module; fuzz.
+# command the SDK suites use); the C ABI's debug build (the C suite, the example, the JVM's JNI library); the
+# release build of the Python test wheel and `pip install ./python`; the napi addon's; the WebAssembly module; fuzz.
 #
 # Needs: rustup/cargo, python3 with venv and pip, node (20 or later) and npm, cc/c++ with valgrind and Debian's libcjson-dev,
 # Debian's chromium (the wasm module's browser test), a JDK 17 with Maven (the JVM package, LangChain4j), and access to crates.io,
@@ -100,7 +100,9 @@ fi
 step "python: the cuecard test wheel (maturin build, feature testing), installed into a clean venv, and its tests"
 "$PY_VENV/bin/pip" install --quiet --disable-pip-version-check maturin==1.16.0
 rm -rf "$CARGO_TARGET_DIR/test-wheel" "$CARGO_TARGET_DIR/py-clean-venv"
-# In release, as `pip install ./python` below and the napi addon build: the three share one build of the core.
+# In release, as `pip install ./python` below: the two share one build of the core. (The napi addon's release build
+# cannot join them: napi passes `--target`, and its crates turn on features of shared dependencies, futures-util's
+# `io`, syn's `fold`, that change every crate above them.)
 (cd python && "$PY_VENV/bin/maturin" build --quiet --locked --release --features testing --out "$CARGO_TARGET_DIR/test-wheel")
 python3 -m venv "$CARGO_TARGET_DIR/py-clean-venv"
 "$CARGO_TARGET_DIR/py-clean-venv/bin/pip" install --quiet --disable-pip-version-check "$CARGO_TARGET_DIR"/test-wheel/cuecard-*.whl \
