@@ -75,6 +75,34 @@ test('record once against an upstream, then replay without it: the same answers 
   rmSync(dir, { recursive: true });
 });
 
+test('a secret split over stream chunks is cut from what a reader of the file joins (issue #59 S1)', { skip }, async () => {
+  const dir = scratch();
+  const path = join(dir, 'secret.yaml');
+  const upstreamMock = MockModel.thatResponds(`the password is CorpSecret-XYZ-123 and your key is ${KEY} ok`);
+  const join_ = async (client) => {
+    let text = '';
+    for await (const chunk of await ask(client, 'Tell me', { stream: true })) text += chunk.choices[0]?.delta?.content ?? '';
+    return text;
+  };
+  const live = await outsideCi(async () => {
+    const upstream = new Server(upstreamMock, { instant: true });
+    try {
+      const recording = new Recording(path, { mode: 'once', upstream: upstream.baseURL, redact: ['CorpSecret-XYZ-123'] });
+      const text = await join_(new OpenAI(openaiOptions(recording, { apiKey: KEY, maxRetries: 0 })));
+      assert.deepEqual([recording.recorded, recording.failures], [1, []]);
+      return text;
+    } finally {
+      upstream.stop();
+    }
+  });
+  assert.ok(live.includes('CorpSecret-XYZ-123') && live.includes(KEY));
+  const written = readFileSync(path, 'utf8');
+  assert.ok(!written.includes('CorpSecret') && !written.includes(KEY));
+  const replayed = await join_(new OpenAI(openaiOptions(new Recording(path))));
+  assert.equal(replayed, 'the password is [REDACTED] and your key is [REDACTED] ok');
+  rmSync(dir, { recursive: true });
+});
+
 test('a miss names the nearest recording and the field that differs; mode new appends what is missing', { skip }, async () => {
   const dir = scratch();
   const path = join(dir, 'weather.json');

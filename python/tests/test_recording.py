@@ -59,6 +59,26 @@ def test_record_once_then_replay_without_the_upstream(tmp_path, monkeypatch):
     cuecard.assert_that(replay.mock).script_fully_used()
 
 
+def test_a_secret_split_over_stream_chunks_is_not_reassembled_from_the_file(tmp_path, monkeypatch):
+    """Issue #59 S1: a `redact` text and the client's own key, streamed a few characters a chunk, are cut from what a
+    reader of the file joins; the replayed stream still parses, into the redacted answer."""
+    monkeypatch.delenv("CI", raising=False)
+    path = tmp_path / "secret.yaml"
+    mock = cuecard.MockModel()
+    mock.then_responds(f"the password is CorpSecret-XYZ-123 and your key is {KEY} ok")
+    with cuecard.Server(mock, instant=True) as upstream:
+        recording = cuecard.Recording(path, "once", upstream=upstream.base_url, redact=["CorpSecret-XYZ-123"])
+        client = cuecard.openai_client(recording, api_key=KEY, max_retries=0)
+        live = "".join(c.choices[0].delta.content or "" for c in ask(client, "Tell me", stream=True) if c.choices)
+        assert recording.recorded == 1 and recording.failures == []
+    assert "CorpSecret-XYZ-123" in live and KEY in live
+    text = path.read_text()
+    client = cuecard.openai_client(cuecard.Recording(path))
+    replayed = "".join(c.choices[0].delta.content or "" for c in ask(client, "Tell me", stream=True) if c.choices)
+    assert replayed == "the password is [REDACTED] and your key is [REDACTED] ok"
+    assert "CorpSecret" not in text and KEY not in text
+
+
 def test_a_miss_names_the_nearest_recording_and_what_differs(tmp_path, monkeypatch):
     monkeypatch.delenv("CI", raising=False)
     path = tmp_path / "weather.json"

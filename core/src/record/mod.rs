@@ -17,6 +17,7 @@ mod import;
 mod proxy;
 pub mod redact;
 mod split;
+mod stream_redact;
 pub mod upstream;
 
 pub use file::{
@@ -169,17 +170,22 @@ impl Recorder {
             let events: Vec<Vec<u8>> = frames.iter().map(|f| split::joined(std::slice::from_ref(f), base64)).collect();
             let neutral = answer::neutral_answer(endpoint, reply.status, None, &events);
             recorded.base64 = base64;
-            recorded.frames = Some(
-                frames
-                    .into_iter()
-                    .map(|mut frame| {
-                        if !base64 {
-                            frame.data = self.scrubber.scrub(&frame.data);
-                        }
-                        frame
-                    })
-                    .collect(),
-            );
+            // A secret split over the stream's frames is cut from the values a reader would join (and from the
+            // decoded payloads of binary frames); then each text frame is scrubbed alone, for what is not a value.
+            let (frames, _) = stream_redact::redact_frames(frames, base64, &self.scrubber);
+            let frames: Vec<_> = frames
+                .into_iter()
+                .map(|mut frame| {
+                    if !base64 {
+                        frame.data = self.scrubber.scrub(&frame.data);
+                    }
+                    frame
+                })
+                .collect();
+            if let Some(what) = stream_redact::reassembled_secret(&frames, base64, &self.scrubber) {
+                return Err(Error::new(ErrorKind::Internal, format!("the recorded stream still holds {what}")));
+            }
+            recorded.frames = Some(frames);
             neutral
         } else {
             let neutral = answer::neutral_answer(endpoint, reply.status, Some(&body), &[]);

@@ -92,6 +92,24 @@ impl Scrubber {
         scrub_key_shapes(&out)
     }
 
+    /// Where `text` holds a secret: every occurrence of a known secret and every key-shaped word, as byte ranges in
+    /// order, overlapping ones merged (what a stream's joined text is cut by).
+    pub(crate) fn secret_ranges(&self, text: &str) -> Vec<std::ops::Range<usize>> {
+        let mut ranges: Vec<std::ops::Range<usize>> = key_shape_ranges(text);
+        for secret in self.texts.iter().filter(|s| !s.is_empty()) {
+            ranges.extend(text.match_indices(secret.as_str()).map(|(at, found)| at..at + found.len()));
+        }
+        ranges.sort_by_key(|r| (r.start, r.end));
+        let mut merged: Vec<std::ops::Range<usize>> = Vec::new();
+        for range in ranges {
+            match merged.last_mut() {
+                Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+                _ => merged.push(range),
+            }
+        }
+        merged
+    }
+
     /// Every string of `value` (object keys too) scrubbed.
     pub fn scrub_value(&self, value: Value) -> Value {
         match value {
@@ -111,6 +129,30 @@ const KEY_SHAPES: [(&str, usize); 3] = [("sk-", 20), ("AIza", 30), ("AKIA", 16)]
 
 fn is_key_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '-' || c == '_'
+}
+
+/// The byte ranges of the words of `text` shaped like a provider key, in order.
+fn key_shape_ranges(text: &str) -> Vec<std::ops::Range<usize>> {
+    let mut ranges = Vec::new();
+    let mut previous: Option<char> = None;
+    let mut skip_to = 0;
+    for (at, c) in text.char_indices() {
+        if at >= skip_to && previous.is_none_or(|p| !is_key_char(p)) {
+            let rest = text.get(at..).unwrap_or_default();
+            for (prefix, least) in KEY_SHAPES {
+                if let Some(after) = rest.strip_prefix(prefix) {
+                    let length = after.find(|c: char| !is_key_char(c)).unwrap_or(after.len());
+                    if length >= least {
+                        ranges.push(at..at + prefix.len() + length);
+                        skip_to = at + prefix.len() + length;
+                        break;
+                    }
+                }
+            }
+        }
+        previous = Some(c);
+    }
+    ranges
 }
 
 /// `text` with every word shaped like a provider key replaced (a key the recorder was not told about, pasted
