@@ -168,9 +168,18 @@ impl<'de, H: HostValue> de::Deserializer<'de> for Reader<H> {
         visitor.visit_unit()
     }
 
+    // A variant's name is text only, as the canonical reader has it (anything else gives up, and that reader says
+    // what is wrong).
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> std::result::Result<V::Value, GiveUp> {
+        match self.node {
+            HostNode::Str(name) => visitor.visit_string(name),
+            _ => Err(GiveUp),
+        }
+    }
+
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit unit_struct seq
-        tuple tuple_struct map identifier
+        tuple tuple_struct map
     }
 }
 

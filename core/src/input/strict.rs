@@ -171,9 +171,27 @@ impl<'de, 'a> de::Deserializer<'de> for ObjectsOnly<'a> {
         visitor.visit_unit()
     }
 
+    /// A variant's name (an internally tagged enum's tag: `{"check": ...}`) is text only. serde's derived visitor
+    /// would take an integer as the variant's index, so `{"check": 1}` ran the second check (issue #59, S16).
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.value {
+            Value::String(name) => visitor.visit_str(name),
+            other => Err(de::Error::invalid_type(unexpected(other), &"a variant name")),
+        }
+    }
+
+    /// A tuple (a header's name and value) from an array of exactly its length: serde's visitor stops reading at
+    /// the length, so `["a", "b", "c"]` was a header with its third item dropped (issue #59, S17).
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {
+        match self.value {
+            Value::Array(items) if items.len() != len => Err(de::Error::invalid_length(items.len(), &visitor)),
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit unit_struct seq
-        tuple tuple_struct map identifier
+        tuple_struct map
     }
 }
 
@@ -361,5 +379,25 @@ mod tests {
         assert_eq!(trail.path(), "fresh");
         let error = deserialize_data::<Outer>(&json!({"first": [1], "second": [2, "x"]})).unwrap_err();
         assert_eq!(error.path, "second[1]");
+    }
+
+    /// Issue #59: S16, a check named by an integer ran the check at that index (through the face and the admin
+    /// surface); S17, a header of three items was read as its first two.
+    #[test]
+    fn a_variant_name_is_text_only_and_a_tuple_has_exactly_its_length() {
+        use crate::verify::Check;
+        let by_index = deserialize_data::<Check>(&json!({"check": 1})).unwrap_err();
+        assert_eq!(by_index.message, "invalid type: integer `1`, expected a variant name", "{by_index:?}");
+        assert!(deserialize_data::<Check>(&json!({"check": "all_steps_used"})).is_ok());
+        assert!(crate::input::read_json_text::<Check>(r#"{"check": 1}"#, 64).is_none(), "the fast path agrees");
+        let mock = crate::mock::MockModel::new();
+        let reply = crate::wire::handle(&mock, &crate::http::HttpRequest::post_json("/_cuecard/checks", r#"[{"check": 1}]"#));
+        assert_eq!(reply.status(), 400, "{}", reply.body_text());
+        assert!(reply.body_text().contains("expected a variant name"), "{}", reply.body_text());
+
+        let three = deserialize_data::<Vec<(String, String)>>(&json!([["a", "b"], ["a", "b", "c"]])).unwrap_err();
+        assert_eq!((three.path.as_str(), three.message.as_str()), ("[1]", "invalid length 3, expected a tuple of size 2"));
+        let two: Vec<(String, String)> = deserialize_data(&json!([["a", "b"]])).unwrap();
+        assert_eq!(two, vec![("a".to_string(), "b".to_string())]);
     }
 }

@@ -130,10 +130,16 @@ impl<'de, D: de::Deserializer<'de>> de::Deserializer<'de> for Strict<D> {
         self.inner.deserialize_any(Wrap::any(visitor, self.depth))
     }
 
+    // A variant's name is text only, as the canonical reader has it (anything else gives up, and that reader says
+    // what is wrong).
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.inner.deserialize_str(Wrap::any(visitor, self.depth))
+    }
+
     // As the canonical reader: every other type is read from what the data is.
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit unit_struct seq
-        tuple tuple_struct map identifier
+        tuple tuple_struct map
     }
 }
 

@@ -703,6 +703,13 @@ static void misuse(void) {
     cuecard_mock_free((cuecard_mock *)(void *)observer); /* ignored: not a mock */
     cuecard_observer_free(observer);
 
+    /* Issue #59: a check named by an integer is not the check at that index (S16), and a header is a name and a
+     * value, not three items (S17). */
+    expect_invalid(cuecard_mock_check(mock, NULL, "{\"check\": 1}", 12, &err), &err, CUECARD_STATUS_INVALID_ARGUMENT,
+                   "expected a variant name", "a check named by an integer");
+    expect_invalid(cuecard_mock_handle_http(mock, "GET", 3, "/v1/models", 10, "[[\"a\", \"b\", \"c\"]]", 17, NULL, 0, &out, &err),
+                   &err, CUECARD_STATUS_INVALID_ARGUMENT, "[0]: invalid length 3, expected a tuple of size 2", "a header of three items");
+
     /* The script runs out: a clear error, and the request is journaled. */
     cuecard_mock_then_responds(mock, "\"only\"", 6, NULL);
     CHECK(cuecard_mock_chat(mock, "\"first\"", 7, &out, NULL, NULL) == CUECARD_STATUS_OK, "first");
