@@ -391,12 +391,16 @@ mod tests {
         assert!(deserialize_data::<Check>(&json!({"check": "all_steps_used"})).is_ok());
         assert!(crate::input::read_json_text::<Check>(r#"{"check": 1}"#, 64).is_none(), "the fast path agrees");
         let mock = crate::mock::MockModel::new();
-        let reply = crate::wire::handle(&mock, &crate::http::HttpRequest::post_json("/_cuecard/checks", r#"[{"check": 1}]"#));
+        let reply =
+            crate::wire::handle(&mock, &crate::http::HttpRequest::post_json("/_cuecard/checks", r#"[{"check": 1}]"#));
         assert_eq!(reply.status(), 400, "{}", reply.body_text());
         assert!(reply.body_text().contains("expected a variant name"), "{}", reply.body_text());
 
         let three = deserialize_data::<Vec<(String, String)>>(&json!([["a", "b"], ["a", "b", "c"]])).unwrap_err();
-        assert_eq!((three.path.as_str(), three.message.as_str()), ("[1]", "invalid length 3, expected a tuple of size 2"));
+        assert_eq!(
+            (three.path.as_str(), three.message.as_str()),
+            ("[1]", "invalid length 3, expected a tuple of size 2")
+        );
         let two: Vec<(String, String)> = deserialize_data(&json!([["a", "b"]])).unwrap();
         assert_eq!(two, vec![("a".to_string(), "b".to_string())]);
     }
