@@ -91,14 +91,14 @@ pub(crate) fn journal_transport(mock: &MockModel, incoming: &Incoming, message: 
             entry.id = message.get("id").cloned();
         }
         entry.outcome = outcome;
-        state.journal.push(entry);
+        state.journal(entry, now.journal_limit);
     });
 }
 
 fn new_entry(state: &McpState, now: &Now, incoming: &Incoming) -> McpEntry {
     let server = incoming.server.and_then(|s| state.mcp.servers.get(s)).map(|s| s.name.clone()).unwrap_or_default();
     McpEntry {
-        index: state.journal.len() as u64,
+        index: state.received,
         after_requests: now.requests,
         at_ms: *now.clock_ms,
         server,
@@ -174,7 +174,7 @@ fn answer_locked(state: &mut McpState, now: Now, incoming: &Incoming, message: &
     }
     let waited: u64 = answer.before.iter().map(|(delay, _)| delay).sum::<u64>() + answer.delay_ms;
     *now.clock_ms += waited;
-    state.journal.push(entry);
+    state.journal(entry, now.journal_limit);
     answer
 }
 

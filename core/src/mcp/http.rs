@@ -31,8 +31,12 @@ pub fn handle_http(mock: &MockModel, request: &HttpRequest) -> HttpReply {
         json_reply(status, Vec::new(), &engine::error_response(id, code, reason))
     };
     if let Some(origin) = request.header("origin").filter(|origin| !is_loopback_origin(origin)) {
-        // A web page on another site reaching a loopback server (DNS rebinding): refused, as the spec asks.
-        return refuse(403, INVALID_REQUEST, &format!("Forbidden: the Origin {origin} is not this server's"));
+        // A web page on another site reaching a loopback server (DNS rebinding): refused, as the spec asks, and not
+        // journaled, so a page cannot grow the journal without bound (issue #59, S2), as the admin surface refuses
+        // foreign pages before they reach the mock.
+        let id = body.as_ref().and_then(|b| b.get("id")).cloned().unwrap_or(Value::Null);
+        let reason = format!("Forbidden: the Origin {origin} is not this server's");
+        return json_reply(403, Vec::new(), &engine::error_response(id, INVALID_REQUEST, &reason));
     }
     if server.is_none() {
         let reason = match (named, servers.is_empty()) {
@@ -181,7 +185,7 @@ fn open_session(mock: &MockModel, server: usize) -> String {
     mock.with_mcp(|state, _| {
         let id = format!("cuecard-mcp-{}", state.sessions.len() + 1);
         state.sessions.push(Session { id: id.clone(), server, ended: false });
-        if let Some(entry) = state.journal.last_mut() {
+        if let Some(entry) = state.journal.back_mut() {
             entry.session = Some(id.clone());
         }
         id

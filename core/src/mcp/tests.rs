@@ -269,8 +269,9 @@ fn the_http_transport_keeps_sessions_origins_and_methods_as_the_spec_says() {
     let unknown = handle(&mock, &HttpRequest::post_json("/mcp/nope", &rpc(0, "ping", json!({}))));
     assert_eq!(unknown.status(), 404);
     assert!(unknown.body_text().contains("weather, second"));
-    // Every request journaled once, in the MCP journal; none in the model's.
-    assert_eq!(mock.mcp_entries().len(), 17);
+    // Every request journaled once, in the MCP journal (but the foreign page's, refused before it; issue #59
+    // S2); none in the model's.
+    assert_eq!(mock.mcp_entries().len(), 16);
     assert_eq!(mock.request_count(), 0);
 }
 
@@ -388,4 +389,29 @@ fn a_scenario_with_a_broken_mcp_section_names_the_path() {
         ..Default::default()
     };
     assert!(MockModel::new().configure(&settings).unwrap_err().to_string().contains("invalid mcp.servers[0].name"));
+}
+
+/// Issue #59 S2: the MCP journal keeps what the mock's journal limit keeps (the indexes go on counting), and a
+/// request from a web page of another origin is refused without a journal entry.
+#[test]
+fn the_mcp_journal_is_bounded_by_the_journal_limit_and_foreign_pages_leave_no_entry() {
+    let mock = mock();
+    mock.set_journal_limit(Some(3));
+    for id in 0..10 {
+        assert_eq!(post(&mock, None, &rpc(id, "ping", json!({}))).status(), 200);
+    }
+    let indexes: Vec<u64> = mock.mcp_entries().iter().map(|e| e.index).collect();
+    assert_eq!(indexes, vec![7, 8, 9]);
+
+    let mock = self::mock();
+    let foreign = HttpRequest::post_json("/mcp", &rpc(1, "ping", json!({})))
+        .with_header("content-type", "application/json")
+        .with_header("accept", "application/json, text/event-stream")
+        .with_header("origin", "http://evil.example");
+    for _ in 0..20 {
+        let reply = handle(&mock, &foreign);
+        assert_eq!(reply.status(), 403);
+        assert!(reply.body_text().contains("is not this server's"), "{}", reply.body_text());
+    }
+    assert_eq!(mock.mcp_entries(), Vec::new());
 }

@@ -4,6 +4,7 @@
 
 use crate::journal::{McpEntry, UnusedMcpStep};
 use crate::script::mcp::Mcp;
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// An HTTP session, from its initialize to its DELETE.
@@ -21,14 +22,28 @@ pub(crate) struct McpState {
     /// Which steps were used: `[server][tool][step]`.
     pub used: Vec<Vec<Vec<bool>>>,
     pub sessions: Vec<Session>,
-    pub journal: Vec<McpEntry>,
+    /// The MCP journal: the last entries, as many as the mock's journal limit keeps (issue #59, S2).
+    pub journal: VecDeque<McpEntry>,
+    /// How many MCP messages were journaled, the evicted ones included: the next entry's index.
+    pub received: u64,
 }
 
 impl McpState {
     /// A fresh state for `mcp`: nothing used, no session, an empty journal.
     pub fn new(mcp: Arc<Mcp>) -> McpState {
         let used = mcp.servers.iter().map(|s| s.tools.iter().map(|t| vec![false; t.steps.len()]).collect()).collect();
-        McpState { mcp, used, sessions: Vec::new(), journal: Vec::new() }
+        McpState { mcp, used, sessions: Vec::new(), journal: VecDeque::new(), received: 0 }
+    }
+
+    /// Journals `entry`, then drops the oldest entries past `limit` (the mock's journal limit; `None` keeps all).
+    pub fn journal(&mut self, entry: McpEntry, limit: Option<usize>) {
+        self.received += 1;
+        self.journal.push_back(entry);
+        if let Some(limit) = limit {
+            while self.journal.len() > limit {
+                self.journal.pop_front();
+            }
+        }
     }
 
     /// Forgets what happened; keeps the servers.
@@ -62,4 +77,6 @@ impl McpState {
 pub(crate) struct Now<'a> {
     pub requests: u64,
     pub clock_ms: &'a mut u64,
+    /// The mock's journal limit, which bounds the MCP journal too.
+    pub journal_limit: Option<usize>,
 }

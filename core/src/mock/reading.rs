@@ -139,7 +139,7 @@ impl MockModel {
 
     /// The MCP journal: every MCP message received, oldest first (beside the model's journal; see [`crate::mcp`]).
     pub fn mcp_entries(&self) -> Vec<crate::journal::McpEntry> {
-        self.lock().mcp.journal.clone()
+        self.lock().mcp.journal.iter().cloned().collect()
     }
 
     /// Whether the mock has MCP servers.
@@ -157,7 +157,8 @@ impl MockModel {
         let mut guard = self.lock();
         let state = &mut *guard;
         let requests = state.journal.len();
-        f(&mut state.mcp, mcp::Now { requests, clock_ms: &mut state.clock_ms })
+        let journal_limit = state.settings.journal_limit;
+        f(&mut state.mcp, mcp::Now { requests, clock_ms: &mut state.clock_ms, journal_limit })
     }
 
     /// Provider-side call records: one per journaled request, as an engine's observer would have recorded them,
