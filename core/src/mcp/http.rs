@@ -4,7 +4,7 @@
 
 use super::engine::{self, Answer, Incoming, INVALID_REQUEST, PARSE_ERROR};
 use super::PROTOCOL_VERSIONS;
-use crate::http::{Frame, HttpReply, HttpRequest, ReplyHeader, StreamEnd};
+use crate::http::{Frame, HttpReply, HttpRequest, ReplyHeader, StreamEnd, MAX_BODY_BYTES};
 use crate::journal::Outcome;
 use crate::mock::mcp::Session;
 use crate::mock::MockModel;
@@ -24,7 +24,10 @@ pub fn handle_http(mock: &MockModel, request: &HttpRequest) -> HttpReply {
     });
     let session = request.header("mcp-session-id");
     let incoming = Incoming { server, transport: "http", session, initialized: true };
-    let body: Option<Value> = serde_json::from_slice(&request.body).ok();
+    // A body over the limit is 413, as on every other endpoint (the server hands over one byte past the limit), not
+    // a parse error of whatever it holds (issue #59, S15).
+    let oversized = request.body.len() > MAX_BODY_BYTES;
+    let body: Option<Value> = if oversized { None } else { serde_json::from_slice(&request.body).ok() };
     let refuse = |status: u16, code: i64, reason: &str| {
         engine::journal_transport(mock, &incoming, body.as_ref(), Outcome::Rejected { reason: reason.to_string() });
         let id = body.as_ref().and_then(|b| b.get("id")).cloned().unwrap_or(Value::Null);
@@ -37,6 +40,11 @@ pub fn handle_http(mock: &MockModel, request: &HttpRequest) -> HttpReply {
         let id = body.as_ref().and_then(|b| b.get("id")).cloned().unwrap_or(Value::Null);
         let reason = format!("Forbidden: the Origin {origin} is not this server's");
         return json_reply(403, Vec::new(), &engine::error_response(id, INVALID_REQUEST, &reason));
+    }
+    if oversized {
+        let reason =
+            format!("Payload Too Large: the request body is larger than the limit of {MAX_BODY_BYTES} bytes (32 MiB)");
+        return refuse(413, INVALID_REQUEST, &reason);
     }
     if server.is_none() {
         let reason = match (named, servers.is_empty()) {

@@ -415,3 +415,14 @@ fn the_mcp_journal_is_bounded_by_the_journal_limit_and_foreign_pages_leave_no_en
     }
     assert_eq!(mock.mcp_entries(), Vec::new());
 }
+
+/// Issue #59 S15: a body over the limit is 413 with a JSON-RPC error that says so, not a parse error.
+#[test]
+fn an_oversized_mcp_body_is_413_and_journaled_as_rejected() {
+    let mock = mock();
+    let reply = post(&mock, None, &" ".repeat(crate::http::MAX_BODY_BYTES + 1));
+    assert_eq!(reply.status(), 413, "{}", reply.body_text());
+    assert_eq!(body(&reply)["error"]["code"], json!(-32600));
+    assert!(body(&reply)["error"]["message"].as_str().unwrap().contains("larger than the limit"));
+    assert!(matches!(mock.mcp_entries()[0].outcome, crate::journal::Outcome::Rejected { .. }));
+}
