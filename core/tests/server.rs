@@ -635,3 +635,24 @@ fn a_stalled_body_gets_408_and_a_malformed_chunked_body_400_both_journaled() {
     assert_eq!(entries[1].raw.as_ref().map(|raw| &*raw.path), Some("/v1/messages"));
     assert_eq!(status(&chat(server.addr(), false)), 200, "the server answers on");
 }
+
+/// Issue #59 S12: an `x-cuecard-test` id that is not ASCII is refused with 400, as every other invalid id is, not
+/// answered by the default test.
+#[test]
+fn a_test_id_header_that_is_not_ascii_is_refused_like_any_invalid_id() {
+    let mock = Arc::new(MockModel::builder().responds("default").build().unwrap());
+    let server =
+        Server::start_with(Arc::clone(&mock), ServerOptions { instant: true, ..ServerOptions::default() }).unwrap();
+    let body = br#"{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}"#;
+    let headers = [("content-type", "application/json"), ("x-cuecard-test", "t\u{e9}st")];
+    let reply = String::from_utf8_lossy(&send(server.addr(), "POST", "/v1/chat/completions", &headers, body).unwrap())
+        .into_owned();
+    assert_eq!(status(&reply), 400, "{reply}");
+    let with_space = [("content-type", "application/json"), ("x-cuecard-test", "a b")];
+    let reply =
+        String::from_utf8_lossy(&send(server.addr(), "POST", "/v1/chat/completions", &with_space, body).unwrap())
+            .into_owned();
+    assert_eq!(status(&reply), 400, "an invalid ASCII id, for comparison: {reply}");
+    assert_eq!(mock.request_count(), 0, "the default test answered nothing");
+    server.stop();
+}

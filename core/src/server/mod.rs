@@ -370,8 +370,10 @@ async fn answer(
         admin_token_checked: admin_token.is_some() && wire::is_admin_path(parts.uri.path()),
     };
     // The test a request belongs to (`/t/{id}/...` or `x-cuecard-test`), its path made the one that test's mock serves.
-    let header_id = parts.headers.get(crate::isolation::TEST_HEADER).and_then(|v| v.to_str().ok());
-    let mock = match tests.select(&mut http, header_id) {
+    // Read as text whatever its bytes, so an id that is not ASCII is refused as every invalid id is, instead of
+    // meaning the default test (issue #59, S12).
+    let header_id = parts.headers.get(crate::isolation::TEST_HEADER).map(|v| wire::lossy_text(v.as_bytes()));
+    let mock = match tests.select(&mut http, header_id.as_deref()) {
         Ok(mock) => mock,
         Err(reply) => return Ok(reply_now(reply)),
     };
