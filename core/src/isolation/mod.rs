@@ -122,9 +122,14 @@ impl Tests {
                 return Err(error_reply(404, ErrorKind::NotFound, message));
             }
             let (id, rest) = (id.to_string(), rest.to_string());
-            let mock = self.mock(&id)?;
             request.path = rest;
-            return Ok(mock);
+            // Only a request to an endpoint makes a test: a stray path (a browser's favicon, a scanner) under an id
+            // that is not live is a 404 that makes nothing and evicts nothing (issue #59, S10).
+            if !wire::serves(request) && !self.read().contains_key(id.as_str()) {
+                let message = format!("no endpoint at {} (a test is made by its first request to one)", request.path);
+                return Err(error_reply(404, ErrorKind::NotFound, message));
+            }
+            return self.mock(&id);
         }
         match header_id {
             Some(id) => self.mock(id),

@@ -148,3 +148,21 @@ fn eight_threads_of_fifty_tests_each_see_exactly_their_own_requests_on_one_serve
     });
     assert_eq!(server.tests_live(), 400);
 }
+
+/// Issue #59 S10: requests to paths no endpoint serves make no test, so they cannot evict a live one; on a live
+/// test the same path is that test's 404, journaled there.
+#[test]
+fn a_stray_path_makes_no_test_and_evicts_none() {
+    let tests = Tests::new(default_mock(), 2);
+    assert_eq!(send(&tests, HttpRequest::post_json("/t/live/v1/chat/completions", CHAT)).0, 200);
+    for n in 0..50 {
+        let stray = HttpRequest::new("GET", &format!("/t/junk{n}/favicon.ico"), Vec::new(), Vec::new());
+        assert_eq!(send(&tests, stray).0, 404);
+    }
+    assert_eq!(tests.ids(), vec!["live".to_string()]);
+    assert_eq!(send(&tests, HttpRequest::post_json("/t/live/v1/chat/completions", CHAT)).0, 200, "still live");
+    let on_live = HttpRequest::new("GET", "/t/live/favicon.ico", Vec::new(), Vec::new());
+    assert_eq!(send(&tests, on_live).0, 404);
+    let mock = tests.select(&mut HttpRequest::post_json("/t/live/v1/models", ""), None).unwrap();
+    assert_eq!(mock.request_count(), 3, "two chats and the live test's own 404");
+}

@@ -8,6 +8,12 @@ use crate::mock::pending::Turn;
 use crate::mock::MockModel;
 use crate::model::ChatRequest;
 
+/// Whether `request` is for an endpoint this server answers (a row of the protocol table, or MCP): what may make
+/// a per-test mock (`isolation`), so a stray `GET /t/{id}/favicon.ico` makes none.
+pub(crate) fn serves(request: &HttpRequest) -> bool {
+    super::routes::find(request).is_some() || crate::mcp::is_mcp_path(&request.path)
+}
+
 /// Whether a path is on the admin surface: `/_cuecard/...`, also under `/v1`.
 pub fn is_admin_path(path: &str) -> bool {
     path.strip_prefix("/v1").unwrap_or(path).starts_with("/_cuecard")
