@@ -123,18 +123,23 @@ impl Tests {
             }
             let (id, rest) = (id.to_string(), rest.to_string());
             request.path = rest;
-            // Only a request to an endpoint makes a test: a stray path (a browser's favicon, a scanner) under an id
-            // that is not live is a 404 that makes nothing and evicts nothing (issue #59, S10).
-            if !wire::serves(request) && !self.read().contains_key(id.as_str()) {
-                let message = format!("no endpoint at {} (a test is made by its first request to one)", request.path);
-                return Err(error_reply(404, ErrorKind::NotFound, message));
-            }
-            return self.mock(&id);
+            return self.answering_mock(&id, request);
         }
         match header_id {
-            Some(id) => self.mock(id),
+            Some(id) => self.answering_mock(id, request),
             None => Ok(Arc::clone(&self.default)),
         }
+    }
+
+    /// The mock of test `id` for a request to the protocols' surface (`/t/{id}/...` or `x-cuecard-test`). Only a
+    /// request to an endpoint makes a test: a stray path (a browser's favicon, a scanner) under an id that is not
+    /// live is a 404 that makes nothing and evicts nothing (issue #59, S10); on a live test it is that test's 404.
+    fn answering_mock(&self, id: &str, request: &HttpRequest) -> Result<Arc<MockModel>, HttpReply> {
+        if valid_id(id) && !wire::serves(request) && !self.read().contains_key(id) {
+            let message = format!("no endpoint at {} (a test is made by its first request to one)", request.path);
+            return Err(error_reply(404, ErrorKind::NotFound, message));
+        }
+        self.mock(id)
     }
 
     /// `DELETE /_cuecard/t/{id}` drops a test; `GET` says whether it is live.

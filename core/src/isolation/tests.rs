@@ -163,6 +163,9 @@ fn a_stray_path_makes_no_test_and_evicts_none() {
     assert_eq!(send(&tests, HttpRequest::post_json("/t/live/v1/chat/completions", CHAT)).0, 200, "still live");
     let on_live = HttpRequest::new("GET", "/t/live/favicon.ico", Vec::new(), Vec::new());
     assert_eq!(send(&tests, on_live).0, 404);
+    let by_header = HttpRequest::new("GET", "/favicon.ico", Vec::new(), Vec::new()).with_header(TEST_HEADER, "junk-h");
+    assert_eq!(send(&tests, by_header).0, 404, "the header names a test the same way");
+    assert_eq!(tests.ids(), vec!["live".to_string()]);
     let mock = tests.select(&mut HttpRequest::post_json("/t/live/v1/models", ""), None).unwrap();
     assert_eq!(mock.request_count(), 3, "two chats and the live test's own 404");
 }

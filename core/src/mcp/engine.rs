@@ -91,7 +91,7 @@ pub(crate) fn journal_transport(mock: &MockModel, incoming: &Incoming, message: 
             entry.id = message.get("id").cloned();
         }
         entry.outcome = outcome;
-        state.journal(entry, now.journal_limit);
+        state.record(entry, now.journal_limit);
     });
 }
 
@@ -174,7 +174,7 @@ fn answer_locked(state: &mut McpState, now: Now, incoming: &Incoming, message: &
     }
     let waited: u64 = answer.before.iter().map(|(delay, _)| delay).sum::<u64>() + answer.delay_ms;
     *now.clock_ms += waited;
-    state.journal(entry, now.journal_limit);
+    state.record(entry, now.journal_limit);
     answer
 }
 

@@ -36,7 +36,7 @@ impl McpState {
     }
 
     /// Journals `entry`, then drops the oldest entries past `limit` (the mock's journal limit; `None` keeps all).
-    pub fn journal(&mut self, entry: McpEntry, limit: Option<usize>) {
+    pub fn record(&mut self, entry: McpEntry, limit: Option<usize>) {
         self.received += 1;
         self.journal.push_back(entry);
         if let Some(limit) = limit {

@@ -159,25 +159,13 @@ fn key_shape_ranges(text: &str) -> Vec<std::ops::Range<usize>> {
 /// into a prompt or echoed by an upstream).
 pub fn scrub_key_shapes(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    'scan: while !rest.is_empty() {
-        for (prefix, least) in KEY_SHAPES {
-            if let Some(after) = rest.strip_prefix(prefix) {
-                let boundary = out.chars().last().is_none_or(|c| !is_key_char(c));
-                let length = after.find(|c: char| !is_key_char(c)).unwrap_or(after.len());
-                if boundary && length >= least {
-                    out.push_str(REDACTED);
-                    rest = after.get(length..).unwrap_or_default();
-                    continue 'scan;
-                }
-            }
-        }
-        let mut chars = rest.chars();
-        if let Some(c) = chars.next() {
-            out.push(c);
-        }
-        rest = chars.as_str();
+    let mut at = 0;
+    for range in key_shape_ranges(text) {
+        out.push_str(text.get(at..range.start).unwrap_or_default());
+        out.push_str(REDACTED);
+        at = range.end;
     }
+    out.push_str(text.get(at..).unwrap_or_default());
     out
 }
 
