@@ -103,7 +103,7 @@ enum Command {
         /// public APIs (OpenAI, Anthropic, Gemini, Ollama on 127.0.0.1:11434).
         #[arg(long = "upstream", value_parser = upstream)]
         upstreams: Vec<String>,
-        /// The recording (YAML for .yaml/.yml, JSON otherwise), rewritten after every exchange.
+        /// The recording (YAML for .yaml/.yml, JSON otherwise), each exchange appended to it as it ends.
         #[arg(long)]
         out: PathBuf,
         /// The address to bind.
@@ -183,7 +183,8 @@ fn import_recording(
     options: cuecard::record::RecordOptions,
 ) -> Result<ExitCode, String> {
     let shown = input.display();
-    let text = std::fs::read_to_string(input).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    // Bounded and regular files only, as `serve --scenario` reads (a FIFO or /dev/zero would never end).
+    let text = cuecard::Scenario::read_text(input).map_err(|e| e.to_string())?;
     let imported = cuecard::record::import_vcrpy(&text, options).map_err(|e| format!("{shown}: {e}"))?;
     let written = imported.recorder.to_text(cuecard::record::is_yaml(out)).map_err(|e| e.to_string())?;
     std::fs::write(out, written).map_err(|e| format!("cannot write {}: {e}", out.display()))?;

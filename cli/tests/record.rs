@@ -339,3 +339,70 @@ fn a_vcrpy_cassette_imports_validates_and_replays_its_stream_byte_for_byte() {
     assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read /nonexistent.yaml"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `cuecard ARGS` run to its end within 20 s (a command that never ends fails the test instead of hanging it).
+fn run_bounded(args: &[&str]) -> (Option<i32>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cuecard"))
+        .args(args)
+        .env_remove("CI")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(20) {
+            child.kill().unwrap();
+            panic!("cuecard {args:?} did not end in 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    (child.wait().unwrap().code(), stderr)
+}
+
+#[test]
+fn a_second_recorder_an_unwritable_out_and_a_fifo_cassette_are_refused() {
+    let dir = std::env::temp_dir().join(format!("cuecard-record-refusals-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Issue #59 S8: an --out that cannot be written (its directory is a file) refuses to start.
+    let blocker = dir.join("a-file");
+    std::fs::write(&blocker, "").unwrap();
+    let unwritable = blocker.join("r.yaml");
+    let (code, stderr) =
+        run_bounded(&["record", "--upstream", "http://127.0.0.1:9", "--out", unwritable.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("cannot write") && stderr.contains("a-file"), "{stderr}");
+
+    // S7: a second recorder of one --out is refused while the first runs, naming the first's process.
+    let out = dir.join("shared.yaml");
+    let first = Running::start(&["record", "--upstream", "http://127.0.0.1:9", "--out", out.to_str().unwrap()]);
+    let (code, stderr) = run_bounded(&["record", "--upstream", "http://127.0.0.1:9", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("is being recorded by another recorder (process {})", first.child.id())),
+        "{stderr}"
+    );
+    first.stop();
+    // Once it stopped, the file is free again (its lock file gone with it).
+    assert!(!dir.join(".shared.yaml.cuecard-lock").exists());
+    let again = Running::start(&["record", "--upstream", "http://127.0.0.1:9", "--out", out.to_str().unwrap()]);
+    again.stop();
+
+    // S9: a cassette that is a FIFO is refused at once, not read forever.
+    let fifo = dir.join("cassette.yaml");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let (code, stderr) = run_bounded(&[
+        "recording",
+        "import",
+        "--from",
+        "vcrpy",
+        fifo.to_str().unwrap(),
+        "--out",
+        dir.join("x.yaml").to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("not a regular file"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

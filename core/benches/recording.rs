@@ -1,11 +1,12 @@
 //! Recordings: loading one, and replaying its exchanges in order as a test suite does (each request matched
 //! against the recording's routes by its canonical request). The recording is made here by core's recorder from a
 //! mock upstream: 1,000 distinct chat requests, each answered with a paragraph; `load/15MB` is one whose answers
-//! are long enough to make the file about 15 MB.
+//! are long enough to make the file about 15 MB. `record_at/N` is one more exchange recorded into a recording file
+//! that already holds N (written to disk: the cost a recording proxy adds to an exchange).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use cuecard::record::{RecordOptions, Recorder, UpstreamReply};
+use cuecard::record::{RecordMode, RecordOptions, Recorder, RecordingFile, RecordingSettings, UpstreamReply};
 use cuecard::wire::{self, HttpReply, HttpRequest};
 use cuecard::{MockModel, Scenario};
 use std::hint::black_box;
@@ -21,6 +22,13 @@ fn request(i: usize) -> HttpRequest {
     HttpRequest::post_json("/v1/chat/completions", &body)
 }
 
+/// The upstream's reply to `request`, as a proxy saw it arrive.
+fn upstream_reply(upstream: &MockModel, request: &HttpRequest) -> UpstreamReply {
+    let HttpReply::Full { status, headers, body, .. } = wire::handle(upstream, request) else { unreachable!() };
+    let headers = headers.into_iter().map(|(name, value)| (name.into_owned(), value.into_owned())).collect();
+    UpstreamReply { status, headers, headers_ms: 0, chunks: vec![(0, body.into_bytes())], cut: false }
+}
+
 /// A recording of `n` exchanges whose answers are `answer_words` words long, as YAML or JSON text.
 fn recording(n: usize, answer_words: usize, yaml: bool) -> String {
     let answer = vec!["sunny"; answer_words].join(" ");
@@ -32,10 +40,7 @@ fn recording(n: usize, answer_words: usize, yaml: bool) -> String {
     let mut recorder = Recorder::new(RecordOptions::default()).unwrap();
     for i in 0..n {
         let request = request(i);
-        let HttpReply::Full { status, headers, body, .. } = wire::handle(&upstream, &request) else { unreachable!() };
-        let headers = headers.into_iter().map(|(name, value)| (name.into_owned(), value.into_owned())).collect();
-        let reply = UpstreamReply { status, headers, headers_ms: 0, chunks: vec![(0, body.into_bytes())], cut: false };
-        recorder.record(&request, &reply).unwrap();
+        recorder.record(&request, &upstream_reply(&upstream, &request)).unwrap();
     }
     recorder.to_text(yaml).unwrap()
 }
@@ -70,5 +75,42 @@ fn replay(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, replay);
+/// One more exchange written to a recording file of 1, 1,000 and 10,000 (issue #59 S3: it was the whole file each
+/// time, 309 ms an exchange at 1,500).
+fn record(c: &mut Criterion) {
+    let upstream = MockModel::from_scenario(
+        &Scenario::from_value(serde_json::json!({"cuecard": 1, "on_exhausted": "repeat_last",
+            "routes": [{"steps": [{"text": vec!["sunny"; 40].join(" ")}]}]}))
+        .unwrap(),
+    )
+    .unwrap();
+    let dir = std::env::temp_dir().join(format!("cuecard-bench-record-{}", std::process::id()));
+    let mut group = c.benchmark_group("recording");
+    group.sample_size(20);
+    for held in [1usize, 1_000, 10_000] {
+        let path = dir.join(format!("at-{held}.yaml"));
+        let settings = RecordingSettings { mode: RecordMode::All, allow_in_ci: true, ..RecordingSettings::default() };
+        let mut file = RecordingFile::open_with(&path, &settings).unwrap();
+        for i in 0..held {
+            file.record(&request(i), &upstream_reply(&upstream, &request(i))).unwrap();
+        }
+        let mut next = held;
+        group.bench_function(format!("record_at/{held}"), |b| {
+            b.iter_batched(
+                || {
+                    next += 1;
+                    let request = request(next);
+                    let reply = upstream_reply(&upstream, &request);
+                    (request, reply)
+                },
+                |(request, reply)| file.record(&request, &reply).unwrap(),
+                BatchSize::SmallInput,
+            )
+        });
+    }
+    group.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+criterion_group!(benches, replay, record);
 criterion_main!(benches);

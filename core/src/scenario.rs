@@ -197,6 +197,20 @@ impl Scenario {
         Scenario::from_file_bytes(&shown, read_scenario_file(path, &shown)?)
     }
 
+    /// A scenario-sized text file (a scenario, a recording, a cassette to import) read as `serve --scenario`
+    /// reads one: a regular file (a FIFO, a socket or a device is refused), at most 32 MiB, UTF-8.
+    pub fn read_text(path: impl AsRef<Path>) -> Result<String> {
+        let path = path.as_ref();
+        let shown = path.display().to_string();
+        String::from_utf8(read_scenario_file(path, &shown)?).map_err(|e| {
+            Error::new(
+                ErrorKind::InvalidUtf8,
+                format!("{shown} is not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+            )
+            .with_context("path", shown.clone())
+        })
+    }
+
     /// A scenario file a host read itself (a wasm instance has no file system): UTF-8, then YAML when the path
     /// ends in `.yaml`/`.yml`, else JSON, exactly as [`Scenario::from_path`].
     pub fn from_file_bytes(path: &str, bytes: Vec<u8>) -> Result<Scenario> {
@@ -315,7 +329,10 @@ impl Scenario {
         }
         let file_ignores: &[String] = spec.recording.as_ref().map_or(&[], |r| r.ignore.as_slice());
         let exhaustion = spec.on_exhausted.unwrap_or_default();
-        let mut routes = Vec::new();
+        let mut routes: Vec<Route> = Vec::new();
+        // A recording is appended to one exchange at a time, so a request sent again is a route of its own further
+        // down the file: its steps are that request's route's next ones (as if written in one route).
+        let mut recorded_routes: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         for (r, route_spec) in spec.routes.iter().enumerate() {
             let path = format!("routes[{r}]");
             let to_match = |m: &MatchSpec| m.to_route_match_ignoring(file_ignores);
@@ -355,7 +372,20 @@ impl Scenario {
                         .into(),
                 });
             }
-            routes.push(route);
+            let recorded_request = spec
+                .recording
+                .is_some()
+                .then(|| route_spec.matcher.as_ref().and_then(|m| serde_json::to_string(m).ok()))
+                .flatten();
+            match recorded_request.as_ref().and_then(|key| recorded_routes.get(key)).and_then(|&i| routes.get_mut(i)) {
+                Some(earlier) => earlier.steps.extend(route.steps),
+                None => {
+                    if let Some(key) = recorded_request {
+                        recorded_routes.insert(key, routes.len());
+                    }
+                    routes.push(route);
+                }
+            }
         }
         if !issues.is_empty() {
             return Err(Error::with_issues(ErrorKind::InvalidScenario, "invalid scenario", issues));

@@ -93,15 +93,15 @@ pub fn prose(bytes: usize) -> String {
             } else {
                 out.push_str(word);
             }
-            if rng.next_u64() % 9 == 0 {
+            if rng.next_u64().is_multiple_of(9) {
                 out.push_str(rng.pick(PUNCT));
             }
-            if rng.next_u64() % 23 == 0 {
+            if rng.next_u64().is_multiple_of(23) {
                 out.push(' ');
                 out.push_str(&(rng.next_u64() % 100_000).to_string());
             }
         }
-        out.push_str(if rng.next_u64() % 5 == 0 { ".\n\n" } else { ". " });
+        out.push_str(if rng.next_u64().is_multiple_of(5) { ".\n\n" } else { ". " });
     }
     out
 }
@@ -171,10 +171,10 @@ pub fn cjk(bytes: usize) -> String {
     let mut out = String::with_capacity(bytes + 16);
     while out.len() < bytes {
         out.push_str(rng.pick(CJK));
-        if rng.next_u64() % 11 == 0 {
+        if rng.next_u64().is_multiple_of(11) {
             out.push_str(rng.pick(CJK_PUNCT));
         }
-        if rng.next_u64() % 97 == 0 {
+        if rng.next_u64().is_multiple_of(97) {
             out.push('\n');
         }
     }
@@ -189,7 +189,7 @@ pub fn mixed(bytes: usize) -> String {
     for (i, part) in parts.iter().enumerate() {
         for line in part.lines() {
             out.push_str(line);
-            if rng.next_u64() % 7 == 0 {
+            if rng.next_u64().is_multiple_of(7) {
                 out.push(' ');
                 out.push_str(emoji.get(i % emoji.len()).copied().unwrap_or(""));
                 out.push_str(" café naïve résumé Привет мир");

@@ -4,6 +4,7 @@
 //! the file.
 
 use super::upstream::{parse_upstreams, upstream_for, Upstream};
+use super::writer::Writer;
 use super::{RecordOptions, Recorder, UpstreamReply};
 use crate::error::{invalid_argument, Error, ErrorKind, Result};
 use crate::http::HttpRequest;
@@ -106,6 +107,8 @@ pub struct RecordingFile {
     mode: RecordMode,
     replays: bool,
     recorder: Option<Recorder>,
+    /// Writes what the recorder records (and holds the file's lock), when it records.
+    writer: Option<Writer>,
     upstreams: Vec<Upstream>,
 }
 
@@ -144,12 +147,15 @@ impl RecordingFile {
             .with_context("path", path.display().to_string()));
         }
         let replays = exists && mode != RecordMode::All;
+        // Locked and checked before the file is read: a recording another recorder is writing, or that cannot be
+        // written, is refused before anything is forwarded (issue #59 S7, S8).
+        let writer = records.then(|| Writer::open(&path)).transpose()?;
         let recorder = match (records, replays) {
             (false, _) => None,
             (true, true) => Some(Recorder::appending(options, &read_document(&path)?)?),
             (true, false) => Some(Recorder::new(options)?),
         };
-        Ok(RecordingFile { path, mode, replays, recorder, upstreams: Vec::new() })
+        Ok(RecordingFile { path, mode, replays, recorder, writer, upstreams: Vec::new() })
     }
 
     /// Opens `path` as the bindings do: [`RecordingFile::open`] with the settings' mode and redaction, and the
@@ -225,25 +231,27 @@ impl RecordingFile {
         })
     }
 
-    /// Records one forwarded exchange and writes the whole recording (to a temporary file renamed over the old
-    /// one, so the file is never half written). Refused with `invalid_argument` when the file does not record.
+    /// Records one forwarded exchange and writes it: the first exchange writes the whole recording (to a
+    /// temporary file renamed over the old one, so the file is never half written), each later one is appended
+    /// (see `writer`). Refused with `invalid_argument` when the file does not record; a write that fails is an
+    /// `io` error naming the file.
     pub fn record(&mut self, request: &HttpRequest, reply: &UpstreamReply) -> Result<()> {
-        let path = self.path.clone();
-        let Some(recorder) = self.recorder.as_mut() else {
-            return Err(invalid_argument(format!(
-                "{} is opened in mode {} and records nothing",
-                path.display(),
-                self.mode.name()
-            )));
+        let (Some(recorder), Some(writer)) = (self.recorder.as_mut(), self.writer.as_mut()) else {
+            let why = if self.recorder.is_some() {
+                "was closed".to_string()
+            } else {
+                format!("is opened in mode {}", self.mode.name())
+            };
+            return Err(invalid_argument(format!("{} {why} and records nothing", self.path.display())));
         };
-        recorder.record(request, reply)?;
-        let text = recorder.to_text(is_yaml(&path))?;
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|e| Scenario::file_error(&parent.display().to_string(), &e))?;
-        }
-        let temporary = path.with_extension("cuecard-partial");
-        std::fs::write(&temporary, text).map_err(|e| Scenario::file_error(&temporary.display().to_string(), &e))?;
-        std::fs::rename(&temporary, &path).map_err(|e| Scenario::file_error(&path.display().to_string(), &e))
+        let route = recorder.record_exchange(request, reply)?;
+        writer.write(recorder, &route)
+    }
+
+    /// Stops recording: the file's lock is released at once (another recorder may take the file), and a later
+    /// exchange is refused as in a mode that records nothing. What was recorded is already written.
+    pub fn close(&mut self) {
+        self.writer = None;
     }
 
     /// How many exchanges were recorded since the file was opened.
@@ -281,7 +289,7 @@ pub fn is_yaml(path: &Path) -> bool {
 /// A recording's document as data (to append to).
 fn read_document(path: &Path) -> Result<serde_json::Value> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| Scenario::file_error(&shown, &e))?;
+    let text = Scenario::read_text(path)?;
     let document = if is_yaml(path) {
         crate::scenario::yaml_value(&text)
     } else {

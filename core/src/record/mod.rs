@@ -19,6 +19,7 @@ pub mod redact;
 mod split;
 mod stream_redact;
 pub mod upstream;
+mod writer;
 
 pub use file::{
     is_yaml, recording_path_for_test, RecordMode, RecordingFile, RecordingSettings, CI_VARIABLE, PUBLIC_UPSTREAMS,
@@ -108,6 +109,12 @@ impl Recorder {
     /// Records one exchange. A request that is not a chat endpoint's (a model list, embeddings) is refused
     /// with `invalid_request`: a recording holds model answers.
     pub fn record(&mut self, request: &HttpRequest, reply: &UpstreamReply) -> Result<()> {
+        self.record_exchange(request, reply).map(drop)
+    }
+
+    /// Records one exchange as [`Recorder::record`] does, and gives it as a route of its own (its request and
+    /// its one step): what is appended to a file already written ([`Recorder::route_text`]).
+    pub fn record_exchange(&mut self, request: &HttpRequest, reply: &UpstreamReply) -> Result<Value> {
         let refused = |why: String| Error::new(ErrorKind::InvalidRequest, why);
         let Some((endpoint, decoded)) = crate::wire::decode_request(request) else {
             return Err(refused(format!("{} {} is not an endpoint cuecard serves", request.method, request.path)));
@@ -133,6 +140,7 @@ impl Recorder {
             )),
         });
         let step = self.step(endpoint, chat.stream, reply)?;
+        let exchange = object(vec![("match", matched.clone()), ("steps", Value::Array(vec![step.clone()]))]);
         let key = route_key(&matched);
         match self.by_request.get(&key).and_then(|&i| self.routes.get_mut(i)) {
             Some(route) => {
@@ -142,11 +150,11 @@ impl Recorder {
             }
             None => {
                 self.by_request.insert(key, self.routes.len());
-                self.routes.push(object(vec![("match", matched), ("steps", Value::Array(vec![step]))]));
+                self.routes.push(exchange.clone());
             }
         }
         self.recorded += 1;
-        Ok(())
+        Ok(exchange)
     }
 
     /// The step of one reply: its neutral answer, and the reply as recorded.
@@ -232,6 +240,39 @@ impl Recorder {
                 ErrorKind::Internal,
                 format!("the recording still holds {what}: nothing was written"),
             ));
+        }
+        Ok(text)
+    }
+}
+
+/// The end of a recording written as JSON (the routes' array, then the document, closed): an exchange appended to
+/// a JSON recording is written over it, followed by it again.
+pub(crate) const JSON_TRAILER: &str = "\n  ]\n}\n";
+
+impl Recorder {
+    /// One exchange's route ([`Recorder::record_exchange`]) as the text appended to a recording already written:
+    /// a YAML item of `routes` (the document's last key), or for JSON `,` and the item followed by
+    /// [`JSON_TRAILER`]. Refused, like [`Recorder::to_text`], when a secret is still in it.
+    pub fn route_text(&self, route: &Value, yaml: bool) -> Result<String> {
+        let internal = |e: String| Error::new(ErrorKind::Internal, e);
+        let text = if yaml {
+            serde_yaml_ng::to_string(std::slice::from_ref(route)).map_err(|e| internal(e.to_string()))?
+        } else {
+            // serde_json's pretty layout nests an item of the routes four spaces in; a JSON string holds no raw
+            // newline, so indenting each line indents the item and nothing inside a string.
+            let item = serde_json::to_string_pretty(route).map_err(|e| internal(e.to_string()))?;
+            let mut text = String::from(",\n");
+            for line in item.lines() {
+                text.push_str("    ");
+                text.push_str(line);
+                text.push('\n');
+            }
+            text.pop();
+            text.push_str(JSON_TRAILER);
+            text
+        };
+        if let Some(what) = redact::leftover_secret(&text, &self.scrubber.texts) {
+            return Err(internal(format!("the recording still holds {what}: nothing was written")));
         }
         Ok(text)
     }

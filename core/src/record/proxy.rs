@@ -97,6 +97,8 @@ impl RecordingProxy {
         runtime.spawn(async move {
             loop {
                 let Ok((stream, _)) = listener.accept().await else { continue };
+                // Without it a reply's headers and body wait for the client's delayed ACK (44 ms an exchange).
+                let _ = stream.set_nodelay(true);
                 let proxy = accepting.clone();
                 tokio::spawn(async move {
                     let service = hyper::service::service_fn(move |request| answer(proxy.clone(), request));
@@ -154,6 +156,9 @@ impl RecordingProxy {
         if let Some(replay) = &self.proxy.replay {
             replay.stop();
         }
+        // The runtime's tasks (each holding the proxy) are dropped in the background: the file's lock is released
+        // here, so a recorder started next finds the file free.
+        self.proxy.file.lock().unwrap_or_else(std::sync::PoisonError::into_inner).close();
     }
 }
 
@@ -264,6 +269,9 @@ async fn forward(
     let request = builder.body(Full::new(body)).map_err(|e| e.to_string())?;
     let tcp =
         tokio::net::TcpStream::connect((upstream.host.as_str(), upstream.port)).await.map_err(|e| e.to_string())?;
+    // hyper writes the request's head and body in two segments: without it the body waits for the upstream's
+    // delayed ACK, 44 ms an exchange (issue #59 S6).
+    tcp.set_nodelay(true).map_err(|e| e.to_string())?;
     if upstream.https {
         let name = rustls_pki_types::ServerName::try_from(upstream.host.clone()).map_err(|e| e.to_string())?;
         let stream = tls.connect(name, tcp).await.map_err(|e| format!("TLS: {e}"))?;
@@ -322,7 +330,11 @@ fn relay(
         }
         if let Some((proxy, request, _)) = recording {
             let reply = UpstreamReply { status, headers: kept_headers, headers_ms, chunks, cut };
-            write_exchange(&proxy, &request, &reply);
+            // The body ends only once the exchange is written: a client whose exchange was not recorded sees its
+            // body fail (the status was relayed already), not a success that a replay will lack.
+            if let Err(e) = write_exchange(&proxy, &request, &reply) {
+                let _ = sender.send(Err(std::io::Error::other(e))).await;
+            }
         }
     });
     let mut out = Response::new(BodyExt::boxed(ChannelBody(receiver)));
@@ -358,12 +370,13 @@ fn elapsed_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
-/// Records one exchange and writes the whole recording (to a temporary file renamed over the old one, so the file
-/// is never half written).
-fn write_exchange(proxy: &Proxy, request: &crate::http::HttpRequest, reply: &UpstreamReply) {
+/// Records one exchange and writes it ([`RecordingFile::record`]); what failed is said on stderr too.
+fn write_exchange(proxy: &Proxy, request: &crate::http::HttpRequest, reply: &UpstreamReply) -> Result<(), String> {
     use std::io::Write;
-    let Ok(mut file) = proxy.file.lock() else { return };
-    if let Err(e) = file.record(request, reply) {
-        let _ = writeln!(std::io::stderr(), "cuecard: not recorded in {}: {e}", file.path().display());
-    }
+    let mut file = proxy.file.lock().map_err(|_| "the recording's lock is poisoned".to_string())?;
+    file.record(request, reply).map_err(|e| {
+        let said = format!("cuecard: not recorded in {}: {e}", file.path().display());
+        let _ = writeln!(std::io::stderr(), "{said}");
+        said
+    })
 }

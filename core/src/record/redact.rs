@@ -30,13 +30,36 @@ const DROPPED_RESPONSE_HEADERS: [&str; 16] = [
     "x-envoy-upstream-service-time",
 ];
 
-/// Whether a header's name says it holds a secret (`x-my-api-key`, `x-session-token`, `cookie`).
+/// Whether a header's or a query parameter's name says it holds a secret (`x-my-api-key`, `x-session-token`,
+/// `cookie`, `api_key`, `access_token`, SigV4's `X-Amz-Signature`): `_` counts as `-`.
 fn names_a_secret(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
+    let name = name.to_ascii_lowercase().replace('_', "-");
     CREDENTIAL_HEADERS.contains(&name.as_str())
-        || ["secret", "password", "cookie", "api-key", "apikey", "auth", "session"].iter().any(|w| name.contains(w))
+        || ["secret", "password", "cookie", "api-key", "apikey", "auth", "session", "signature", "credential"]
+            .iter()
+            .any(|w| name.contains(w))
         || name.ends_with("-key")
-        || name.ends_with("-token")
+        || name.ends_with("token")
+}
+
+/// The parts of a credential header's value an upstream may echo alone: each cookie's value, and SigV4's
+/// `Credential=` (with its access key id) and `Signature=`. The whole value is a secret as well.
+fn credential_parts(name: &str, value: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    if name.eq_ignore_ascii_case("cookie") {
+        parts.extend(value.split(';').filter_map(|pair| pair.split_once('=')).map(|(_, v)| v.trim().to_string()));
+    }
+    if value.starts_with("AWS4-") {
+        for field in value.split([',', ' ']) {
+            if let Some(credential) = field.trim().strip_prefix("Credential=") {
+                parts.push(credential.to_string());
+                parts.extend(credential.split('/').next().map(str::to_string));
+            } else if let Some(signature) = field.trim().strip_prefix("Signature=") {
+                parts.push(signature.to_string());
+            }
+        }
+    }
+    parts
 }
 
 /// The response headers a recording keeps: lower-case names, without the dropped and the secret ones.
@@ -57,11 +80,20 @@ pub fn request_secrets(headers: &[(String, String)], query: &str) -> Vec<String>
             let value = value.trim();
             let token = value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")).unwrap_or(value);
             secrets.push(token.trim().to_string());
+            secrets.extend(credential_parts(name, value));
         }
     }
     for pair in query.split('&') {
         if let Some((name, value)) = pair.split_once('=') {
-            if name == "key" || names_a_secret(name) {
+            let name = crate::wire::percent_decode(name);
+            if name == "key" || names_a_secret(&name) {
+                // An upstream echoes the value decoded (a presigned URL's `X-Amz-Credential=AKIA...%2F...`).
+                let decoded = crate::wire::percent_decode(value);
+                secrets.extend(credential_parts("", &decoded));
+                if let Some(key_id) = name.eq_ignore_ascii_case("x-amz-credential").then(|| decoded.split('/').next()) {
+                    secrets.extend(key_id.map(str::to_string));
+                }
+                secrets.push(decoded);
                 secrets.push(value.to_string());
             }
         }
@@ -124,8 +156,8 @@ impl Scrubber {
 }
 
 /// The prefixes of provider keys, and the least length of what follows: OpenAI's `sk-` (and `sk-proj-`),
-/// Anthropic's `sk-ant-`, Google's `AIza`, AWS access key ids `AKIA`.
-const KEY_SHAPES: [(&str, usize); 3] = [("sk-", 20), ("AIza", 30), ("AKIA", 16)];
+/// Anthropic's `sk-ant-`, Google's `AIza`, AWS access key ids: `AKIA` (long-term) and `ASIA` (temporary, from STS).
+const KEY_SHAPES: [(&str, usize); 4] = [("sk-", 20), ("AIza", 30), ("AKIA", 16), ("ASIA", 16)];
 
 fn is_key_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '-' || c == '_'
@@ -221,6 +253,40 @@ mod tests {
         ];
         let kept: Vec<String> = kept_response_headers(&reply).into_iter().map(|(name, _)| name).collect();
         assert_eq!(kept, ["content-type", "x-ratelimit-remaining-tokens", "x-request-id"]);
+    }
+
+    #[test]
+    fn secrets_echoed_in_parts_are_known() {
+        // Issue #59 S5: query keys spelled with `_`, each cookie's value, SigV4's credential and signature (in the
+        // header and in a presigned query), and temporary AWS key ids.
+        let headers = vec![
+            ("Cookie".to_string(), "theme=dark; session_id=sess-0123456789abcdef".to_string()),
+            (
+                "authorization".to_string(),
+                "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20261206/us-east-1/bedrock/aws4_request, \
+                 SignedHeaders=host;x-amz-date, Signature=5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7"
+                    .to_string(),
+            ),
+        ];
+        let query = "api_key=query-key-0123456789&access_token=ya29.token-abcdef&\
+                     X-Amz-Credential=ASIAQEXAMPLEKEYID123%2F20261206%2Fus-east-1%2Fbedrock%2Faws4_request&\
+                     X-Amz-Signature=aaaabbbbccccdddd0000&alt=sse";
+        let secrets = request_secrets(&headers, query);
+        for expected in [
+            "sess-0123456789abcdef",
+            "AKIAIOSFODNN7EXAMPLE",
+            "AKIAIOSFODNN7EXAMPLE/20261206/us-east-1/bedrock/aws4_request",
+            "5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7",
+            "query-key-0123456789",
+            "ya29.token-abcdef",
+            "ASIAQEXAMPLEKEYID123",
+            "ASIAQEXAMPLEKEYID123/20261206/us-east-1/bedrock/aws4_request",
+            "aaaabbbbccccdddd0000",
+        ] {
+            assert!(secrets.contains(&expected.to_string()), "{expected} missing from {secrets:?}");
+        }
+        assert!(!secrets.iter().any(|s| s == "sse" || s == "dark"));
+        assert_eq!(scrub_key_shapes("temporary ASIAQEXAMPLEKEYID1234 id"), "temporary [REDACTED] id");
     }
 
     #[test]

@@ -379,6 +379,109 @@ fn a_recording_file_follows_its_mode_and_writes_after_every_exchange() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A chat request unlike every one of [`requests`].
+fn lyon() -> HttpRequest {
+    HttpRequest::post_json(
+        "/v1/chat/completions",
+        r#"{"model":"gpt-4o","messages":[{"role":"user","content":"Lyon?"}]}"#,
+    )
+}
+
+/// Records `requests` (in order) into a new recording file at `path`, answered by `upstream`.
+fn record_into(path: &std::path::Path, upstream: &MockModel, requests: &[HttpRequest]) -> RecordingFile {
+    let settings = RecordingSettings { mode: RecordMode::All, allow_in_ci: true, ..RecordingSettings::default() };
+    let mut file = RecordingFile::open_with(path, &settings).unwrap();
+    for request in requests {
+        file.record(request, &as_upstream(&handle(upstream, request))).unwrap();
+    }
+    file
+}
+
+#[test]
+fn later_exchanges_are_appended_and_replay_as_if_written_whole() {
+    // Issue #59 S3: the file is written whole once, then each exchange is appended (a request sent again is a
+    // route of its own further down); reading it joins them, so it replays what the whole recording would.
+    let (a, b) = (requests()[0].1.clone(), lyon());
+    let order = [a.clone(), b.clone(), a.clone(), a.clone()];
+    for name in ["appended.yaml", "appended.json"] {
+        let dir = scratch(&format!("append-{name}"));
+        let path = dir.join(name);
+        let upstream = MockModel::from_scenario(
+            &Scenario::from_value(json!({"cuecard": 1, "routes": [{"steps": [
+                {"text": "one"}, {"text": "two"}, {"text": "three"}, {"text": "four"}]}]}))
+            .unwrap(),
+        )
+        .unwrap();
+        let file = record_into(&path, &upstream, &order);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let document = if name.ends_with("yaml") {
+            crate::scenario::yaml_value(&text).unwrap()
+        } else {
+            serde_json::from_str(&text).unwrap()
+        };
+        // Written whole after the first exchange, then three routes appended.
+        assert_eq!(document["routes"].as_array().unwrap().len(), 4, "{name}");
+        assert!(text.ends_with(if name.ends_with("json") { JSON_TRAILER } else { "\n" }), "{name}");
+        let replay = MockModel::from_scenario(&Scenario::from_path(&path).unwrap()).unwrap();
+        let replies: Vec<String> = order.iter().map(|r| handle(&replay, r).body_text()).collect();
+        for (reply, expected) in replies.iter().zip(["one", "two", "three", "four"]) {
+            assert!(reply.contains(expected), "{name}: {reply} lacks {expected}");
+        }
+        assert_eq!(handle(&replay, &a).status(), 422, "{name}: the request recorded three times replays three");
+        drop(file);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn a_recording_changed_under_the_recorder_is_written_whole_again() {
+    let dir = scratch("changed");
+    let path = dir.join("changed.json");
+    let mut file = record_into(&path, &upstream(), &[requests()[0].1.clone()]);
+    std::fs::write(&path, "{}").unwrap();
+    file.record(&lyon(), &as_upstream(&handle(&upstream(), &lyon()))).unwrap();
+    let document: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(document["routes"].as_array().unwrap().len(), 2, "both exchanges, from the recorder's memory");
+    drop(file);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_recording_that_cannot_be_written_is_refused_before_anything_is_forwarded() {
+    // Issue #59 S8: an --out that cannot be written is refused when opened, naming it.
+    let dir = scratch("unwritable");
+    std::fs::create_dir_all(&dir).unwrap();
+    let blocker = dir.join("a-file");
+    std::fs::write(&blocker, "").unwrap();
+    let settings = RecordingSettings { mode: RecordMode::All, allow_in_ci: true, ..RecordingSettings::default() };
+    let error = RecordingFile::open_with(blocker.join("r.yaml"), &settings).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Io);
+    assert!(error.message().starts_with("cannot write "), "{}", error.message());
+    assert!(error.message().contains("a-file"), "{}", error.message());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn recorders_of_one_file_in_one_process_share_its_lock_and_remove_it_when_gone() {
+    let dir = scratch("lock");
+    let path = dir.join("shared.yaml");
+    let settings = RecordingSettings { mode: RecordMode::All, allow_in_ci: true, ..RecordingSettings::default() };
+    let first = RecordingFile::open_with(&path, &settings).unwrap();
+    let lock = dir.join(".shared.yaml.cuecard-lock");
+    assert_eq!(std::fs::read_to_string(&lock).unwrap(), std::process::id().to_string());
+    let second = RecordingFile::open_with(&path, &settings).unwrap();
+    drop(first);
+    assert!(lock.exists(), "the second recorder still holds it");
+    drop(second);
+    assert!(!lock.exists());
+    // A recording only replayed takes no lock.
+    let _recorded = record_into(&path, &upstream(), &[requests()[0].1.clone()]);
+    drop(_recorded);
+    let replaying = RecordingFile::open_with(&path, &RecordingSettings::default()).unwrap();
+    assert!(!replaying.records() && !lock.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn recording_settings_name_what_is_wrong() {
     let bad_mode = crate::input::deserialize_data::<RecordingSettings>(&json!({"mode": "sometimes"})).unwrap_err();

@@ -33,6 +33,8 @@ mod reply;
 mod routes;
 mod served;
 
+#[cfg(feature = "record")]
+pub(crate) use routes::percent_decode;
 pub use routes::{endpoint_rows, EndpointRow};
 
 pub use crate::http::{Frame, FrameIter, Frames, HttpReply, HttpRequest, ReplyHeader, StreamEnd, MAX_BODY_BYTES};
