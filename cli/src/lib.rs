@@ -67,6 +67,10 @@ enum Command {
         /// it the least recently used is dropped. 0 turns the prefix off.
         #[arg(long, default_value_t = cuecard::isolation::DEFAULT_MAX_TESTS)]
         max_tests: usize,
+        /// Journal entries the tests under /t/{id}/ keep between them: each keeps its newest
+        /// journal-total / max-tests (and never more than --journal-limit), so memory has one bound for the server.
+        #[arg(long, default_value_t = cuecard::isolation::DEFAULT_JOURNAL_TOTAL)]
+        journal_total: usize,
         /// Send an OpenTelemetry span of every mocked call (GenAI conventions, OTLP/HTTP protobuf, batched) to this
         /// collector: its base URL (`http://127.0.0.1:4318`, to which /v1/traces is added) or its traces URL.
         #[arg(long, env = "CUECARD_OTLP_ENDPOINT")]
@@ -217,10 +221,21 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
             idle_timeout_ms,
             admin_token,
             max_tests,
+            journal_total,
             otlp_endpoint,
         } => serve(
             scenario,
-            ServeOptions { host, port, instant, journal_limit, idle_timeout_ms, admin_token, max_tests, otlp_endpoint },
+            ServeOptions {
+                host,
+                port,
+                instant,
+                journal_limit,
+                idle_timeout_ms,
+                admin_token,
+                max_tests,
+                journal_total,
+                otlp_endpoint,
+            },
         ),
         Command::Record { upstreams, out, host, port, mode, upstream_ca, redact_texts, redact_fields, allow_in_ci } => {
             let recording = cuecard::record::RecordingSettings {
@@ -266,6 +281,7 @@ struct ServeOptions {
     idle_timeout_ms: u64,
     admin_token: Option<String>,
     max_tests: usize,
+    journal_total: usize,
     otlp_endpoint: Option<String>,
 }
 
@@ -326,6 +342,7 @@ fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, S
         idle_timeout_ms: options.idle_timeout_ms,
         admin_token: options.admin_token.clone(),
         max_tests: options.max_tests,
+        journal_total: options.journal_total,
         otlp_endpoint: options.otlp_endpoint.clone(),
     };
     if !options.host.is_loopback() {
@@ -359,8 +376,12 @@ fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, S
             format!("AI SDK Anthropic:   {}/v1", server.anthropic_base_url()),
             format!("admin:              {}/_cuecard/journal", server.base_url()),
             format!(
-                "journal:            the newest {} requests (--journal-limit; counters count all)",
-                options.journal_limit
+                "journal:            the newest {} requests (--journal-limit; counters count all); each test under \
+                 /t/{{id}}/ its newest {} (--journal-total {} over --max-tests {})",
+                options.journal_limit,
+                (options.journal_total / options.max_tests.max(1)).clamp(1, options.journal_limit.max(1)),
+                options.journal_total,
+                options.max_tests
             ),
             format!("scenario:           {}", scenario.description().unwrap_or("(no description)")),
         ];

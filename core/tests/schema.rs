@@ -61,7 +61,7 @@ fn every_schema_field_is_known_to_the_parser_and_no_other() {
         assert_eq!(unknown_field_error(scenario), None, "top-level field {field}");
     }
     let kinds: Vec<&str> =
-        defs["fail"]["properties"]["kind"]["enum"].as_array().unwrap().iter().map(|k| k.as_str().unwrap()).collect();
+        defs["failure_kind"]["enum"].as_array().unwrap().iter().map(|k| k.as_str().unwrap()).collect();
     let core_kinds: Vec<&str> = cuecard::ProviderErrorKind::ALL.iter().map(|k| k.code()).collect();
     assert_eq!(kinds, core_kinds);
 }

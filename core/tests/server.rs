@@ -656,3 +656,52 @@ fn a_test_id_header_that_is_not_ascii_is_refused_like_any_invalid_id() {
     assert_eq!(mock.request_count(), 0, "the default test answered nothing");
     server.stop();
 }
+
+/// Issue #59 S13: an HTTP/2 connection whose client answers every keep-alive ping is still closed (GOAWAY, then
+/// the end of the stream) once it has been idle for the idle timeout, as an idle HTTP/1.1 connection is.
+#[test]
+fn an_idle_http2_connection_that_answers_pings_is_closed_after_the_idle_timeout() {
+    let mock = Arc::new(MockModel::builder().responds("Hello!").build().unwrap());
+    let options = ServerOptions { idle_timeout_ms: 300, ..ServerOptions::default() };
+    let server = Server::start_with(Arc::clone(&mock), options).unwrap();
+    let mut stream = TcpStream::connect(server.addr()).unwrap();
+    stream.set_read_timeout(Some(Duration::from_millis(200))).unwrap();
+    stream.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").unwrap();
+    stream.write_all(&[0, 0, 0, 4, 0, 0, 0, 0, 0]).unwrap();
+    let started = Instant::now();
+    let (mut pings, mut goaway) = (0, false);
+    let mut pending = Vec::new();
+    let mut buffer = [0u8; 4096];
+    let closed = loop {
+        assert!(started.elapsed() < Duration::from_secs(8), "still open after 8 s ({pings} pings answered)");
+        match stream.read(&mut buffer) {
+            Ok(0) => break started.elapsed(),
+            Ok(n) => pending.extend_from_slice(&buffer[..n]),
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => continue,
+            Err(_) => break started.elapsed(), // reset after GOAWAY
+        }
+        // Each whole frame: answer SETTINGS and PING as a live client does.
+        while pending.len() >= 9 {
+            let length = usize::from(pending[0]) << 16 | usize::from(pending[1]) << 8 | usize::from(pending[2]);
+            if pending.len() < 9 + length {
+                break;
+            }
+            let (kind, flags) = (pending[3], pending[4]);
+            let payload = pending[9..9 + length].to_vec();
+            pending.drain(..9 + length);
+            match (kind, flags & 1) {
+                (4, 0) => stream.write_all(&[0, 0, 0, 4, 1, 0, 0, 0, 0]).unwrap(),
+                (6, 0) => {
+                    pings += 1;
+                    let mut ack = vec![0, 0, 8, 6, 1, 0, 0, 0, 0];
+                    ack.extend_from_slice(&payload);
+                    let _ = stream.write_all(&ack);
+                }
+                (7, _) => goaway = true,
+                _ => {}
+            }
+        }
+    };
+    assert!(goaway, "closed with a GOAWAY (after {closed:?}, {pings} pings answered)");
+    assert!(closed >= Duration::from_millis(250), "not before the idle timeout: {closed:?}");
+}

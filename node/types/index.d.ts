@@ -149,8 +149,9 @@ export interface StepObject {
   thinking?: string;
   toolCalls?: ToolCallSpec[];
   response?: ChatResponse;
-  fail?: FailureOptions & { kind: FailureKind };
-  failAfter?: FailureOptions & { kind: FailureKind };
+  /** A failure: its kind alone (`"rate_limited"`), or the kind with details. */
+  fail?: FailureKind | (FailureOptions & { kind: FailureKind });
+  failAfter?: FailureKind | (FailureOptions & { kind: FailureKind });
   finishReason?: FinishReason;
   usage?: { input_tokens: number; output_tokens: number; total_tokens?: number };
   delayMs?: number;
@@ -488,6 +489,8 @@ export interface ServerOptions {
   admin_token?: string;
   /** At most this many tests live under /t/{id}/ (least recently used dropped past it; 0 turns the prefix off). Default 1000. */
   max_tests?: number;
+  /** Journal entries the tests under /t/{id}/ keep between them (each its newest journal_total / max_tests). Default 100000. */
+  journal_total?: number;
   /** Send an OpenTelemetry span of every mocked call (OTLP/HTTP protobuf) to this collector (`http://127.0.0.1:4318`). */
   otlp_endpoint?: string;
 }

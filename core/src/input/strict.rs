@@ -33,7 +33,31 @@ impl DataError {
 pub fn deserialize_data<T: DeserializeOwned>(json: &Value) -> Result<T, DataError> {
     let trail = Trail::default();
     T::deserialize(ObjectsOnly { value: json, depth: 0, trail: &trail })
-        .map_err(|e| DataError { path: trail.path(), message: e.to_string() })
+        .map_err(|e| DataError { path: trail.path(), message: in_plain_words(e.to_string()) })
+}
+
+/// serde's words for what was expected, in those of a scenario's or a binding's writer: a derived struct is
+/// "expected struct Chaos", which means an object of fields to anyone writing YAML, JSON, a dict or a JS object.
+pub(crate) fn in_plain_words(message: String) -> String {
+    const RUST: [(&str, &str); 6] = [
+        ("internally tagged enum ", "a mapping of fields (an object)"),
+        ("adjacently tagged enum ", "a mapping of fields (an object)"),
+        ("tuple struct ", "a list"),
+        ("unit struct ", "null"),
+        ("struct ", "a mapping of fields (an object)"),
+        ("enum ", "one of its names"),
+    ];
+    let mut message = message;
+    for (rust, plain) in RUST {
+        let pattern = format!("expected {rust}");
+        while let Some(at) = message.find(&pattern) {
+            let name_at = at + pattern.len();
+            let rest = message.get(name_at..).unwrap_or_default();
+            let name = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+            message.replace_range(at..name_at + name, &format!("expected {plain}"));
+        }
+    }
+    message
 }
 
 /// Where the error being returned happened: the reader notes one segment per level as the error travels up, so
@@ -305,6 +329,23 @@ impl<'de> de::VariantAccess<'de> for VariantContent<'_> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn serde_words_for_rust_types_become_the_writers_words() {
+        use super::in_plain_words;
+        assert_eq!(
+            in_plain_words("invalid type: string \"x\", expected struct Chaos".into()),
+            "invalid type: string \"x\", expected a mapping of fields (an object)"
+        );
+        assert_eq!(
+            in_plain_words("expected tuple struct Pair, expected enum Mode".into()),
+            "expected a list, expected one of its names"
+        );
+        assert_eq!(
+            in_plain_words("unknown variant `x`, expected one of `a`".into()),
+            "unknown variant `x`, expected one of `a`"
+        );
+    }
+
     use super::*;
     use serde_json::json;
 
@@ -314,7 +355,7 @@ mod tests {
         let by_position = deserialize_data::<crate::server::ServerOptions>(&json!(["0.0.0.0", 0])).unwrap_err();
         assert_eq!(by_position.path, ".");
         assert!(
-            by_position.message.starts_with("invalid type: sequence, expected struct ServerOptions"),
+            by_position.message.starts_with("invalid type: sequence, expected a mapping of fields (an object)"),
             "{by_position:?}"
         );
         let options: crate::server::ServerOptions = deserialize_data(&json!({"port": 0, "instant": true})).unwrap();

@@ -9,6 +9,12 @@
 //! dropped, and a later request of that test gets a 410 naming why, rather than a fresh mock that would hide the
 //! lost journal.
 //!
+//! Memory is bounded for the whole server, not per test: the tests share `journal_total` journal entries, each
+//! keeping at most `journal_total / max_tests` (and never more than the default mock's own limit), so 1,000 tests
+//! hammered from a web page cannot hold 1,000 full journals (issue #59 S4). An evicted test is remembered by a
+//! 64-bit digest of its id, [`EVICTED_REMEMBERED_PER_TEST`] times `max_tests` of them, so its 410 outlives that
+//! many later evictions (S11) in 8 bytes an id.
+//!
 //! The request path takes a read lock of the map (readers do not block each other) and touches an atomic of the
 //! test's own; the write lock is taken only to create or drop a test.
 
@@ -27,6 +33,51 @@ pub const TEST_HEADER: &str = "x-cuecard-test";
 /// Live tests kept by default.
 pub const DEFAULT_MAX_TESTS: usize = 1000;
 
+/// Journal entries the tests of a server keep in all, by default: at the measured 5.8 KB an entry of a 2 KB
+/// request, about 600 MB when every test is full; each of the default 1,000 tests keeps its newest 100.
+pub const DEFAULT_JOURNAL_TOTAL: usize = 100_000;
+
+/// How many evicted tests are remembered (and answered 410), per live test allowed.
+pub const EVICTED_REMEMBERED_PER_TEST: usize = 64;
+
+/// The evicted tests, by a digest of their ids: oldest first, each with the number of its eviction (an id evicted
+/// again is counted from its latest eviction).
+#[derive(Debug, Default)]
+struct Evicted {
+    order: VecDeque<(u64, u64)>,
+    latest: HashMap<u64, u64>,
+    count: u64,
+}
+
+impl Evicted {
+    fn digest(id: &str) -> u64 {
+        crate::seeded::fnv1a64(id.bytes())
+    }
+
+    fn contains(&self, id: &str) -> bool {
+        self.latest.contains_key(&Evicted::digest(id))
+    }
+
+    fn insert(&mut self, id: &str, remembered: usize) {
+        let digest = Evicted::digest(id);
+        self.count += 1;
+        self.latest.insert(digest, self.count);
+        self.order.push_back((digest, self.count));
+        while self.order.len() > remembered {
+            if let Some((old, number)) = self.order.pop_front() {
+                if self.latest.get(&old) == Some(&number) {
+                    self.latest.remove(&old);
+                }
+            }
+        }
+    }
+
+    /// A dropped id may be used again: it is forgotten (its place in `order` is skipped when it comes up).
+    fn forget(&mut self, id: &str) {
+        self.latest.remove(&Evicted::digest(id));
+    }
+}
+
 /// The mocks of one server: the default one and the tests'.
 #[derive(Debug)]
 pub struct Tests {
@@ -35,8 +86,10 @@ pub struct Tests {
     live: RwLock<HashMap<Box<str>, Arc<Live>>>,
     /// Bumped at each use; a test's last use is its value then (least recently used = smallest).
     clock: AtomicU64,
-    /// Tests dropped to make room, newest last (at most `max_tests` remembered), to answer them with a 410.
-    evicted: Mutex<VecDeque<Box<str>>>,
+    /// Journal entries each test keeps (its share of the server's total).
+    journal_share: usize,
+    /// Tests dropped to make room, to answer them with a 410.
+    evicted: Mutex<Evicted>,
 }
 
 #[derive(Debug)]
@@ -69,15 +122,22 @@ fn error_reply(status: u16, kind: ErrorKind, message: String) -> HttpReply {
 
 impl Tests {
     /// The tests of a server whose default mock is `default`, at most `max_tests` live at once (0: no tests, only
-    /// the default).
-    pub fn new(default: Arc<MockModel>, max_tests: usize) -> Tests {
+    /// the default), keeping `journal_total` journal entries between them.
+    pub fn new(default: Arc<MockModel>, max_tests: usize, journal_total: usize) -> Tests {
         Tests {
             default,
             max_tests,
             live: RwLock::new(HashMap::new()),
             clock: AtomicU64::new(0),
-            evicted: Mutex::new(VecDeque::new()),
+            journal_share: (journal_total / max_tests.max(1)).max(1),
+            evicted: Mutex::new(Evicted::default()),
         }
+    }
+
+    /// The journal entries each test keeps: its share of the server's total, and never more than the default
+    /// mock's own limit.
+    pub fn journal_share(&self) -> usize {
+        self.default.journal_limit().map_or(self.journal_share, |own| own.min(self.journal_share))
     }
 
     /// The default mock (the unprefixed surface).
@@ -113,7 +173,8 @@ impl Tests {
             if let Some(refusal) = wire::foreign_admin_request(request) {
                 return Err(error_reply(403, ErrorKind::InvalidRequest, refusal));
             }
-            let reply = json!({"tests": self.ids(), "max_tests": self.max_tests});
+            let reply =
+                json!({"tests": self.ids(), "max_tests": self.max_tests, "journal_per_test": self.journal_share()});
             return Err(wire::json_reply(200, Vec::new(), &reply));
         }
         if let Some((id, rest)) = split_test_prefix(&request.path) {
@@ -148,7 +209,7 @@ impl Tests {
             "DELETE" => {
                 let dropped = self.write().remove(id).is_some();
                 // A dropped id may be used again, evicted or not.
-                self.evicted().retain(|gone| &**gone != id);
+                self.evicted().forget(id);
                 wire::json_reply(200, Vec::new(), &json!({"ok": true, "dropped": dropped}))
             }
             "GET" => wire::json_reply(200, Vec::new(), &json!({"ok": true, "live": self.read().contains_key(id)})),
@@ -178,7 +239,7 @@ impl Tests {
             let message = "this server keeps no tests (max_tests 0): use the unprefixed base URL".to_string();
             return Err(error_reply(400, ErrorKind::InvalidRequest, message));
         }
-        if self.evicted().iter().any(|gone| &**gone == id) {
+        if self.evicted().contains(id) {
             let message = format!(
                 "test {id} was dropped: more than {} tests were live and it was the least recently used; raise \
                  --max-tests, or DELETE /_cuecard/t/{{id}} as each test ends",
@@ -187,6 +248,7 @@ impl Tests {
             return Err(error_reply(410, ErrorKind::InvalidState, message));
         }
         let fresh = MockModel::from_script(&self.default.script()).map_err(|e| wire::admin_error(500, &e))?;
+        fresh.set_journal_limit(Some(self.journal_share()));
         let mut live = self.write();
         if let Some(existing) = live.get(id) {
             return Ok(Arc::clone(&existing.mock)); // made by a concurrent first request
@@ -195,11 +257,7 @@ impl Tests {
             let oldest = live.iter().min_by_key(|(_, l)| l.last_used.load(Ordering::Relaxed)).map(|(id, _)| id.clone());
             if let Some(oldest) = oldest {
                 live.remove(&oldest);
-                let mut evicted = self.evicted();
-                if evicted.len() >= self.max_tests {
-                    evicted.pop_front();
-                }
-                evicted.push_back(oldest);
+                self.evicted().insert(&oldest, self.max_tests.saturating_mul(EVICTED_REMEMBERED_PER_TEST));
             }
         }
         let mock = Arc::new(fresh);
@@ -215,7 +273,7 @@ impl Tests {
         self.live.write().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn evicted(&self) -> std::sync::MutexGuard<'_, VecDeque<Box<str>>> {
+    fn evicted(&self) -> std::sync::MutexGuard<'_, Evicted> {
         self.evicted.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }

@@ -27,7 +27,7 @@ fn text(body: &Value) -> String {
 
 #[test]
 fn each_test_has_its_own_script_cursor_and_journal() {
-    let tests = Tests::new(default_mock(), 10);
+    let tests = Tests::new(default_mock(), 10, DEFAULT_JOURNAL_TOTAL);
     let chat = |path: &str| send(&tests, HttpRequest::post_json(path, CHAT));
     assert_eq!(text(&chat("/t/a/v1/chat/completions").1), "first");
     assert_eq!(text(&chat("/t/a/v1/chat/completions").1), "second");
@@ -52,12 +52,12 @@ fn each_test_has_its_own_script_cursor_and_journal() {
     assert_eq!(delete("a"), json!({"ok": true, "dropped": true}));
     assert_eq!(delete("a"), json!({"ok": true, "dropped": false}));
     let listed = send(&tests, HttpRequest::new("GET", "/_cuecard/tests", vec![], vec![])).1;
-    assert_eq!(listed, json!({"tests": ["b", "c", "d"], "max_tests": 10}));
+    assert_eq!(listed, json!({"tests": ["b", "c", "d"], "max_tests": 10, "journal_per_test": 10_000}));
 }
 
 #[test]
 fn a_tests_checks_run_against_its_own_journal() {
-    let tests = Tests::new(default_mock(), 10);
+    let tests = Tests::new(default_mock(), 10, DEFAULT_JOURNAL_TOTAL);
     let checks = |id: &str, body: &str| {
         let path = format!("/_cuecard/t/{id}/checks");
         send(&tests, HttpRequest::new("POST", &path, vec![], body.as_bytes().to_vec()))
@@ -84,7 +84,7 @@ fn a_tests_checks_run_against_its_own_journal() {
 
 #[test]
 fn bad_ids_foreign_pages_and_admin_paths_under_the_prefix_are_refused() {
-    let tests = Tests::new(default_mock(), 10);
+    let tests = Tests::new(default_mock(), 10, DEFAULT_JOURNAL_TOTAL);
     let (status, body) = send(&tests, HttpRequest::post_json("/t/a%20b/v1/chat/completions", CHAT));
     assert_eq!(status, 400);
     assert!(body["error"]["message"].as_str().unwrap().contains("is not a test id"), "{body}");
@@ -94,13 +94,13 @@ fn bad_ids_foreign_pages_and_admin_paths_under_the_prefix_are_refused() {
     let page =
         HttpRequest::new("DELETE", "/_cuecard/t/a", vec![("origin".into(), "https://evil.example".into())], vec![]);
     assert_eq!(send(&tests, page).0, 403);
-    let off = Tests::new(default_mock(), 0);
+    let off = Tests::new(default_mock(), 0, DEFAULT_JOURNAL_TOTAL);
     assert_eq!(send(&off, HttpRequest::post_json("/t/a/v1/chat/completions", CHAT)).0, 400);
 }
 
 #[test]
 fn past_the_bound_the_least_recently_used_test_is_dropped_and_says_so() {
-    let tests = Tests::new(default_mock(), 2);
+    let tests = Tests::new(default_mock(), 2, DEFAULT_JOURNAL_TOTAL);
     let chat = |id: &str| send(&tests, HttpRequest::post_json(&format!("/t/{id}/v1/chat/completions"), CHAT));
     chat("a");
     chat("b");
@@ -113,6 +113,44 @@ fn past_the_bound_the_least_recently_used_test_is_dropped_and_says_so() {
     // Dropping it on purpose lets the id be used again.
     send(&tests, HttpRequest::new("DELETE", "/_cuecard/t/b", vec![], vec![]));
     assert_eq!(chat("b").0, 200);
+}
+
+/// Issue #59 S11: an evicted test is still answered 410 after many more evictions than `max_tests` (it was
+/// forgotten after `max_tests`), and the memory of evictions is bounded.
+#[test]
+fn an_evicted_test_is_remembered_long_after_and_the_memory_is_bounded() {
+    let tests = Tests::new(default_mock(), 2, DEFAULT_JOURNAL_TOTAL);
+    let chat = |id: &str| send(&tests, HttpRequest::post_json(&format!("/t/{id}/v1/chat/completions"), CHAT)).0;
+    chat("first");
+    for n in 0..100 {
+        assert_eq!(chat(&format!("t{n}")), 200);
+    }
+    assert_eq!(chat("first"), 410, "remembered after 100 evictions at max_tests 2");
+    for n in 100..200 {
+        chat(&format!("t{n}"));
+    }
+    let remembered = 2 * EVICTED_REMEMBERED_PER_TEST;
+    assert_eq!(tests.evicted().order.len(), remembered);
+    assert_eq!(tests.evicted().latest.len(), remembered);
+    assert_eq!(chat("first"), 200, "forgotten after {remembered} evictions: a fresh test");
+}
+
+/// Issue #59 S4: the tests share one journal bound: each keeps its share of the total, never more than the
+/// default mock's own limit.
+#[test]
+fn the_tests_share_one_journal_bound() {
+    let tests = Tests::new(default_mock(), 4, 12);
+    assert_eq!(tests.journal_share(), 3);
+    let chat = |id: &str| send(&tests, HttpRequest::post_json(&format!("/t/{id}/v1/chat/completions"), CHAT));
+    for _ in 0..10 {
+        chat("a");
+    }
+    let journal = send(&tests, HttpRequest::new("GET", "/_cuecard/t/a/journal", vec![], vec![])).1;
+    assert_eq!((journal["count"].as_u64(), journal["entries"].as_array().map(Vec::len)), (Some(10), Some(3)));
+    let limited = default_mock();
+    limited.set_journal_limit(Some(2));
+    assert_eq!(Tests::new(limited, 4, 12).journal_share(), 2);
+    assert_eq!(Tests::new(default_mock(), 0, 12).journal_share(), 12);
 }
 
 #[test]
@@ -153,7 +191,7 @@ fn eight_threads_of_fifty_tests_each_see_exactly_their_own_requests_on_one_serve
 /// test the same path is that test's 404, journaled there.
 #[test]
 fn a_stray_path_makes_no_test_and_evicts_none() {
-    let tests = Tests::new(default_mock(), 2);
+    let tests = Tests::new(default_mock(), 2, DEFAULT_JOURNAL_TOTAL);
     assert_eq!(send(&tests, HttpRequest::post_json("/t/live/v1/chat/completions", CHAT)).0, 200);
     for n in 0..50 {
         let stray = HttpRequest::new("GET", &format!("/t/junk{n}/favicon.ico"), Vec::new(), Vec::new());

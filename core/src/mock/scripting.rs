@@ -272,6 +272,11 @@ impl MockModel {
         state.journal = state.journal.renewed(limit);
     }
 
+    /// How many journal entries it keeps (`None`: all).
+    pub fn journal_limit(&self) -> Option<usize> {
+        self.lock().settings.journal_limit
+    }
+
     /// The seed for anything random (chaos, jitter, generated data); outputs depend on nothing else.
     pub fn seed(&self) -> u64 {
         self.lock().settings.seed

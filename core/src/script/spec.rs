@@ -48,9 +48,12 @@ impl SpecProblem {
 
 /// A provider failure as scripted: `{"kind": "rate_limited", "retry_after_ms": 20}`. Unset fields take the
 /// kind's defaults (status, retryable, message); a `custom` failure with a status takes that status's
-/// retryability unless `retryable` is given.
+/// retryability unless `retryable` is given. A kind alone (`"rate_limited"`, `fail: rate_limited` in YAML) is that
+/// kind with its defaults, as a step's bare string is its text.
+// `remote = "Self"`: serde's derived code becomes `FailSpec::serialize`/`FailSpec::deserialize` functions, and
+// the traits below call them (the map form), beside the string form.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct FailSpec {
     /// The kind of failure.
     pub kind: ProviderErrorKind,
@@ -72,6 +75,34 @@ pub struct FailSpec {
     /// The provider's error code on the wire.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_code: Option<String>,
+}
+
+impl Serialize for FailSpec {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        FailSpec::serialize(self, serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for FailSpec {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<FailSpec, D::Error> {
+        struct KindOrFields;
+        impl<'de> Visitor<'de> for KindOrFields {
+            type Value = FailSpec;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "a failure: its kind (\"rate_limited\") or the kind with details \
+                     ({\"kind\": \"rate_limited\", \"retry_after_ms\": 20})",
+                )
+            }
+            fn visit_str<E: de::Error>(self, kind: &str) -> std::result::Result<FailSpec, E> {
+                ProviderErrorKind::deserialize(de::value::StrDeserializer::<E>::new(kind)).map(FailSpec::of)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<FailSpec, A::Error> {
+                FailSpec::deserialize(de::value::MapAccessDeserializer::new(map))
+            }
+        }
+        deserializer.deserialize_any(KindOrFields)
+    }
 }
 
 impl FailSpec {

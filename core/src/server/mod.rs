@@ -21,6 +21,7 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 
 mod body;
+mod idle;
 mod trace;
 
 use body::*;
@@ -49,6 +50,9 @@ pub struct ServerOptions {
     /// At most this many tests live at once under `/t/{id}/` (see [`crate::isolation`]); beyond it the least
     /// recently used is dropped. 0 turns the prefix off.
     pub max_tests: usize,
+    /// Journal entries the tests under `/t/{id}/` keep between them: each keeps its newest `journal_total /
+    /// max_tests` (and never more than the default mock's own limit), so the server's memory has one bound.
+    pub journal_total: usize,
     /// Where to send an OpenTelemetry span of every mocked call (OTLP/HTTP protobuf, batched off the request path):
     /// a collector's base URL (`http://127.0.0.1:4318`, to which `/v1/traces` is added) or its traces URL. Off when
     /// absent; needs the `otlp` feature (see [`crate::telemetry`]).
@@ -68,6 +72,7 @@ impl Default for ServerOptions {
             idle_timeout_ms: DEFAULT_IDLE_TIMEOUT_MS,
             admin_token: None,
             max_tests: crate::isolation::DEFAULT_MAX_TESTS,
+            journal_total: crate::isolation::DEFAULT_JOURNAL_TOTAL,
             otlp_endpoint: None,
         }
     }
@@ -123,6 +128,16 @@ impl Server {
         let listener = std::net::TcpListener::bind((options.host, options.port)).map_err(io)?;
         listener.set_nonblocking(true).map_err(io)?;
         let addr = listener.local_addr().map_err(io)?;
+        if let Some(endpoint) = options.otlp_endpoint.as_deref().filter(|e| exports_to(e, addr)) {
+            return Err(Error::new(
+                ErrorKind::InvalidArgument,
+                format!(
+                    "the OTLP endpoint {endpoint:?} is this server ({addr}): each export would be a request it \
+                     journals and traces, feeding itself; give a collector's address (4318 is OTLP/HTTP's port)"
+                ),
+            )
+            .with_context("field", "otlp_endpoint"));
+        }
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("cuecard-server")
@@ -137,7 +152,7 @@ impl Server {
             tokio::net::TcpListener::from_std(listener).map_err(io)?
         };
         let (shutdown, stop) = oneshot::channel();
-        let tests = Arc::new(Tests::new(mock, options.max_tests));
+        let tests = Arc::new(Tests::new(mock, options.max_tests, options.journal_total));
         let served = Arc::clone(&tests);
         let thread = std::thread::Builder::new()
             .name("cuecard-server".into())
@@ -221,7 +236,10 @@ async fn serve(
     telemetry: Exporter,
     mut stop: oneshot::Receiver<()>,
 ) {
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    // Stopping tells every connection to shut down gracefully; each holds a sender of `open`, so the server waits
+    // (a second at most) until they have all ended.
+    let (stopping, _) = tokio::sync::watch::channel(false);
+    let (open, mut all_closed) = tokio::sync::mpsc::channel::<()>(1);
     let idle_timeout = (options.idle_timeout_ms > 0).then(|| Duration::from_millis(options.idle_timeout_ms));
     let instant = options.instant;
     let admin_token: Option<Arc<str>> = options.admin_token.as_deref().map(Arc::from);
@@ -252,14 +270,20 @@ async fn serve(
         let served = Arc::clone(&tests);
         let admin_token = admin_token.clone();
         let telemetry = telemetry.clone();
+        let activity = idle::Activity::new();
+        let requests = Arc::clone(&activity);
         let service = service_fn(move |request| {
             let exporter = telemetry.clone();
-            answer(Arc::clone(&served), request, instant, admin_token.clone(), idle_timeout, exporter)
+            let in_flight = requests.begin();
+            let answered = answer(Arc::clone(&served), request, instant, admin_token.clone(), idle_timeout, exporter);
+            async move { answered.await.map(|response| response.map(|body| idle::Tracked { body, _in_flight: in_flight })) }
         });
         let builder = Arc::clone(&builder);
-        let watcher = graceful.watcher();
+        let mut stop_signal = stopping.subscribe();
+        let open = open.clone();
         let journal = Arc::clone(tests.default_mock());
         tokio::spawn(async move {
+            let _open = open;
             // HTTP/1.1, or HTTP/2 with prior knowledge (cleartext: the AWS SDK for JavaScript's default handler speaks
             // it to an `http://` endpoint), told apart by the connection's first bytes; an `h2c` upgrade request over
             // HTTP/1.1 is answered as HTTP/1.1, as before.
@@ -271,10 +295,32 @@ async fn serve(
                     return;
                 }
             }
-            let connection = watcher.watch(builder.serve_connection(TokioIo::new(stream), service));
+            let mut connection = std::pin::pin!(builder.serve_connection(TokioIo::new(stream), service));
+            let idle = || async {
+                match idle_timeout {
+                    Some(idle) => activity.idle_for(idle).await,
+                    None => std::future::pending().await,
+                }
+            };
+            // The server stopping, or the connection idle (issue #59 S13: an HTTP/2 client answering pings kept
+            // one open forever), shuts it down gracefully: what is in flight is finished first.
+            let mut shutting = false;
+            let ended = loop {
+                tokio::select! {
+                    ended = connection.as_mut() => break ended,
+                    _ = stop_signal.wait_for(|stopped| *stopped), if !shutting => {
+                        connection.as_mut().graceful_shutdown();
+                        shutting = true;
+                    }
+                    () = idle(), if !shutting => {
+                        connection.as_mut().graceful_shutdown();
+                        shutting = true;
+                    }
+                }
+            };
             // hyper answers a request it cannot parse itself (400, 414, 431) and ends the connection with the
             // error: the request never reached `answer`, so it is journaled here, once, as rejected.
-            if let Err(error) = connection.await {
+            if let Err(error) = ended {
                 let parse =
                     error.downcast_ref::<hyper::Error>().is_some_and(|e| e.is_parse() || e.is_parse_too_large());
                 if parse {
@@ -285,14 +331,43 @@ async fn serve(
         });
     }
     drop(listener);
-    let _ = tokio::time::timeout(Duration::from_secs(1), graceful.shutdown()).await;
+    let _ = stopping.send(true);
+    drop(open);
+    let _ = tokio::time::timeout(Duration::from_secs(1), all_closed.recv()).await;
+}
+
+/// Whether spans posted to the OTLP `endpoint` would reach the server listening on `addr` (issue #59 S14): the
+/// same port, on `localhost`, a loopback address, the address bound, or any address when it binds them all.
+#[cfg(feature = "otlp")]
+fn exports_to(endpoint: &str, addr: SocketAddr) -> bool {
+    let Ok(url) = crate::telemetry::traces_url(endpoint) else { return false };
+    let authority = url.trim_start_matches("http://").split('/').next().unwrap_or_default();
+    let (host, port) = match authority.rsplit_once(':') {
+        Some((host, port)) if !port.contains(']') => (host, port.parse::<u16>().ok()),
+        _ => (authority, Some(80)),
+    };
+    if port != Some(addr.port()) {
+        return false;
+    }
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    if host.eq_ignore_ascii_case("localhost") {
+        return addr.ip().is_loopback() || addr.ip().is_unspecified();
+    }
+    host.parse::<IpAddr>()
+        .is_ok_and(|ip| ip == addr.ip() || addr.ip().is_unspecified() || (ip.is_loopback() && addr.ip().is_loopback()))
+}
+
+/// Without the `otlp` feature an endpoint is refused when telemetry starts.
+#[cfg(not(feature = "otlp"))]
+fn exports_to(_: &str, _: SocketAddr) -> bool {
+    false
 }
 
 /// How connections are served: HTTP/1.1 and HTTP/2 on the same port. No Date header: nothing time-dependent leaks
 /// into replies. `half_close`: a client may shut down its write side once its request is sent and still wait for the
 /// answer; without it hyper drops the connection at that EOF, unanswered and unjournaled. The header timeout also
 /// closes HTTP/1 connections idle between requests; HTTP/2 connections are closed by the same idle timeout through
-/// keep-alive pings that go unanswered.
+/// keep-alive pings that go unanswered, and (`idle`) when no request has been in flight for it.
 fn connection_builder(idle_timeout: Option<Duration>) -> hyper_util::server::conn::auto::Builder<TokioExecutor> {
     let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
     builder

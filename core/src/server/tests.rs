@@ -45,3 +45,37 @@ fn frames_due_at_once_go_out_as_one_piece_in_order_and_a_delay_starts_the_next()
     let pieces = sent_pieces(vec![frame(0, big.clone()), frame(0, big.clone()), frame(0, big.clone())], true);
     assert_eq!(pieces.iter().map(Bytes::len).collect::<Vec<_>>(), vec![2 * big.len(), big.len()]);
 }
+
+/// Issue #59 S14: an OTLP endpoint that is the server itself is refused when it starts (each export would be a
+/// request it journals and traces, 36 entries in 7 s from one request); another port or host is not.
+#[cfg(feature = "otlp")]
+#[test]
+fn an_otlp_endpoint_that_is_the_server_itself_is_recognised() {
+    let at = |text: &str| text.parse::<SocketAddr>().unwrap();
+    let loopback = at("127.0.0.1:4000");
+    for own in ["http://127.0.0.1:4000", "http://localhost:4000/v1/traces", "http://127.0.0.2:4000/"] {
+        assert!(exports_to(own, loopback), "{own}");
+    }
+    for other in
+        ["http://127.0.0.1:4318", "http://collector:4000", "http://10.0.0.1:4000", "https://x", "http://localhost"]
+    {
+        assert!(!exports_to(other, loopback), "{other}");
+    }
+    assert!(exports_to("http://10.0.0.1:4000", at("0.0.0.0:4000")), "a server binding every address");
+    assert!(exports_to("http://[::1]:4000", at("[::1]:4000")));
+    assert!(exports_to("http://localhost:80", at("127.0.0.1:80")), "no port is 80");
+}
+
+#[cfg(feature = "otlp")]
+#[test]
+fn a_server_told_to_export_to_itself_does_not_start() {
+    let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = probe.local_addr().unwrap().port();
+    drop(probe);
+    let options =
+        ServerOptions { port, otlp_endpoint: Some(format!("http://127.0.0.1:{port}")), ..ServerOptions::default() };
+    let mock = Arc::new(MockModel::builder().responds("hi").build().unwrap());
+    let error = Server::start_with(mock, options).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::InvalidArgument);
+    assert!(error.message().contains("feeding itself"), "{}", error.message());
+}

@@ -666,7 +666,7 @@ static void misuse(void) {
     /* An array where an object belongs is refused, not read field by field (this one would bind every interface). */
     cuecard_server *server = NULL;
     expect_invalid(cuecard_server_start(mock, "[\"0.0.0.0\", 0]", 14, &server, &err), &err, CUECARD_STATUS_INVALID_ARGUMENT,
-                   "invalid type: sequence, expected struct ServerOptions", "options as an array");
+                   "invalid type: sequence, expected a mapping of fields (an object)", "options as an array");
     CHECK(server == NULL, "no server was started");
     expect_invalid(cuecard_observer_new(NULL, &err), &err, CUECARD_STATUS_INVALID_ARGUMENT, "`out_observer` is NULL", "observer out NULL");
     expect_invalid(cuecard_memory_new(NULL, &err), &err, CUECARD_STATUS_INVALID_ARGUMENT, "`out_memory` is NULL", "memory out NULL");
