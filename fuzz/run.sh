@@ -12,7 +12,7 @@ fi
 if ! cargo fuzz --version >/dev/null 2>&1; then
   cargo install -q cargo-fuzz --version 0.13.2 --locked
 fi
-targets=(scenario wire tokenizer face)
+targets=(scenario wire tokenizer face record)
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 cargo +nightly fuzz build

@@ -212,7 +212,7 @@ step "book: docs/ with mdBook (every internal link checked), the API docs of eac
 tools_ready
 tests/book.sh "$CARGO_TARGET_DIR/py-clean-venv/bin/python"
 
-step "fuzz: every cargo-fuzz target (scenario, wire, tokenizer, face) for 10 s from the seed corpus (nightly)"
+step "fuzz: every cargo-fuzz target (scenario, wire, tokenizer, face, record) for 10 s from the seed corpus (nightly)"
 tools_ready
 fuzz/run.sh 10
 

@@ -10,6 +10,7 @@ use crate::model::ChatRequest;
 
 /// Whether `request` is for an endpoint this server answers (a row of the protocol table, or MCP): what may make
 /// a per-test mock (`isolation`), so a stray `GET /t/{id}/favicon.ico` makes none.
+#[cfg(feature = "server")]
 pub(crate) fn serves(request: &HttpRequest) -> bool {
     super::routes::find(request).is_some() || crate::mcp::is_mcp_path(&request.path)
 }

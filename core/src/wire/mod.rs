@@ -51,6 +51,7 @@ pub(crate) use admin::{admin_error, foreign_admin_request};
 pub use admin::{is_whole_journal_read, journal_document, write_journal_document};
 use chat::*;
 pub use errors::{error_reply, Dialect};
+#[cfg(feature = "server")]
 pub(crate) use handle::serves;
 pub use handle::{
     admin_token_refusal, decode_request, handle, handle_turn, is_admin_path, may_take_long, unreadable_body_reply,
