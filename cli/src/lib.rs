@@ -376,12 +376,15 @@ fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, S
             format!("AI SDK Anthropic:   {}/v1", server.anthropic_base_url()),
             format!("admin:              {}/_cuecard/journal", server.base_url()),
             format!(
-                "journal:            the newest {} requests (--journal-limit; counters count all); each test under \
-                 /t/{{id}}/ its newest {} (--journal-total {} over --max-tests {})",
-                options.journal_limit,
+                "journal:            the newest {} requests (--journal-limit; counters count all)",
+                options.journal_limit
+            ),
+            format!(
+                "tests:              under /t/{{id}}/, at most {} live, each keeping its newest {} requests \
+                 (--max-tests, --journal-total {})",
+                options.max_tests,
                 (options.journal_total / options.max_tests.max(1)).clamp(1, options.journal_limit.max(1)),
-                options.journal_total,
-                options.max_tests
+                options.journal_total
             ),
             format!("scenario:           {}", scenario.description().unwrap_or("(no description)")),
         ];

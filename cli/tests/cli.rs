@@ -98,6 +98,12 @@ fn serve_prints_the_base_urls_answers_and_stops_on_sigterm() {
     let _admin = lines.next().unwrap().unwrap();
     let journal = lines.next().unwrap().unwrap();
     assert_eq!(journal, "journal:            the newest 10000 requests (--journal-limit; counters count all)");
+    let tests = lines.next().unwrap().unwrap();
+    assert_eq!(
+        tests,
+        "tests:              under /t/{id}/, at most 1000 live, each keeping its newest 100 requests \
+         (--max-tests, --journal-total 100000)"
+    );
     let addr = url.rsplit("//").next().unwrap().to_string();
     let body = r#"{"model":"claude","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}"#;
     let mut stream = std::net::TcpStream::connect(&addr).unwrap();

@@ -72,7 +72,7 @@ def exporting_server(tmp_path):
     process = subprocess.Popen([_binary(), "serve", "--port", "0", "--instant", "--scenario", str(scenario),
                                 "--otlp-endpoint", endpoint], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines = []
-    while not lines or lines[-1].startswith(("OpenAI", "Anthropic", "AI SDK", "admin", "journal", "scenario")):
+    while not lines or lines[-1].startswith(("OpenAI", "Anthropic", "AI SDK", "admin", "journal", "tests", "scenario")):
         lines.append(process.stdout.readline())
     assert lines[-1].strip() == f"OpenTelemetry:      a span per mocked call to {endpoint}", lines
     base = lines[1].split()[-1]
