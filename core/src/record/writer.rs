@@ -164,6 +164,17 @@ impl Drop for RecordingLock {
     fn drop(&mut self) {
         // Removed while still locked: a recorder waiting for it finds the file gone and makes its own.
         let _ = std::fs::remove_file(&self.path);
+        // And forgotten by the process (its weak reference would keep the allocation until the next acquire).
+        if let Ok(mut held) = HELD.lock() {
+            if let Some(held) = held.as_mut() {
+                if held.get(&self.path).is_some_and(|lock| lock.strong_count() == 0) {
+                    held.remove(&self.path);
+                }
+                if held.is_empty() {
+                    *held = HashMap::new();
+                }
+            }
+        }
     }
 }
 
