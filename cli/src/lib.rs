@@ -5,6 +5,7 @@
 //! Exit codes: 0 success; 1 a scenario is invalid; 2 bad input or usage (invalid UTF-8, unreadable file, a port
 //! in use).
 
+mod health;
 mod mcp;
 mod record;
 
@@ -139,6 +140,19 @@ enum Command {
         #[command(subcommand)]
         command: RecordingCommand,
     },
+    /// Ask a running server whether it answers (GET /_cuecard/health): exit 0 when it does, 1 when not. The
+    /// container image's HEALTHCHECK, and a script's wait for `cuecard serve`.
+    Health {
+        /// The server's base URL.
+        #[arg(default_value = "http://127.0.0.1:8080")]
+        url: String,
+        /// The admin token, when the server requires one.
+        #[arg(long, env = "CUECARD_ADMIN_TOKEN", hide_env_values = true)]
+        admin_token: Option<String>,
+        /// How long to wait for the answer (milliseconds).
+        #[arg(long, default_value_t = 2000)]
+        timeout_ms: u64,
+    },
     /// Check scenario files (JSON, or YAML for .yaml/.yml) and print each problem with its path.
     Validate {
         /// The scenario files.
@@ -263,6 +277,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
         },
         Command::Tokenize { count } => tokenize(count),
         Command::Validate { files } => validate(&files),
+        Command::Health { url, admin_token, timeout_ms } => {
+            health::check(&url, admin_token.as_deref(), std::time::Duration::from_millis(timeout_ms.max(1)))
+        }
     };
     match result {
         Ok(code) => code,

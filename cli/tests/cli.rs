@@ -117,11 +117,20 @@ fn serve_prints_the_base_urls_answers_and_stops_on_sigterm() {
     std::io::Read::read_to_string(&mut stream, &mut reply).unwrap();
     assert!(reply.contains(r#""text":"Hello! I am cuecard, a scripted stand-in for an LLM.""#), "{reply}");
     assert!(reply.contains(r#""type":"thinking""#), "the default scenario thinks first: {reply}");
+    // `cuecard health` (the container image's HEALTHCHECK): 0 while it answers, 1 once it is gone.
+    let health = |url: &str| Command::new(env!("CARGO_BIN_EXE_cuecard")).args(["health", url]).output().unwrap();
+    let healthy = health(&format!("http://{addr}"));
+    assert_eq!(healthy.status.code(), Some(0), "{}", String::from_utf8_lossy(&healthy.stdout));
+    assert!(String::from_utf8_lossy(&healthy.stdout).starts_with("healthy: "));
     let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
     assert!(status.success());
     let output = child.wait_with_output().unwrap();
     assert!(output.status.success());
     assert_eq!(String::from_utf8(output.stderr).unwrap(), "cuecard: stopped\n");
+    let gone = health(&format!("http://{addr}"));
+    assert_eq!(gone.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&gone.stdout).starts_with("unhealthy: cannot connect"));
+    assert_eq!(health("ftp://x").status.code(), Some(2), "not a URL: a usage error");
 }
 
 #[test]
