@@ -467,7 +467,9 @@ fn recorders_of_one_file_in_one_process_share_its_lock_and_remove_it_when_gone()
     let path = dir.join("shared.yaml");
     let settings = RecordingSettings { mode: RecordMode::All, allow_in_ci: true, ..RecordingSettings::default() };
     let first = RecordingFile::open_with(&path, &settings).unwrap();
-    let lock = dir.join(".shared.yaml.cuecard-lock");
+    let lock = super::writer::lock_path(&path).unwrap();
+    assert!(lock.starts_with(std::env::temp_dir()), "not beside the recording: {}", lock.display());
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "nothing is written beside it until an exchange is");
     assert_eq!(std::fs::read_to_string(&lock).unwrap(), std::process::id().to_string());
     let second = RecordingFile::open_with(&path, &settings).unwrap();
     drop(first);

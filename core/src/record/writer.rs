@@ -6,9 +6,11 @@
 //! (`Scenario::from_value`).
 //!
 //! A file that changed under the writer (edited, or written by someone else) is written whole again. Two recorders
-//! never write one file: a lock file beside it (`.NAME.cuecard-lock`, removed when the recorder goes) is held
-//! while one records, and a second process is refused at once; in one process, recorders of one file share the
-//! lock (a retried test opens its recording again before the first recorder is collected).
+//! never write one file: a lock file is held while one records, and a second process is refused at once; in one
+//! process, recorders of one file share the lock (a retried test opens its recording again before the first
+//! recorder is collected). The lock file lives in the system's temporary directory (`cuecard-locks/`, named by a
+//! digest of the recording's absolute path), not beside the recording: a recorder a host collects late (Python,
+//! JavaScript) leaves nothing in the user's recordings directory.
 
 use super::Recorder;
 use crate::error::{Error, ErrorKind, Result};
@@ -38,12 +40,17 @@ impl Writer {
     /// A writer of `path`: its directory made, the lock taken, and the file (when it exists) opened for writing
     /// once, so a recording that cannot be written is refused before anything is forwarded.
     pub(super) fn open(path: &Path) -> Result<Writer> {
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|e| write_error(parent, &e))?;
-        }
+        let directory = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        std::fs::create_dir_all(directory).map_err(|e| write_error(directory, &e))?;
         let lock = RecordingLock::acquire(path)?;
         if path.exists() {
             OpenOptions::new().append(true).open(path).map_err(|e| write_error(path, &e))?;
+        } else {
+            // The first exchange is written to a temporary file beside it, then renamed: the directory must take
+            // a new file.
+            let probe = path.with_extension(format!("cuecard-probe-{}", std::process::id()));
+            File::create(&probe).map_err(|e| write_error(path, &e))?;
+            let _ = std::fs::remove_file(&probe);
         }
         Ok(Writer { path: path.to_path_buf(), yaml: super::is_yaml(path), written: None, _lock: lock })
     }
@@ -109,10 +116,9 @@ static HELD: Mutex<Option<HashMap<PathBuf, Weak<RecordingLock>>>> = Mutex::new(N
 
 impl RecordingLock {
     fn acquire(recording: &Path) -> Result<Arc<RecordingLock>> {
-        let name = recording.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let directory = recording.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let directory = directory.canonicalize().map_err(|e| write_error(directory, &e))?;
-        let path = directory.join(format!(".{name}.cuecard-lock"));
+        let path = lock_path(recording)?;
+        let locks = path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(locks).map_err(|e| write_error(locks, &e))?;
         let mut held = HELD.lock().map_err(|_| Error::new(ErrorKind::Internal, "the recording locks are poisoned"))?;
         let held = held.get_or_insert_with(HashMap::new);
         held.retain(|_, lock| lock.strong_count() > 0);
@@ -158,6 +164,16 @@ impl RecordingLock {
         }
         Err(Error::new(ErrorKind::Io, format!("cannot take the lock {}: it keeps being replaced", path.display())))
     }
+}
+
+/// The lock file of the recording at `recording` (whose directory exists): `cuecard-locks/<digest>.lock` in the
+/// system's temporary directory, the digest that of the recording's absolute path.
+pub(super) fn lock_path(recording: &Path) -> Result<PathBuf> {
+    let directory = recording.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let directory = directory.canonicalize().map_err(|e| write_error(directory, &e))?;
+    let absolute = directory.join(recording.file_name().unwrap_or_default());
+    let digest = crate::seeded::fnv1a64(absolute.to_string_lossy().bytes());
+    Ok(std::env::temp_dir().join("cuecard-locks").join(format!("{digest:016x}.lock")))
 }
 
 impl Drop for RecordingLock {
