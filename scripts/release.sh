@@ -33,7 +33,6 @@ export PATH="$tools/bin:$PATH"
 # verbose banner that is never shown.
 export TARGET_CFLAGS="${TARGET_CFLAGS:-} -Wno-error=date-time"
 
-rm -rf "$DIST/cli" "$DIST/image"
 mkdir -p "$DIST/cli"
 for target in $TARGETS; do
   rustup target list --installed | grep -qx "$target" || rustup target add "$target" >/dev/null
@@ -49,6 +48,7 @@ for target in $TARGETS; do
   case "$target" in *windows*) exe=cuecard.exe ;; esac
   built="$CARGO_TARGET_DIR/$target/$PROFILE/$exe"
   name="cuecard-$VERSION-$target"
+  rm -f "$DIST/cli/cuecard-"*"-$target".*
   staging="$(mktemp -d)"
   mkdir "$staging/$name"
   cp "$built" "$staging/$name/$exe"
@@ -87,6 +87,7 @@ for pair in amd64=x86_64-unknown-linux-musl arm64=aarch64-unknown-linux-musl; do
   case " $TARGETS " in *" ${pair#*=} "*) images+=("${pair%%=*}=$binary") ;; esac
 done
 if [ "${#images[@]}" -gt 0 ]; then
+  rm -rf "$DIST/image"
   python3 scripts/oci_image.py "$DIST/image" "$VERSION" "${images[@]}"
 fi
 (cd "$DIST/cli" && cat ./*.sha256 > "$DIST/SHA256SUMS")
