@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the release in dist/ where it can run here (issue #58 §2, §3), and checks what cannot run.
 
-    python3 scripts/check_release.py [DIST]
+    python3 scripts/check_release.py [DIST] [--all]
 
 - Linux x86-64 (musl): the archive's sum matches; the binary is static (no ELF interpreter, no needed library);
   `cuecard --version` names the release; `cuecard serve` answers an OpenAI chat request; `cuecard health` says so.
@@ -16,7 +16,8 @@
   filesystem is unpacked and its entrypoint run under chroot (as root; skipped otherwise), arm64 under qemu, and
   its health check run against it.
 
-Each check prints one line; the script exits 1 when one fails.
+Each check prints one line; the script exits 1 when one fails. A target without an archive is skipped (CI builds
+one), unless `--all` is given (after scripts/release.sh of every target): then it fails.
 """
 import gzip
 import hashlib
@@ -34,7 +35,9 @@ import time
 import urllib.request
 import zipfile
 
-DIST = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "dist")
+ARGUMENTS = [a for a in sys.argv[1:] if a != "--all"]
+REQUIRE_ALL = "--all" in sys.argv[1:]
+DIST = os.path.abspath(ARGUMENTS[0] if ARGUMENTS else "dist")
 failures = []
 
 
@@ -46,6 +49,11 @@ def report(ok, what):
 
 def skipped(what):
     print("skip  " + what)
+
+
+def missing(what):
+    """An artifact that is not there: a failure with --all, else skipped."""
+    (report(False, what) if REQUIRE_ALL else skipped(what))
 
 
 def version():
@@ -152,7 +160,7 @@ def qemu():
 def check_linux(target, runner):
     binary = unpack(target)
     if binary is None:
-        skipped(f"{target}: no archive in {DIST}/cli")
+        missing(f"{target}: no archive in {DIST}/cli")
         return
     ok, what = elf_is_static(binary)
     report(ok, f"{target}: static ({what})")
@@ -170,7 +178,7 @@ def check_linux(target, runner):
 def check_windows(target):
     binary = unpack(target)
     if binary is None:
-        skipped(f"{target}: no archive in {DIST}/cli")
+        missing(f"{target}: no archive in {DIST}/cli")
         return
     with open(binary, "rb") as f:
         data = f.read()
@@ -248,7 +256,7 @@ MACHO_CPU = {0x01000007: "x86_64", 0x0100000C: "arm64"}
 def check_macos(target, expected_cpu):
     binary = unpack(target)
     if binary is None:
-        skipped(f"{target}: no archive in {DIST}/cli")
+        missing(f"{target}: no archive in {DIST}/cli")
         return
     with open(binary, "rb") as f:
         data = f.read()
@@ -279,7 +287,7 @@ def check_macos(target, expected_cpu):
 def check_image():
     root = os.path.join(DIST, "image")
     if not os.path.exists(os.path.join(root, "index.json")):
-        skipped("container image: none in dist/image")
+        missing("container image: none in dist/image")
         return
 
     def blob(descriptor):
