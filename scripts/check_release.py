@@ -12,6 +12,8 @@
   12's wine 8 lacks (scripts/wine/bcryptprimitives.c); else said not to have run.
 - macOS x86-64 and ARM64: the Mach-O files are checked (architecture, minimum macOS version, libraries only
   /usr/lib/libSystem.B.dylib); they are not run here.
+- Python: each wheel's platform tag agrees with `auditwheel show`; the x86-64 wheel installs into a clean venv with
+  no cargo on PATH and passes the README's example; the sdist is there.
 - The CI action (action.yml): its main step run with the local Linux x86-64 archive starts the server and exports
   its URLs; its post step stops it; an archive whose sum differs is refused.
 - The container image: its layout's index, manifests and blobs agree with their digests; each architecture's root
@@ -341,6 +343,47 @@ def check_image():
                       port, ["chroot", rootfs] + prefix + health)
 
 
+def check_python():
+    """The wheels: each Linux one's tag agrees with auditwheel; the x86-64 one installs into a clean venv with no
+    cargo on PATH and runs the README example of `pip install ./python` (python/tests/test_readme_example.py) and the CLI entry point."""
+    folder = os.path.join(DIST, "python")
+    wheels = sorted(f for f in os.listdir(folder) if f.endswith(".whl")) if os.path.isdir(folder) else []
+    if not wheels:
+        missing("python: no wheels in dist/python")
+        return
+    report(any(f.endswith(".tar.gz") for f in os.listdir(folder)), "python: the sdist is there")
+    tools = tempfile.mkdtemp(prefix="cuecard-auditwheel-")
+    subprocess.run([sys.executable, "-m", "venv", tools], check=True)
+    subprocess.run([os.path.join(tools, "bin", "pip"), "install", "-q", "auditwheel==6.8.2"], check=True)
+    for wheel in wheels:
+        shown = subprocess.run([os.path.join(tools, "bin", "auditwheel"), "show", os.path.join(folder, wheel)],
+                               capture_output=True, text=True)
+        platforms = wheel.rsplit("-", 1)[1].removesuffix(".whl").split(".")
+        said = " ".join(shown.stdout.split())
+        agreed = [p for p in platforms if f'"{p}"' in said]
+        report(shown.returncode == 0 and bool(agreed),
+               f"python: {wheel}: auditwheel agrees with {', '.join(agreed) or platforms} ({said[:100]}...)")
+    native = next((w for w in wheels if w.endswith("x86_64.whl")), None)
+    if native is None:
+        missing("python: no x86-64 wheel to install here")
+        return
+    venv = tempfile.mkdtemp(prefix="cuecard-wheel-venv-")
+    subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+    # No cargo, rustc or compiler on PATH: the wheel must not build anything.
+    clean = dict(os.environ, PATH=f"{venv}/bin:/usr/bin:/bin")
+    installed = subprocess.run([f"{venv}/bin/pip", "install", "-q", "--only-binary", ":all:",
+                                os.path.join(folder, native), "pytest==9.2.0"], env=clean, capture_output=True, text=True)
+    report(installed.returncode == 0, f"python: {native} installs with no cargo on PATH {installed.stderr[-200:]}")
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    example = subprocess.run([f"{venv}/bin/python", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                              "test_readme_example.py"], cwd=os.path.join(root, "python", "tests"), env=clean,
+                             capture_output=True, text=True)
+    report(example.returncode == 0, f"python: the README's example passes ({example.stdout.strip().splitlines()[-1:]})")
+    counted = subprocess.run([f"{venv}/bin/cuecard", "tokenize", "--count"], input="Hello, world!", env=clean,
+                             capture_output=True, text=True)
+    report(counted.stdout.strip() == "4", "python: the wheel's cuecard command runs")
+
+
 def check_action():
     """The CI action (action.yml) run as a runner runs it: its main step against the local x86-64 archive, then
     its post step."""
@@ -394,6 +437,7 @@ check_windows("x86_64-pc-windows-gnu")
 check_macos("x86_64-apple-darwin", "x86_64")
 check_macos("aarch64-apple-darwin", "arm64")
 check_image()
+check_python()
 check_action()
 if failures:
     print(f"release check: {len(failures)} failed")

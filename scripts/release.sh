@@ -4,8 +4,9 @@
 #     (musl on Linux, so it runs on any distribution and FROM scratch), cross-compiled with cargo-zigbuild;
 #   dist/image/: the container image, FROM scratch, amd64 and arm64, as an OCI image layout (scripts/oci_image.py);
 #   dist/SHA256SUMS: every archive's sum.
-# The Python wheels, npm platform packages, the JVM jar with every target's library and the C archives are the
-# issue's next steps; they are not built yet.
+#   dist/python/: the abi3 wheels for manylinux2014 x86-64 and ARM64 (zig), and the sdist.
+# The npm platform packages, the JVM jar with every target's library and the C archives are the issue's next
+# steps; they are not built yet (nor the macOS, Windows and musllinux wheels).
 #
 #   scripts/release.sh                      # every target
 #   TARGETS="x86_64-unknown-linux-musl" scripts/release.sh
@@ -18,7 +19,7 @@ cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 PROFILE="${PROFILE:-dist}"
 ALL_TARGETS="x86_64-unknown-linux-musl aarch64-unknown-linux-musl x86_64-pc-windows-gnu x86_64-apple-darwin aarch64-apple-darwin"
-TARGETS="${TARGETS:-$ALL_TARGETS}"
+TARGETS="${TARGETS-$ALL_TARGETS}"
 VERSION="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)"
 DIST="${DIST:-$PWD/dist}"
 started=$SECONDS
@@ -79,6 +80,23 @@ PY
   (cd "$DIST/cli" && sha256sum "$archive" > "$archive.sha256")
   echo "release: $archive ($(du -h "$built" | cut -f1) binary, $((SECONDS - step_started)) s)"
 done
+
+# Python: one abi3 wheel (CPython 3.10+) per Linux platform tag, built with zig for glibc 2.17 (manylinux2014),
+# and the sdist. PY_TARGETS="" skips them.
+PY_TARGETS="${PY_TARGETS-x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu}"
+if [ -n "$PY_TARGETS" ]; then
+  [ -x "$tools/bin/maturin" ] || "$tools/bin/pip" install -q maturin==1.16.0
+  rm -rf "$DIST/python"
+  for target in $PY_TARGETS; do
+    rustup target list --installed | grep -qx "$target" || rustup target add "$target" >/dev/null
+    step_started=$SECONDS
+    (cd python && maturin build -q --locked --profile "$PROFILE" --zig --target "$target" \
+      --compatibility manylinux2014 --out "$DIST/python")
+    echo "release: the Python wheel for $target ($((SECONDS - step_started)) s)"
+  done
+  (cd python && maturin sdist --out "$DIST/python" > /dev/null)
+  (cd "$DIST/python" && sha256sum ./* > SHA256SUMS)
+fi
 
 # The container image: the Linux builds of this run, amd64 and arm64.
 images=()
