@@ -94,6 +94,16 @@ def unpack(target):
     return os.path.join(out, name, "cuecard")
 
 
+def unpacked_bytes(target):
+    """The unpacked binary of `target` and its bytes, or (None, None) when there is no archive (said as missing)."""
+    binary = unpack(target)
+    if binary is None:
+        missing(f"{target}: no archive in {DIST}/cli")
+        return None, None
+    with open(binary, "rb") as f:
+        return binary, f.read()
+
+
 def elf_is_static(path):
     with open(path, "rb") as f:
         data = f.read()
@@ -180,12 +190,9 @@ def check_linux(target, runner):
 
 
 def check_windows(target):
-    binary = unpack(target)
+    binary, data = unpacked_bytes(target)
     if binary is None:
-        missing(f"{target}: no archive in {DIST}/cli")
         return
-    with open(binary, "rb") as f:
-        data = f.read()
     pe = struct.unpack_from("<I", data, 0x3C)[0]
     machine, = struct.unpack_from("<H", data, pe + 4)
     optional = pe + 24
@@ -258,12 +265,9 @@ MACHO_CPU = {0x01000007: "x86_64", 0x0100000C: "arm64"}
 
 
 def check_macos(target, expected_cpu):
-    binary = unpack(target)
+    binary, data = unpacked_bytes(target)
     if binary is None:
-        missing(f"{target}: no archive in {DIST}/cli")
         return
-    with open(binary, "rb") as f:
-        data = f.read()
     magic, cpu, _, _, ncmds, _, _ = struct.unpack_from("<IiiIIII", data, 0)
     report(magic == 0xFEEDFACF and MACHO_CPU.get(cpu & 0xFFFFFFFF) == expected_cpu,
            f"{target}: a 64-bit Mach-O for {expected_cpu}")

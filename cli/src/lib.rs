@@ -43,39 +43,8 @@ enum Command {
         /// The scenario file (JSON, or YAML for .yaml/.yml); without it, an embedded tour of cuecard.
         #[arg(long)]
         scenario: Option<PathBuf>,
-        /// The address to bind.
-        #[arg(long, default_value = "127.0.0.1")]
-        host: std::net::IpAddr,
-        /// The port; 0 picks a free one.
-        #[arg(long, default_value_t = 8080)]
-        port: u16,
-        /// Skip scripted delays (virtual times are still recorded in the journal).
-        #[arg(long)]
-        instant: bool,
-        /// Keep only the newest N journal entries (counters still count every request), so a long run's memory
-        /// stays flat; raise it to keep more.
-        #[arg(long, default_value_t = DEFAULT_JOURNAL_LIMIT)]
-        journal_limit: usize,
-        /// Close a connection that takes longer than this to send a request's headers, or its body (answered 408),
-        /// or stays idle this long between requests (milliseconds; 0 never closes them).
-        #[arg(long, default_value_t = cuecard::DEFAULT_IDLE_TIMEOUT_MS)]
-        idle_timeout_ms: u64,
-        /// Require this token on the admin paths (/_cuecard/...): `Authorization: Bearer <token>` or
-        /// `x-cuecard-admin-token: <token>`. Use it with a --host other than loopback.
-        #[arg(long, env = "CUECARD_ADMIN_TOKEN", hide_env_values = true)]
-        admin_token: Option<String>,
-        /// Keep at most this many tests live under /t/{id}/ (each its own copy of the scenario and journal); beyond
-        /// it the least recently used is dropped. 0 turns the prefix off.
-        #[arg(long, default_value_t = cuecard::isolation::DEFAULT_MAX_TESTS)]
-        max_tests: usize,
-        /// Journal entries the tests under /t/{id}/ keep between them: each keeps its newest
-        /// journal-total / max-tests (and never more than --journal-limit), so memory has one bound for the server.
-        #[arg(long, default_value_t = cuecard::isolation::DEFAULT_JOURNAL_TOTAL)]
-        journal_total: usize,
-        /// Send an OpenTelemetry span of every mocked call (GenAI conventions, OTLP/HTTP protobuf, batched) to this
-        /// collector: its base URL (`http://127.0.0.1:4318`, to which /v1/traces is added) or its traces URL.
-        #[arg(long, env = "CUECARD_OTLP_ENDPOINT")]
-        otlp_endpoint: Option<String>,
+        #[command(flatten)]
+        options: ServeOptions,
     },
     /// Serve one MCP server of a scenario over stdio: JSON-RPC lines on stdin and stdout (nothing else on stdout),
     /// problems on stderr; exits at the end of stdin, or when a step drops the connection.
@@ -226,31 +195,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
         }
     };
     let result = match cli.command {
-        Command::Serve {
-            scenario,
-            host,
-            port,
-            instant,
-            journal_limit,
-            idle_timeout_ms,
-            admin_token,
-            max_tests,
-            journal_total,
-            otlp_endpoint,
-        } => serve(
-            scenario,
-            ServeOptions {
-                host,
-                port,
-                instant,
-                journal_limit,
-                idle_timeout_ms,
-                admin_token,
-                max_tests,
-                journal_total,
-                otlp_endpoint,
-            },
-        ),
+        Command::Serve { scenario, options } => serve(scenario, options),
         Command::Record { upstreams, out, host, port, mode, upstream_ca, redact_texts, redact_fields, allow_in_ci } => {
             let recording = cuecard::record::RecordingSettings {
                 mode,
@@ -290,15 +235,41 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
     }
 }
 
+/// How `cuecard serve` serves (its flags but the scenario).
+#[derive(clap::Args)]
 struct ServeOptions {
+    /// The address to bind.
+    #[arg(long, default_value = "127.0.0.1")]
     host: std::net::IpAddr,
+    /// The port; 0 picks a free one.
+    #[arg(long, default_value_t = 8080)]
     port: u16,
+    /// Skip scripted delays (virtual times are still recorded in the journal).
+    #[arg(long)]
     instant: bool,
+    /// Keep only the newest N journal entries (counters still count every request), so a long run's memory
+    /// stays flat; raise it to keep more.
+    #[arg(long, default_value_t = DEFAULT_JOURNAL_LIMIT)]
     journal_limit: usize,
+    /// Close a connection that takes longer than this to send a request's headers, or its body (answered 408),
+    /// or stays idle this long between requests (milliseconds; 0 never closes them).
+    #[arg(long, default_value_t = cuecard::DEFAULT_IDLE_TIMEOUT_MS)]
     idle_timeout_ms: u64,
+    /// Require this token on the admin paths (/_cuecard/...): `Authorization: Bearer <token>` or
+    /// `x-cuecard-admin-token: <token>`. Use it with a --host other than loopback.
+    #[arg(long, env = "CUECARD_ADMIN_TOKEN", hide_env_values = true)]
     admin_token: Option<String>,
+    /// Keep at most this many tests live under /t/{id}/ (each its own copy of the scenario and journal); beyond
+    /// it the least recently used is dropped. 0 turns the prefix off.
+    #[arg(long, default_value_t = cuecard::isolation::DEFAULT_MAX_TESTS)]
     max_tests: usize,
+    /// Journal entries the tests under /t/{id}/ keep between them: each keeps its newest
+    /// journal-total / max-tests (and never more than --journal-limit), so memory has one bound for the server.
+    #[arg(long, default_value_t = cuecard::isolation::DEFAULT_JOURNAL_TOTAL)]
     journal_total: usize,
+    /// Send an OpenTelemetry span of every mocked call (GenAI conventions, OTLP/HTTP protobuf, batched) to this
+    /// collector: its base URL (`http://127.0.0.1:4318`, to which /v1/traces is added) or its traces URL.
+    #[arg(long, env = "CUECARD_OTLP_ENDPOINT")]
     otlp_endpoint: Option<String>,
 }
 
@@ -400,7 +371,7 @@ fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, S
                 "tests:              under /t/{{id}}/, at most {} live, each keeping its newest {} requests \
                  (--max-tests, --journal-total {})",
                 options.max_tests,
-                (options.journal_total / options.max_tests.max(1)).clamp(1, options.journal_limit.max(1)),
+                server.journal_per_test(),
                 options.journal_total
             ),
             format!("scenario:           {}", scenario.description().unwrap_or("(no description)")),

@@ -189,6 +189,12 @@ impl Server {
         format!("http://{}/t/{id}", self.addr)
     }
 
+    /// The journal entries each test under `/t/{id}/` keeps (its share of `journal_total`, see
+    /// [`crate::isolation`]).
+    pub fn journal_per_test(&self) -> usize {
+        self.tests.journal_share()
+    }
+
     /// How many tests are live under `/t/{id}/`.
     pub fn tests_live(&self) -> usize {
         self.tests.ids().len()
