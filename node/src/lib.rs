@@ -9,6 +9,8 @@
 
 // Every call allocates (JSON in, JSON out, journal copies, SSE frames); with the system allocator malloc and free
 // were a third of a 200-token streamed fetch. The addon's Rust allocations only; V8 keeps its own heap.
+// Not on macOS (Cargo.toml says why).
+#[cfg(not(target_os = "macos"))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

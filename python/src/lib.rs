@@ -6,6 +6,8 @@
 // Every call allocates (the request as data, the journal's copies, the response dict's keys): with the system
 // allocator, malloc and free were about a fifth of a `MockModel.chat` (issue #31). The module's Rust allocations
 // only; Python objects keep Python's own allocator.
+// Not on macOS (Cargo.toml says why).
+#[cfg(not(target_os = "macos"))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
