@@ -4,7 +4,7 @@ import cuecard from '../lib/index.js';
 export const {
   MockModel, MockStream, assertThat, verify, runCheck, RecordingObserver, MockTool, MockMemory, Server, createFetch, McpTransport,
   awsRequestHandler,
-  openaiOptions, anthropicOptions, BASE_URL, cuecardMock, Recording, cuecardRecording, tokenize, countTokens, checkNames, VERSION, CuecardError,
+  openaiOptions, anthropicOptions, BASE_URL, cuecardMock, Recording, cuecardRecording, tokenize, countTokens, checkNames, VERSION, version, CuecardError,
   InvalidScenarioError, InvalidRequestError, ScriptExhaustedError, NoRouteMatchedError, InvalidArgumentError,
   InvalidStateError, RequestCountMismatchError, AssertionFailedError, CallbackFailedError, InvalidUtf8Error,
   CuecardIOError, ToolFailedError, InternalError, NotFoundError, RequestTooLargeError, HostCallbackError,

@@ -50,6 +50,8 @@ module.exports = {
   countTokens,
   checkNames: native.checkNames,
   VERSION: native.version(),
+  // The same, as `require('cuecard').version` (the release's one version: Cargo.toml, package.json, the wheel, the jar).
+  version: native.version(),
   CuecardError: errors.CuecardError,
   InvalidScenarioError: errors.InvalidScenarioError,
   InvalidRequestError: errors.InvalidRequestError,

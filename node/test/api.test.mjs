@@ -24,6 +24,12 @@ test('the ESM and CommonJS entries are one package: the same classes', () => {
   assert.equal(require('cuecard').ProviderError, ProviderError);
 });
 
+test('the package, the addon and the release say one version', () => {
+  const { version } = require('../package.json');
+  assert.equal(require('cuecard').version, version);
+  assert.equal(cjs.VERSION, version);
+});
+
 test('a tool call then text stream in order, with tool-call ids counted per mock', async () => {
   const mock = MockModel.thatCallsTool('lookup', { id: 7 }).thenResponds('Found it.');
   const first = await mock.chat('find 7');

@@ -597,6 +597,8 @@ export declare function cuecardRecording(t: { after(fn: () => void): void; name:
 export declare function tokenize(text: string): string[];
 export declare function countTokens(text: string): number;
 export declare const VERSION: string;
+/** The release's version, the same as {@link VERSION} (`require('cuecard').version`). */
+export declare const version: string;
 
 // ---- errors ---------------------------------------------------------------------------------------------------
 
