@@ -2,10 +2,12 @@ package dev.cuecard.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Locale;
+import java.util.stream.Stream;
 
 /**
  * The native library's methods (the ffi crate's `jni` feature). Native objects are {@code long} ids: a closed or
@@ -13,8 +15,9 @@ import java.util.Locale;
  * classes give these types.
  *
  * <p>The library is loaded from the system property {@code cuecard.library} (a path) when set, otherwise from the
- * classpath ({@code dev/cuecard/native/<os>-<arch>/}), copied to a temporary file first because a JVM can only load a
- * file.
+ * classpath ({@code dev/cuecard/native/<os>-<arch>/}, with {@code -musl} after it on a musl Linux such as Alpine),
+ * copied to a temporary file first because a JVM can only load a file. The release jar holds the library of every
+ * target (scripts/release.sh); a platform without one is an {@link UnsatisfiedLinkError} naming it.
  */
 public final class Native {
     private Native() {}
@@ -32,7 +35,8 @@ public final class Native {
         String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
         String arch = System.getProperty("os.arch").toLowerCase(Locale.ROOT);
         String platform = (os.contains("mac") ? "macos" : os.contains("win") ? "windows" : "linux") + "-"
-                + (arch.equals("amd64") || arch.equals("x86_64") ? "x86_64" : arch.equals("arm64") ? "aarch64" : arch);
+                + (arch.equals("amd64") || arch.equals("x86_64") ? "x86_64" : arch.equals("arm64") ? "aarch64" : arch)
+                + (!os.contains("mac") && !os.contains("win") && runsOnMusl() ? "-musl" : "");
         String file = os.contains("mac") ? "libcuecard_ffi.dylib" : os.contains("win") ? "cuecard_ffi.dll" : "libcuecard_ffi.so";
         String resource = "/dev/cuecard/native/" + platform + "/" + file;
         try (InputStream in = Native.class.getResourceAsStream(resource)) {
@@ -46,6 +50,18 @@ public final class Native {
             System.load(copy.toAbsolutePath().toString());
         } catch (IOException e) {
             throw new UnsatisfiedLinkError("cuecard could not unpack its native library: " + e);
+        }
+    }
+
+    /**
+     * Whether this JVM runs on musl's C library (Alpine): its own process maps musl's loader. (A glibc system can
+     * have musl installed beside it, so the files under /lib do not tell.)
+     */
+    private static boolean runsOnMusl() {
+        try (Stream<String> maps = Files.lines(Path.of("/proc/self/maps"))) {
+            return maps.anyMatch(line -> line.contains("/ld-musl-") || line.contains("/libc.musl-"));
+        } catch (IOException | UncheckedIOException e) {
+            return false;
         }
     }
 
