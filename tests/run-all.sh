@@ -169,27 +169,15 @@ echo "wasm size: 1 passed, 0 failed ($WASM_GZIPPED bytes gzipped)"
 # The journal dashboard (GET /_cuecard/ on the addon's server) in the same Chromium; its screenshot beside the build.
 (cd node && CUECARD_SCREENSHOT="$CARGO_TARGET_DIR/dashboard.png" "$NODE24" --test test/browser/dashboard.check.mjs)
 
-step "node: npm pack (no test-only exports) installed into a clean project, as the README says"
+step "node: the npm packages (napi-rs layout: cuecard + cuecard-linux-x64-gnu) installed into a clean project, as the README says"
 (cd node && npm run --silent build)
 git diff --exit-code -- node/native/index.js node/native/index.d.ts
 (cd node && npm run --silent build:browser)   # the wasm module without test-only exports, bundled for cuecard/browser
-rm -rf "$CARGO_TARGET_DIR/node-user" && mkdir -p "$CARGO_TARGET_DIR/node-user"
-(cd node && npm pack --silent --pack-destination "$CARGO_TARGET_DIR/node-user" >/dev/null)
-(
-  cd "$CARGO_TARGET_DIR/node-user"
-  printf '{"name": "node-user", "private": true}\n' > package.json
-  npm install --no-audit --no-fund --silent ./cuecard-*.tgz
-  test "$(printf 'Hello, world!' | npx --no-install cuecard tokenize --count)" = 4
-  npx --no-install cuecard validate "$ROOT/tests/scenarios/default.json"
-  node -e 'const c = require("cuecard"); if ("testingError" in require("cuecard/package.json") || typeof c.MockModel !== "function") process.exit(1); if ("testingError" in require(require.resolve("cuecard").replace(/lib.index.js$/, "native/index.js"))) { console.error("a test-only export shipped"); process.exit(1) }'
-  node --input-type=module -e 'import { MockModel, assertThat } from "cuecard"; const m = MockModel.thatResponds("hi"); await m.chat("x"); assertThat(m).scriptFullyUsed();'
-  # The subpath entries ship: cuecard/ai and cuecard/cogitator from both module systems.
-  node -e 'const { cuecardModel } = require("cuecard/ai"); const { MockLLMBackend } = require("cuecard/cogitator"); if (cuecardModel(require("cuecard").MockModel.thatResponds("x")).specificationVersion !== "v4" || new MockLLMBackend().provider !== "openai") process.exit(1)'
-  node --input-type=module -e 'import { cuecardModel } from "cuecard/ai"; import { createToolCall } from "cuecard/cogitator"; if (typeof cuecardModel !== "function" || createToolCall("f").id !== "call_00000001") process.exit(1);'
-  # cuecard/browser: the wasm module from its bytes (Node has no fetch of file URLs), no test-only export.
-  node --input-type=module -e 'import { load } from "cuecard/browser"; import { readFileSync } from "node:fs"; const c = await load(readFileSync("node_modules/cuecard/dist-browser/cuecard_wasm_bg.wasm")); if (c.MockModel.thatResponds("hi").chatSync("x").message.text !== "hi" || "testingError" in c.internals.native) process.exit(1);'
-)
-echo "npm pack + install: 7 passed, 0 failed"
+# The release's layout (scripts/release.sh builds every target): the main package and this machine's platform
+# package, from the addon just built; installed and run as a user would (scripts/release_checks/node.py).
+python3 scripts/npm_packages.py "$CARGO_TARGET_DIR/release-dist/npm" \
+  "x86_64-unknown-linux-gnu=node/native/cuecard.linux-x64-gnu.node"
+python3 scripts/check_release.py "$CARGO_TARGET_DIR/release-dist" --only npm
 
 step "wire: the official Python SDKs (openai, anthropic) against cuecard serve"
 # $CUECARD_BIN is the tests' build of the command (every feature).
@@ -212,10 +200,12 @@ step "book: docs/ with mdBook (every internal link checked), the API docs of eac
 tools_ready
 tests/book.sh "$CARGO_TARGET_DIR/py-clean-venv/bin/python"
 
-step "release: the static CLI cross-built for Linux ARM64 (musl, zig) with its arm64 image, run under qemu and chroot"
-# The cheap subset of scripts/release.sh (every target, the dist profile): one cross target, the release profile.
-TARGETS=aarch64-unknown-linux-musl PY_TARGETS= PROFILE=release DIST="$CARGO_TARGET_DIR/dist" scripts/release.sh
-python3 scripts/check_release.py "$CARGO_TARGET_DIR/dist"
+step "release: the static CLI for Linux ARM64 (musl, zig) with its arm64 image under qemu and chroot; the C archive and the jar for Linux x86-64"
+# The cheap subset of scripts/release.sh (every target, the dist profile): one cross target, this machine's C
+# archive (built with pkg-config and CMake) and the jar (its library loaded from its resources), the release profile.
+CLI_TARGETS=aarch64-unknown-linux-musl PY_TARGETS= NODE_TARGETS= LIB_TARGETS=x86_64-unknown-linux-gnu PROFILE=release \
+  DIST="$CARGO_TARGET_DIR/release-dist" scripts/release.sh
+python3 scripts/check_release.py "$CARGO_TARGET_DIR/release-dist" --only cli,image,c,jvm,action
 
 step "fuzz: every cargo-fuzz target (scenario, wire, tokenizer, face, record) for 10 s from the seed corpus (nightly)"
 tools_ready
