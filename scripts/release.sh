@@ -192,10 +192,12 @@ if [ -n "$LIB_TARGETS" ]; then
   for target in $LIB_TARGETS; do
     step_started=$SECONDS
     # `rustc -- --print native-static-libs`: the build itself, which also says what the static library needs.
-    printed="$(zig_build lib "$target" rustc -q -p cuecard-ffi --lib --features jni -- --print native-static-libs 2>&1)" \
-      || { echo "$printed" >&2; exit 1; }
+    printed="$(zig_build lib "$target" rustc -q -p cuecard-ffi --lib --features jni \
+      -- --print native-static-libs 2>&1)" || { echo "$printed" >&2; exit 1; }
     static_libs="$(echo "$printed" | sed -n 's/.*native-static-libs: //p' | tail -1)"
-    case "$target" in *windows*) out="$DIST/c/cuecard-c-$VERSION-$target.zip" ;; *) out="$DIST/c/cuecard-c-$VERSION-$target.tar.gz" ;; esac
+    [ -n "$static_libs" ] || { echo "release: rustc said nothing of native-static-libs for $target" >&2; exit 1; }
+    out="$DIST/c/cuecard-c-$VERSION-$target.tar.gz"
+    case "$target" in *windows*) out="${out%.tar.gz}.zip" ;; esac
     staging="$(mktemp -d)"
     python3 scripts/c_package.py "$staging/cuecard-c-$VERSION-$target" "$target" "$VERSION" \
       "$CARGO_TARGET_DIR/$target/$PROFILE" "$static_libs"
