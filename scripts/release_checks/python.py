@@ -52,7 +52,7 @@ def check():
             # An abi3 extension imports the stable ABI from python3.dll, which every CPython for Windows has.
             check_pe(f"python: {wheel}", extension(folder, wheel, ".pyd"), dll=True, also=("python3.dll",))
             skipped(f"python: {wheel}: not run (no CPython for Windows here)")
-    install_and_run(folder, next((w for w in wheels if tag_of(w).endswith("manylinux2014_x86_64")), None))
+    install_and_run(folder, next((w for w in wheels if "manylinux2014_x86_64" in tag_of(w).split(".")), None))
 
 
 def extension(folder, wheel, suffix):
