@@ -1,18 +1,22 @@
-//! Anthropic Messages, `POST /v1/messages` (`docs/concepts/wire.md`, "Anthropic Messages").
+//! Anthropic Messages, `POST /v1/messages` (`docs/concepts/wire.md`, "Anthropic Messages"), and its token count,
+//! `POST /v1/messages/count_tokens`.
 //!
 //! Streams use named events with the same `type` in the data: `message_start` (content `[]`, usage),
 //! per block `content_block_start` / `content_block_delta` (`thinking_delta` + `signature_delta`,
 //! `text_delta`, `input_json_delta`) / `content_block_stop`, then `message_delta` with the cumulative
 //! `usage.output_tokens`, then `message_stop`. A failure mid-stream is `event: error`.
 
-use super::errors::{error_object, Dialect};
+use super::errors::{cuecard_reply, error_object, Dialect};
 use super::json::{self, Object};
+use super::routes::Matched;
 use super::{
-    json_reply, json_text, push_json_number, push_json_str, sse_json, stream_reply, ChatProtocol, DecodedRequest,
-    Encoding, Frame, HttpReply,
+    json_reply, json_text, push_json_number, push_json_str, raw, request_id, served_reply, sse_json, stream_reply,
+    ChatProtocol, DecodedRequest, Encoding, Frame, HttpReply, HttpRequest,
 };
 use crate::contracts::thinking_signature;
 use crate::delivery::{self, StreamFraming};
+use crate::error::ErrorKind;
+use crate::mock::MockModel;
 use crate::model::{
     ChatRequest, ChatResponse, ContentPart, FinishReason, ImagePart, Message, Role, ToolCall, ToolDefinition, Usage,
 };
@@ -21,6 +25,35 @@ use crate::stream::{Envelope, EventStream, StreamEvent, TimedEvent};
 use serde_json::{json, Value};
 
 pub(crate) struct AnthropicMessages;
+
+/// `POST /v1/messages/count_tokens`: `{"input_tokens": N}`, the input tokens `/v1/messages` reports for the same
+/// body when the script gives no usage (the word-like count of the system prompt and the messages,
+/// `docs/concepts/tokens.md`), so a test can compare the two. The body is a Messages request without `max_tokens`;
+/// it is journaled as its messages, and a body that is not one is refused as `/v1/messages` refuses it.
+pub(crate) fn count_tokens(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> HttpReply {
+    let decoded = serde_json::from_slice::<Value>(&http.body)
+        .map_err(|e| format!("the request body is not valid JSON: {e}"))
+        .and_then(|mut body| {
+            if let Some(top) = body.as_object_mut() {
+                top.entry("max_tokens").or_insert(json!(1)); // not part of a count request
+            }
+            AnthropicMessages::decode(&body)
+        });
+    match decoded {
+        Ok(decoded) => {
+            let request = &decoded.request;
+            let input_tokens = crate::usage::estimate_input_tokens(request);
+            let served = super::served_request(&request.model, matched.endpoint, request.messages.clone());
+            let index = mock.record_served(served, Some(raw(http)));
+            served_reply(index, &json!({"input_tokens": input_tokens}))
+        }
+        Err(message) => {
+            let refused = super::served_request("", matched.endpoint, Vec::new());
+            let index = mock.reject(refused, Some(raw(http)), message.clone());
+            cuecard_reply(Dialect::Anthropic, 400, ErrorKind::InvalidRequest, &message, &request_id(index))
+        }
+    }
+}
 
 impl ChatProtocol for AnthropicMessages {
     const DIALECT: Dialect = Dialect::Anthropic;

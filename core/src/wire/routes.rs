@@ -79,6 +79,12 @@ pub(crate) static ROUTES: &[Route] = &[
     chat_row::<openai_chat::OpenAiChat>("POST", "/[v1]/chat/completions", "chat_completions"),
     chat_row::<openai_responses::OpenAiResponses>("POST", "/[v1]/responses", "responses"),
     chat_row::<anthropic::AnthropicMessages>("POST", "/[v1]/messages", "messages"),
+    row(
+        "POST",
+        "/[v1]/messages/count_tokens",
+        "anthropic_count_tokens",
+        whole!(|mock, request, matched| anthropic::count_tokens(mock, request, matched)),
+    ),
     Route {
         when: Some(from_google),
         ..row(

@@ -1,5 +1,5 @@
 """The official `anthropic` Python SDK, unmodified, against `cuecard serve`: Messages whole and streamed,
-thinking, tool use, usage, errors (401, 429, 529) and the SDK's own retries, mid-stream failures."""
+thinking, tool use, usage, errors (401, 429, 529) and the SDK's own retries, mid-stream failures, token counts."""
 import anthropic
 import pytest
 
@@ -29,6 +29,22 @@ def test_text_whole(cuecard):
     [entry] = cuecard.entries()
     assert entry["request"]["messages"][0] == {"role": "system", "content": [{"type": "text", "text": "Be brief."}]}
     assert entry["request"]["metadata"]["endpoint"] == "messages"
+
+
+def test_count_tokens_is_the_input_the_same_message_reports(cuecard):
+    cuecard.load(scenario("Sunny."))
+    sdk = client(cuecard)
+    conversation = [{"role": "user", "content": "Weather in Paris?"}, {"role": "assistant", "content": "Checking."},
+                    {"role": "user", "content": [{"type": "text", "text": "In Celsius, please."}]}]
+    counted = sdk.messages.count_tokens(model="claude-test-model", system="You are terse.", messages=conversation)
+    sent = sdk.messages.create(model="claude-test-model", max_tokens=50, system="You are terse.",
+                               messages=conversation)
+    assert counted.input_tokens == sent.usage.input_tokens > 0
+    count, message = cuecard.entries()
+    assert count["request"]["metadata"]["endpoint"] == "anthropic_count_tokens"
+    assert count["request"]["messages"] == message["request"]["messages"]
+    with pytest.raises(anthropic.BadRequestError, match="request.messages must be an array, found null"):
+        sdk.messages.count_tokens(model="claude-test-model", messages=None)  # type: ignore[arg-type]
 
 
 def test_streamed_text_deltas_are_exactly_the_word_like_tokens(cuecard):

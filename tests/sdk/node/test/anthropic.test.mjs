@@ -20,6 +20,15 @@ test('text, whole', async () => {
   assert.deepEqual([message.usage.input_tokens, message.usage.output_tokens], [5, 4]);
 });
 
+test('countTokens is the input the same message reports', async () => {
+  await server.load(scenario('Sunny.'));
+  const body = { model: 'claude-test-model', system: 'You are terse.', messages: [{ role: 'user', content: 'Weather in Paris?' }] };
+  const counted = await client().messages.countTokens(body);
+  const sent = await client().messages.create({ ...body, max_tokens: 50 });
+  assert.ok(counted.input_tokens > 0);
+  assert.equal(counted.input_tokens, sent.usage.input_tokens);
+});
+
 test('streamed text deltas are exactly the word-like tokens', async () => {
   await server.load(scenario({ text: 'Hello, world! Order 12345' }));
   const stream = await client().messages.create({ ...params, stream: true });
