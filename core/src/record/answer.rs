@@ -171,6 +171,7 @@ fn number(value: &Value, key: &str) -> Option<u64> {
 /// A whole response.
 fn whole(endpoint: &str, json: &Value, answer: &mut Answer) {
     match endpoint {
+        "completions" => completion_choice(json, answer),
         "chat_completions" => {
             let choice = &json["choices"][0];
             chat_message(&choice["message"], answer, false);
@@ -224,6 +225,7 @@ fn streamed(endpoint: &str, event: &[u8], answer: &mut Answer) {
             let Some((name, data)) = sse_event(event) else { return };
             let Ok(json) = serde_json::from_str::<Value>(&data) else { return };
             match endpoint {
+                "completions" => completion_choice(&json, answer),
                 "chat_completions" => {
                     if let Some(choice) = json["choices"].get(0) {
                         chat_message(&choice["delta"], answer, true);
@@ -282,6 +284,17 @@ fn chat_message(message: &Value, answer: &mut Answer, delta: bool) {
             answer.add_call(text_of(&call["id"]), text_of(&function["name"]), arguments);
         }
     }
+}
+
+/// A legacy completion, whole or one chunk of its stream: the first choice's text, its finish, the usage.
+fn completion_choice(json: &Value, answer: &mut Answer) {
+    if let Some(choice) = json["choices"].get(0) {
+        answer.text.push_str(text_of(&choice["text"]));
+        if let Some(reason) = choice["finish_reason"].as_str() {
+            answer.finish = Some(reason.to_string());
+        }
+    }
+    chat_usage(&json["usage"], answer);
 }
 
 fn chat_usage(usage: &Value, answer: &mut Answer) {

@@ -22,6 +22,7 @@ fn requests() -> Vec<(&'static str, HttpRequest)> {
     let gemini = r#"{"contents":[{"role":"user","parts":[{"text":"Weather in Paris?"}]}]}"#;
     let ollama = r#"{"model":"llama3.2","messages":[{"role":"user","content":"Weather in Paris?"}]STREAM}"#;
     let generate = r#"{"model":"llama3.2","prompt":"Weather in Paris?"STREAM}"#;
+    let completions = r#"{"model":"gpt-3.5-turbo-instruct","prompt":"Weather in Paris?"STREAM}"#;
     let converse = r#"{"messages":[{"role":"user","content":[{"text":"Weather in Paris?"}]}]}"#;
     let invoke = r#"{"anthropic_version":"bedrock-2023-05-31","max_tokens":256,"messages":[{"role":"user","content":"Weather in Paris?"}]}"#;
     let body = |template: &str, stream: &str| template.replace("STREAM", stream);
@@ -32,6 +33,13 @@ fn requests() -> Vec<(&'static str, HttpRequest)> {
         ("messages", "/v1/messages", messages, "", r#","stream":true"#),
         ("ollama chat", "/api/chat", ollama, r#","stream":false"#, r#","stream":true"#),
         ("ollama generate", "/api/generate", generate, r#","stream":false"#, r#","stream":true"#),
+        (
+            "completions",
+            "/v1/completions",
+            completions,
+            "",
+            r#","stream":true,"stream_options":{"include_usage":true}"#,
+        ),
     ] {
         out.push((name, HttpRequest::post_json(path, &body(template, whole))));
         out.push((name, HttpRequest::post_json(path, &body(template, streamed))));
@@ -127,7 +135,8 @@ fn the_neutral_answer_is_read_back_from_every_protocol() {
         recorder.record(&request, &as_upstream(&handle(&upstream, &request))).unwrap();
         let step = &recorder.document()["routes"][0]["steps"][0];
         assert_eq!(step["text"], "It is sunny in Paris.", "{name} {}: {step:#}", request.path);
-        if name != "ollama generate" {
+        // Neither protocol sends tool calls.
+        if !matches!(name, "ollama generate" | "completions") {
             assert_eq!(step["tool_calls"][0]["name"], "get_weather", "{name} {}: {step:#}", request.path);
             assert_eq!(step["tool_calls"][0]["arguments"], json!({"city": "Paris"}), "{name} {}", request.path);
         }
@@ -592,7 +601,7 @@ fn a_secret_split_over_stream_frames_is_cut_from_what_a_reader_reassembles() {
         .into_iter()
         .filter(|(_, r)| r.path.contains("stream") || String::from_utf8_lossy(&r.body).contains(r#""stream":true"#))
         .collect();
-    assert_eq!(streamed.len(), 8, "every protocol's streamed request");
+    assert_eq!(streamed.len(), 9, "every protocol's streamed request");
     for (name, request) in &streamed {
         let reply = handle(&upstream, request);
         let frames = match &reply {

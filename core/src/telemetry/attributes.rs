@@ -27,7 +27,7 @@ pub(crate) struct Described {
 fn provider(endpoint: &str, path: &str) -> &'static str {
     match endpoint {
         "chat_completions" | "responses" | "embeddings" | "models" if path.starts_with("/openai/") => "azure.ai.openai",
-        "chat_completions" | "responses" | "embeddings" | "models" => "openai",
+        "chat_completions" | "completions" | "responses" | "embeddings" | "models" => "openai",
         "messages" => "anthropic",
         e if e.starts_with("gemini") && path.contains("/publishers/") => "gcp.vertex_ai",
         e if e.starts_with("gemini") => "gcp.gemini",
@@ -41,7 +41,7 @@ fn provider(endpoint: &str, path: &str) -> &'static str {
 fn operation(endpoint: &str) -> &'static str {
     match endpoint {
         "gemini_generate" => "generate_content",
-        "ollama_generate" => "text_completion",
+        "ollama_generate" | "completions" => "text_completion",
         "embeddings" | "gemini_embed" | "ollama_embed" => "embeddings",
         _ => "chat",
     }

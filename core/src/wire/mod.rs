@@ -27,6 +27,7 @@ mod handle;
 mod json;
 mod ollama;
 mod openai_chat;
+mod openai_completions;
 mod openai_responses;
 mod protocol;
 mod reply;

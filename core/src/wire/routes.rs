@@ -11,7 +11,10 @@
 //! Rows are tried in order and the first that matches answers; a row may add a condition on the request
 //! (`when`), so that `GET /v1/models` from a Google SDK lists Gemini models and from anyone else OpenAI's.
 
-use super::{anthropic, bedrock, gemini, ollama, openai_chat, openai_responses, served, HttpReply, HttpRequest};
+use super::{
+    anthropic, bedrock, gemini, ollama, openai_chat, openai_completions, openai_responses, served, HttpReply,
+    HttpRequest,
+};
 use crate::mock::pending::Turn;
 use crate::mock::MockModel;
 use crate::model::ChatRequest;
@@ -78,6 +81,7 @@ pub(crate) static ROUTES: &[Route] = &[
     // OpenAI and Anthropic, with and without the /v1 prefix.
     chat_row::<openai_chat::OpenAiChat>("POST", "/[v1]/chat/completions", "chat_completions"),
     chat_row::<openai_responses::OpenAiResponses>("POST", "/[v1]/responses", "responses"),
+    chat_row::<openai_completions::OpenAiCompletions>("POST", "/[v1]/completions", "completions"),
     chat_row::<anthropic::AnthropicMessages>("POST", "/[v1]/messages", "messages"),
     row(
         "POST",

@@ -1,5 +1,5 @@
-"""The official `openai` Python SDK, unmodified, against `cuecard serve`: Chat Completions, Responses,
-embeddings, models; streaming, tool calls, usage, finish reasons, errors and the SDK's own retries."""
+"""The official `openai` Python SDK, unmodified, against `cuecard serve`: Chat Completions, Responses, legacy
+completions, embeddings, models; streaming, tool calls, usage, finish reasons, errors and the SDK's own retries."""
 import json
 
 import openai
@@ -18,6 +18,28 @@ def ask(text="Say hello"):
 
 def outcomes(cuecard):
     return [entry["outcome"] for entry in cuecard.entries()]
+
+
+def test_legacy_completions_whole_streamed_and_refused(cuecard):
+    cuecard.load(scenario("This is a test.", "Once upon a time.", {"fail": {"kind": "rate_limited"}}))
+    sdk = client(cuecard, max_retries=0)
+    whole = sdk.completions.create(model="gpt-3.5-turbo-instruct", prompt="Say this is a test", max_tokens=7)
+    assert (whole.object, whole.id, whole.choices[0].text, whole.choices[0].finish_reason) == (
+        "text_completion", "cmpl-1", "This is a test.", "stop")
+    assert whole.usage.completion_tokens == 5
+    chunks = list(sdk.completions.create(model="gpt-3.5-turbo-instruct", prompt="Tell a story", stream=True,
+                                         stream_options={"include_usage": True}))
+    assert "".join(c.choices[0].text for c in chunks if c.choices) == "Once upon a time."
+    assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "stop"
+    assert chunks[-1].usage.completion_tokens == 5
+    with pytest.raises(openai.RateLimitError):
+        sdk.completions.create(model="gpt-3.5-turbo-instruct", prompt="again")
+    with pytest.raises(openai.BadRequestError, match="one prompt per request"):
+        sdk.completions.create(model="gpt-3.5-turbo-instruct", prompt=["a", "b"])
+    entries = cuecard.entries()
+    assert [e["request"]["metadata"]["endpoint"] for e in entries[:2]] == ["completions", "completions"]
+    assert entries[0]["request"]["messages"] == [{"role": "user", "content": [{"type": "text",
+                                                                                "text": "Say this is a test"}]}]
 
 
 def test_text_whole_with_estimated_usage(cuecard):

@@ -11,6 +11,16 @@ after(async () => { await server.stop(); });
 const client = (options = {}) => new OpenAI({ baseURL: server.openaiURL, apiKey: 'test-key', ...options });
 const ask = (text = 'Say hello') => [{ role: 'user', content: text }];
 
+test('legacy completions, whole and streamed', async () => {
+  await server.load(scenario('This is a test.', 'Once upon a time.'));
+  const whole = await client().completions.create({ model: 'gpt-3.5-turbo-instruct', prompt: 'Say this is a test' });
+  assert.deepEqual([whole.object, whole.choices[0].text, whole.choices[0].finish_reason], ['text_completion', 'This is a test.', 'stop']);
+  const stream = await client().completions.create({ model: 'gpt-3.5-turbo-instruct', prompt: 'Tell a story', stream: true });
+  let text = '';
+  for await (const chunk of stream) text += chunk.choices[0]?.text ?? '';
+  assert.equal(text, 'Once upon a time.');
+});
+
 test('text, whole, with estimated usage', async () => {
   await server.load({ ...scenario({ text: 'Hello, world!' }), usage: 'estimate' });
   const completion = await client().chat.completions.create({ model: 'gpt-4o', messages: ask() });
