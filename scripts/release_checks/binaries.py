@@ -61,6 +61,14 @@ def elf_is_static(data):
     return True, machine
 
 
+def c_libraries(musl):
+    """The name prefixes of the only libraries a Linux shared library of the release may need: the C library's
+    (glibc's split into its parts; musl's one `libc.so`, which its loader answers itself)."""
+    if musl:
+        return ("libc.so",)
+    return ("libc.so", "libm.so", "libdl.so", "libpthread.so", "librt.so", "libgcc_s.so", "ld-linux", "libutil.so")
+
+
 def check_elf_library(label, data, machine, allowed):
     """A shared library for `machine` that needs only libraries whose names start with one of `allowed`."""
     parsed = elf_dynamic(data)

