@@ -132,6 +132,9 @@ def zig():
     """zig's command line (from the ziglang wheel scripts/release.sh installs)."""
     python = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release-tools", "bin",
                           "python")
+    if not os.path.exists(python):
+        raise SystemExit(f"check_release: no zig at {python}: run scripts/release.sh first, with the same "
+                         "CARGO_TARGET_DIR (it installs zig into $CARGO_TARGET_DIR/release-tools)")
     return [python, "-m", "ziglang"]
 
 
