@@ -1,5 +1,5 @@
-//! Anthropic Messages, `POST /v1/messages` (`docs/concepts/wire.md`, "Anthropic Messages"), and its token count,
-//! `POST /v1/messages/count_tokens`.
+//! Anthropic Messages, `POST /v1/messages` (`docs/concepts/wire.md`, "Anthropic Messages"), its token count,
+//! `POST /v1/messages/count_tokens`, and Claude on Vertex AI (`:rawPredict`, `:streamRawPredict`).
 //!
 //! Streams use named events with the same `type` in the data: `message_start` (content `[]`, usage),
 //! per block `content_block_start` / `content_block_delta` (`thinking_delta` + `signature_delta`,
@@ -52,6 +52,43 @@ pub(crate) fn count_tokens(mock: &MockModel, http: &HttpRequest, matched: &Match
             let index = mock.reject(refused, Some(raw(http)), message.clone());
             cuecard_reply(Dialect::Anthropic, 400, ErrorKind::InvalidRequest, &message, &request_id(index))
         }
+    }
+}
+
+/// Claude on Vertex AI, `.../publishers/anthropic/models/{model}:rawPredict` and `:streamRawPredict`, as the
+/// `AnthropicVertex` clients call it: the Messages body without `model` (the path names it, `routes::Matched`)
+/// and with `anthropic_version` (`vertex-2023-10-16`), which Vertex requires; the answer is the Messages answer.
+pub(crate) struct AnthropicVertex;
+
+impl ChatProtocol for AnthropicVertex {
+    const DIALECT: Dialect = Dialect::Anthropic;
+    const FRAMING: StreamFraming = AnthropicMessages::FRAMING;
+
+    fn decode(body: &Value) -> Result<DecodedRequest, String> {
+        let top = json::object(body, "the request")?;
+        if json::optional_str(top, "anthropic_version", "request")?.is_none() {
+            return Err("request.anthropic_version is required on Vertex AI (as `vertex-2023-10-16`)".to_string());
+        }
+        if top.contains_key("model") {
+            return AnthropicMessages::decode(body);
+        }
+        let mut named = body.clone();
+        named["model"] = Value::from(""); // replaced by the path's model
+        AnthropicMessages::decode(&named)
+    }
+
+    fn encode_response(
+        response: &ChatResponse,
+        usage: Usage,
+        envelope: &Envelope,
+        request: &DecodedRequest,
+        request_id: &str,
+    ) -> HttpReply {
+        AnthropicMessages::encode_response(response, usage, envelope, request, request_id)
+    }
+
+    fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
+        AnthropicMessages::encode_stream(stream, request, request_id)
     }
 }
 

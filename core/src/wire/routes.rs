@@ -175,6 +175,26 @@ pub(crate) static ROUTES: &[Route] = &[
         "gemini_count_tokens",
         whole!(|mock, request, matched| gemini::count_tokens(mock, request, matched)),
     ),
+    // Claude on Vertex AI: the Messages protocol at Vertex's paths (the count first: its "model" is a verb's).
+    row(
+        "POST",
+        "/{_}/projects/{_}/locations/{_}/publishers/anthropic/models/count-tokens:rawPredict",
+        "anthropic_count_tokens",
+        whole!(|mock, request, matched| anthropic::count_tokens(mock, request, matched)),
+    ),
+    chat_row::<anthropic::AnthropicVertex>(
+        "POST",
+        "/{_}/projects/{_}/locations/{_}/publishers/anthropic/models/{model}:rawPredict",
+        "messages",
+    ),
+    Route {
+        stream: Some(true),
+        ..chat_row::<anthropic::AnthropicVertex>(
+            "POST",
+            "/{_}/projects/{_}/locations/{_}/publishers/anthropic/models/{model}:streamRawPredict",
+            "messages",
+        )
+    },
     row(
         "GET",
         "/v1beta/models",
@@ -235,8 +255,10 @@ pub(crate) static ROUTES: &[Route] = &[
 ];
 
 /// The paths the unknown-path 404 lists, one per protocol.
-pub(crate) const SERVED: &str = "OpenAI /v1/chat/completions, /v1/responses, /v1/models, /v1/embeddings; \
-    Anthropic /v1/messages; Azure /openai/deployments/{d}/...; Gemini /v1beta/models/{m}:generateContent and \
+pub(crate) const SERVED: &str =
+    "OpenAI /v1/chat/completions, /v1/responses, /v1/completions, /v1/models, /v1/embeddings; \
+    Anthropic /v1/messages, /v1/messages/count_tokens, Vertex AI's .../publishers/anthropic/models/{m}:rawPredict and \
+    :streamRawPredict; Azure /openai/deployments/{d}/...; Gemini /v1beta/models/{m}:generateContent and \
     :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents; Ollama /api/chat, /api/generate, \
     /api/embed, /api/tags, /api/show; Bedrock /model/{id}/converse, /converse-stream, /invoke, \
     /invoke-with-response-stream";
@@ -486,6 +508,15 @@ mod tests {
         assert_eq!(
             find_endpoint("POST", "//openai/deployments/dep/chat/completions?api-version=1", &[]),
             Some(("chat_completions", Some("dep".into()), None))
+        );
+        let vertex_claude = "/v1/projects/p/locations/us-east5/publishers/anthropic/models";
+        assert_eq!(
+            find_endpoint("POST", &format!("{vertex_claude}/claude-x@2025:streamRawPredict"), &[]),
+            Some(("messages", Some("claude-x@2025".into()), Some(true)))
+        );
+        assert_eq!(
+            find_endpoint("POST", &format!("{vertex_claude}/count-tokens:rawPredict"), &[]),
+            Some(("anthropic_count_tokens", None, None))
         );
         assert_eq!(find_endpoint("POST", "/api/chat", &[]), Some(("ollama_chat", None, None)));
         assert_eq!(find_endpoint("POST", "/v1/_cuecard/reset", &[]), None);

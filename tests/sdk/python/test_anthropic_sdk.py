@@ -1,5 +1,6 @@
 """The official `anthropic` Python SDK, unmodified, against `cuecard serve`: Messages whole and streamed,
-thinking, tool use, usage, errors (401, 429, 529) and the SDK's own retries, mid-stream failures, token counts."""
+thinking, tool use, usage, errors (401, 429, 529) and the SDK's own retries, mid-stream failures, token counts; and
+`AnthropicVertex`, which sends the same bodies to Vertex AI's `:rawPredict` and `:streamRawPredict` paths."""
 import anthropic
 import pytest
 
@@ -45,6 +46,44 @@ def test_count_tokens_is_the_input_the_same_message_reports(cuecard):
     assert count["request"]["messages"] == message["request"]["messages"]
     with pytest.raises(anthropic.BadRequestError, match="request.messages must be an array, found null"):
         sdk.messages.count_tokens(model="claude-test-model", messages=None)  # type: ignore[arg-type]
+
+
+def vertex(cuecard) -> anthropic.AnthropicVertex:
+    # An access token is given, so the client needs no Google credentials (nor google-auth).
+    return anthropic.AnthropicVertex(region="us-east5", project_id="test-project", access_token="test-token",
+                                     base_url=cuecard.anthropic_url + "/v1")
+
+
+def test_claude_on_vertex_whole_streamed_and_counted(cuecard):
+    cuecard.load(scenario({"text": "Hello from Vertex."}, {"text": "Streamed, too."}))
+    sdk = vertex(cuecard)
+    message = sdk.messages.create(model="claude-sonnet-4@20250514", max_tokens=64, messages=ask())
+    assert (message.content[0].text, message.model, message.stop_reason) == (
+        "Hello from Vertex.", "claude-sonnet-4@20250514", "end_turn")
+    with sdk.messages.stream(model="claude-sonnet-4@20250514", max_tokens=64, messages=ask("Again")) as stream:
+        assert list(stream.text_stream) == ["Streamed", ",", " too", "."]
+    counted = sdk.messages.count_tokens(model="claude-sonnet-4@20250514", messages=ask())
+    assert counted.input_tokens == message.usage.input_tokens > 0
+    whole, streamed, count = cuecard.entries()
+    assert [e["request"]["metadata"]["endpoint"] for e in (whole, streamed, count)] == [
+        "messages", "messages", "anthropic_count_tokens"]
+    assert whole["request"]["model"] == "claude-sonnet-4@20250514"
+    assert ("stream" in whole["request"], streamed["request"]["stream"]) == (False, True)
+    assert streamed["raw"]["path"].endswith("/models/claude-sonnet-4@20250514:streamRawPredict")
+    assert whole["raw"]["path"].endswith(
+        "/projects/test-project/locations/us-east5/publishers/anthropic/models/claude-sonnet-4@20250514:rawPredict")
+
+
+def test_claude_on_vertex_requires_anthropic_version(cuecard):
+    cuecard.load(scenario("unused"))
+    import httpx2
+    reply = httpx2.post(cuecard.anthropic_url + "/v1/projects/p/locations/l/publishers/anthropic/models/c:rawPredict",
+                        json={"max_tokens": 5, "messages": ask()})
+    assert reply.status_code == 400
+    assert reply.json()["error"]["message"].startswith(
+        "request.anthropic_version is required on Vertex AI (as `vertex-2023-10-16`)")
+    [entry] = cuecard.entries()
+    assert entry["outcome"] == "rejected"
 
 
 def test_streamed_text_deltas_are_exactly_the_word_like_tokens(cuecard):
