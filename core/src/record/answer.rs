@@ -97,9 +97,9 @@ impl Call {
 /// The neutral finish reason of a provider's own (`stop`, `end_turn`, `MAX_TOKENS`, `tool_use`, ...).
 fn finish_reason(given: &str) -> FinishReason {
     match given.to_ascii_lowercase().as_str() {
-        "stop" | "end_turn" | "stop_sequence" | "completed" => FinishReason::Stop,
+        "stop" | "end_turn" | "stop_sequence" | "completed" | "complete" => FinishReason::Stop,
         "length" | "max_tokens" | "max_output_tokens" | "model_context_window_exceeded" => FinishReason::Length,
-        "tool_calls" | "tool_use" | "function_call" => FinishReason::ToolCalls,
+        "tool_calls" | "tool_use" | "function_call" | "tool_call" => FinishReason::ToolCalls,
         "content_filter"
         | "safety"
         | "refusal"
@@ -194,6 +194,7 @@ fn whole(endpoint: &str, json: &Value, answer: &mut Answer) {
             anthropic_usage(&json["usage"], answer);
         }
         "gemini_generate" => gemini_chunk(json, answer),
+        "cohere_chat" => cohere_whole(json, answer),
         "ollama_chat" | "ollama_generate" => ollama_chunk(json, answer),
         "bedrock_converse" => {
             for block in json["output"]["message"]["content"].as_array().into_iter().flatten() {
@@ -244,6 +245,7 @@ fn streamed(endpoint: &str, event: &[u8], answer: &mut Answer) {
                 }
                 "messages" => anthropic_event(&json, answer),
                 "gemini_generate" => gemini_chunk(&json, answer),
+                "cohere_chat" => cohere_event(&json, answer),
                 _ => {}
             }
         }
@@ -287,6 +289,61 @@ fn chat_message(message: &Value, answer: &mut Answer, delta: bool) {
 }
 
 /// A legacy completion, whole or one chunk of its stream: the first choice's text, its finish, the usage.
+/// Cohere v2's whole answer: content parts (text, thinking), `tool_calls`, the finish reason and usage.
+fn cohere_whole(json: &Value, answer: &mut Answer) {
+    let message = &json["message"];
+    for part in message["content"].as_array().into_iter().flatten() {
+        match part["type"].as_str() {
+            Some("text") => answer.text.push_str(text_of(&part["text"])),
+            Some("thinking") => answer.thinking.push_str(text_of(&part["thinking"])),
+            _ => {}
+        }
+    }
+    for call in message["tool_calls"].as_array().into_iter().flatten() {
+        let function = &call["function"];
+        answer.add_call(text_of(&call["id"]), text_of(&function["name"]), text_of(&function["arguments"]).into());
+    }
+    answer.finish = json["finish_reason"].as_str().map(str::to_string);
+    cohere_usage(&json["usage"], answer);
+}
+
+/// One event of a Cohere v2 stream, by its data's `type`.
+fn cohere_event(json: &Value, answer: &mut Answer) {
+    let message = &json["delta"]["message"];
+    match json["type"].as_str() {
+        Some("content-delta") => {
+            let content = &message["content"];
+            answer.text.push_str(text_of(&content["text"]));
+            answer.thinking.push_str(text_of(&content["thinking"]));
+        }
+        Some("tool-call-start" | "tool-call-delta") => {
+            let index = json["index"].as_u64().unwrap_or(0);
+            let given = &message["tool_calls"];
+            let call = answer.call(index);
+            if let Some(id) = given["id"].as_str() {
+                call.id = id.to_string();
+            }
+            if let Some(name) = given["function"]["name"].as_str() {
+                call.name = name.to_string();
+            }
+            call.arguments.push_str(text_of(&given["function"]["arguments"]));
+        }
+        Some("message-end") => {
+            answer.finish = json["delta"]["finish_reason"].as_str().map(str::to_string);
+            cohere_usage(&json["delta"]["usage"], answer);
+        }
+        _ => {}
+    }
+}
+
+fn cohere_usage(usage: &Value, answer: &mut Answer) {
+    let tokens = &usage["tokens"];
+    if tokens.is_object() {
+        answer.input_tokens = number(tokens, "input_tokens");
+        answer.output_tokens = number(tokens, "output_tokens");
+    }
+}
+
 fn completion_choice(json: &Value, answer: &mut Answer) {
     if let Some(choice) = json["choices"].get(0) {
         answer.text.push_str(text_of(&choice["text"]));

@@ -23,6 +23,7 @@ fn requests() -> Vec<(&'static str, HttpRequest)> {
     let ollama = r#"{"model":"llama3.2","messages":[{"role":"user","content":"Weather in Paris?"}]STREAM}"#;
     let generate = r#"{"model":"llama3.2","prompt":"Weather in Paris?"STREAM}"#;
     let completions = r#"{"model":"gpt-3.5-turbo-instruct","prompt":"Weather in Paris?"STREAM}"#;
+    let cohere = r#"{"model":"command-a-03-2025","messages":[{"role":"user","content":"Weather in Paris?"}]STREAM}"#;
     let converse = r#"{"messages":[{"role":"user","content":[{"text":"Weather in Paris?"}]}]}"#;
     let invoke = r#"{"anthropic_version":"bedrock-2023-05-31","max_tokens":256,"messages":[{"role":"user","content":"Weather in Paris?"}]}"#;
     let body = |template: &str, stream: &str| template.replace("STREAM", stream);
@@ -32,6 +33,7 @@ fn requests() -> Vec<(&'static str, HttpRequest)> {
         ("responses", "/v1/responses", responses, "", r#","stream":true"#),
         ("messages", "/v1/messages", messages, "", r#","stream":true"#),
         ("ollama chat", "/api/chat", ollama, r#","stream":false"#, r#","stream":true"#),
+        ("cohere", "/v2/chat", cohere, "", r#","stream":true"#),
         ("ollama generate", "/api/generate", generate, r#","stream":false"#, r#","stream":true"#),
         (
             "completions",
@@ -601,7 +603,7 @@ fn a_secret_split_over_stream_frames_is_cut_from_what_a_reader_reassembles() {
         .into_iter()
         .filter(|(_, r)| r.path.contains("stream") || String::from_utf8_lossy(&r.body).contains(r#""stream":true"#))
         .collect();
-    assert_eq!(streamed.len(), 9, "every protocol's streamed request");
+    assert_eq!(streamed.len(), 10, "every protocol's streamed request");
     for (name, request) in &streamed {
         let reply = handle(&upstream, request);
         let frames = match &reply {

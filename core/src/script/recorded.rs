@@ -123,8 +123,9 @@ pub fn answer_digest(canonical_json: &str) -> String {
 
 /// The endpoints whose rows answer with a model's reply (the chat protocols), which a recording can hold: the
 /// wire's routing table (`wire/routes.rs`) is checked against it.
-pub(crate) const ANSWER_ENDPOINTS: [&str; 9] = [
+pub(crate) const ANSWER_ENDPOINTS: [&str; 10] = [
     "chat_completions",
+    "cohere_chat",
     "completions",
     "responses",
     "messages",

@@ -28,7 +28,9 @@ fn provider(endpoint: &str, path: &str) -> &'static str {
     match endpoint {
         "chat_completions" | "responses" | "embeddings" | "models" if path.starts_with("/openai/") => "azure.ai.openai",
         "chat_completions" | "completions" | "responses" | "embeddings" | "models" => "openai",
+        "messages" if path.contains("/publishers/anthropic/") => "gcp.vertex_ai",
         "messages" => "anthropic",
+        "cohere_chat" => "cohere",
         e if e.starts_with("gemini") && path.contains("/publishers/") => "gcp.vertex_ai",
         e if e.starts_with("gemini") => "gcp.gemini",
         e if e.starts_with("bedrock") => "aws.bedrock",

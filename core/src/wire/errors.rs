@@ -26,6 +26,8 @@ pub enum Dialect {
     Ollama,
     /// AWS Bedrock's `{"message"}` with the class in `x-amzn-errortype`.
     Bedrock,
+    /// Cohere's `{"id", "message"}` (the SDK maps the status to its exception class).
+    Cohere,
 }
 
 impl Dialect {
@@ -33,7 +35,7 @@ impl Dialect {
         match self {
             Dialect::Anthropic => "request-id",
             Dialect::Bedrock => super::bedrock::REQUEST_ID,
-            Dialect::OpenAi | Dialect::Azure | Dialect::Gemini | Dialect::Ollama => "x-request-id",
+            Dialect::OpenAi | Dialect::Azure | Dialect::Gemini | Dialect::Ollama | Dialect::Cohere => "x-request-id",
         }
     }
 
@@ -48,6 +50,8 @@ impl Dialect {
             Dialect::Ollama
         } else if request.path.starts_with("/model/") {
             Dialect::Bedrock
+        } else if request.path.starts_with("/v2/") {
+            Dialect::Cohere
         } else {
             Dialect::OpenAi
         }
@@ -85,6 +89,10 @@ fn wire_message(dialect: Dialect, error: &ProviderError) -> &str {
         Dialect::Gemini => "The input token count (1048577) exceeds the maximum number of tokens allowed (1048576).",
         Dialect::Ollama => "the input length exceeds the context length",
         Dialect::Bedrock => "Input is too long for requested model.",
+        Dialect::Cohere => {
+            "too many tokens: total number of tokens in the prompt cannot exceed 128000 - received 128001. Try using a \
+             shorter prompt"
+        }
     }
 }
 
@@ -152,7 +160,7 @@ pub(crate) fn error_object(dialect: Dialect, error: &ProviderError) -> Value {
             })
         }
         Dialect::Ollama => Value::from(message),
-        Dialect::Bedrock => json!({"message": message}),
+        Dialect::Bedrock | Dialect::Cohere => json!({"message": message}),
     }
 }
 
@@ -192,6 +200,11 @@ fn body(dialect: Dialect, inner: Value, request_id: &str) -> Value {
     match dialect {
         Dialect::OpenAi | Dialect::Azure | Dialect::Gemini | Dialect::Ollama => json!({ "error": inner }),
         Dialect::Bedrock => inner,
+        Dialect::Cohere => {
+            let mut inner = inner;
+            inner["id"] = Value::from(request_id);
+            inner
+        }
         Dialect::Anthropic => json!({ "type": "error", "error": inner, "request_id": request_id }),
     }
 }
@@ -303,7 +316,7 @@ pub(crate) fn cuecard_reply(
             "status": match status { 404 => "NOT_FOUND", 400..=499 => "INVALID_ARGUMENT", _ => "INTERNAL" },
         }),
         Dialect::Ollama => Value::from(format!("{message} ({code})")),
-        Dialect::Bedrock => json!({"message": format!("{message} ({code})")}),
+        Dialect::Bedrock | Dialect::Cohere => json!({"message": format!("{message} ({code})")}),
         Dialect::Anthropic => json!({
             "type": match status { 404 => "not_found_error", 413 => "request_too_large", s if s < 500 => "invalid_request_error", _ => "api_error" },
             "message": format!("{message} ({code})"),

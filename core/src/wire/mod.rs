@@ -18,6 +18,7 @@ mod admin;
 mod anthropic;
 mod bedrock;
 mod chat;
+mod cohere;
 mod errors;
 mod escape;
 pub mod eventstream;

@@ -12,7 +12,7 @@
 //! (`when`), so that `GET /v1/models` from a Google SDK lists Gemini models and from anyone else OpenAI's.
 
 use super::{
-    anthropic, bedrock, gemini, ollama, openai_chat, openai_completions, openai_responses, served, HttpReply,
+    anthropic, bedrock, cohere, gemini, ollama, openai_chat, openai_completions, openai_responses, served, HttpReply,
     HttpRequest,
 };
 use crate::mock::pending::Turn;
@@ -233,6 +233,8 @@ pub(crate) static ROUTES: &[Route] = &[
         stream: Some(true),
         ..chat_row::<bedrock::BedrockInvoke>("POST", "/model/{model}/invoke-with-response-stream", "bedrock_invoke")
     },
+    // Cohere v2.
+    chat_row::<cohere::CohereChat>("POST", "/v2/chat", "cohere_chat"),
     // Ollama.
     chat_row::<ollama::OllamaChat>("POST", "/api/chat", "ollama_chat"),
     chat_row::<ollama::OllamaGenerate>("POST", "/api/generate", "ollama_generate"),
@@ -261,7 +263,7 @@ pub(crate) const SERVED: &str =
     :streamRawPredict; Azure /openai/deployments/{d}/...; Gemini /v1beta/models/{m}:generateContent and \
     :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents; Ollama /api/chat, /api/generate, \
     /api/embed, /api/tags, /api/show; Bedrock /model/{id}/converse, /converse-stream, /invoke, \
-    /invoke-with-response-stream";
+    /invoke-with-response-stream; Cohere /v2/chat";
 
 /// One row of the protocol table as data: what the book's endpoint reference is generated from, so it cannot drift
 /// from what the server answers.
