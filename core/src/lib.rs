@@ -41,6 +41,7 @@ pub mod isolation;
 pub mod journal;
 pub mod latency;
 pub mod mcp;
+pub mod media;
 pub mod memory;
 mod mock;
 pub mod model;

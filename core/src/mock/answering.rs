@@ -194,6 +194,12 @@ impl MockModel {
         self.lock().routes.iter().filter_map(|r| r.route.matcher.model.clone()).collect()
     }
 
+    /// Whether a route's match names `endpoint`: the endpoints beside chat (moderations, images, audio) take steps
+    /// only then, so a script of chat steps is not consumed by them.
+    pub fn routes_name_endpoint(&self, endpoint: &str) -> bool {
+        self.lock().routes.iter().any(|r| r.route.matcher.endpoint.as_deref() == Some(endpoint))
+    }
+
     /// Takes the next step for `request` under the lock and journals the request (as pending).
     fn take(&self, request: &Arc<ChatRequest>, raw: Option<RawRequest>) -> Result<Taken, (u64, CallError)> {
         let journaled = Arc::clone(request);

@@ -231,6 +231,10 @@ pub struct StepSpec {
     /// `refusal` parts, Anthropic's `refusal` stop reason), and the answer finishes `refusal`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refusal: Option<String>,
+    /// A moderation's verdict (`POST /v1/moderations`): the flagged categories as a list of names, or scores by
+    /// name (flagged from 0.5). The answer's text is the scores as a JSON object, finishing `content_filter`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flagged: Option<Value>,
     /// A whole response, streamed from its message and completed with exactly it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response: Option<ChatResponse>,
@@ -369,7 +373,8 @@ impl StepSpec {
             || self.tokens.is_some()
             || (self.thinking.is_some() && generated.is_none())
             || self.tool_calls.is_some()
-            || self.refusal.is_some();
+            || self.refusal.is_some()
+            || self.flagged.is_some();
         let kinds = [has_answer, self.response.is_some(), self.fail.is_some(), generated.is_some()];
         let kinds = kinds.iter().filter(|b| **b).count();
         if kinds == 0 && self.recorded.is_none() {
@@ -402,6 +407,22 @@ impl StepSpec {
         if self.text.is_some() && self.tokens.is_some() {
             return Err(SpecProblem::new("", "text and tokens are two ways to give the same text: use one"));
         }
+        let flagged = match &self.flagged {
+            None => None,
+            Some(_)
+                if self.text.is_some()
+                    || self.tokens.is_some()
+                    || self.thinking.is_some()
+                    || self.tool_calls.is_some()
+                    || self.refusal.is_some() =>
+            {
+                return Err(SpecProblem::new(
+                    ".flagged",
+                    "a moderation verdict is the whole answer: no text, tokens, thinking, tool_calls or refusal beside it",
+                ))
+            }
+            Some(verdict) => Some(moderation_scores(verdict)?),
+        };
         let mut step = if let Some(generated) = generated {
             generated
         } else if kinds == 0 {
@@ -428,6 +449,11 @@ impl StepSpec {
         };
         timing.check().map_err(|(field, problem)| SpecProblem::new(&format!(".{field}"), problem))?;
         step = step.with_timing(timing);
+        if let Some(scores) = flagged {
+            step = Step::answer(Answer { text: Some(Chunks::Exact(vec![scores])), ..Answer::default() })
+                .with_timing(timing)
+                .with_finish_reason(FinishReason::ContentFilter);
+        }
         if let Some(reason) = self.finish_reason.or(self.refusal.as_ref().map(|_| FinishReason::Refusal)) {
             step = step.with_finish_reason(reason);
         }
@@ -502,6 +528,66 @@ impl StepSpec {
         }
         Ok(Answer { thinking, text, tool_calls })
     }
+}
+
+/// The moderation categories OpenAI scores (`omni-moderation-latest`), in its order.
+pub const MODERATION_CATEGORIES: [&str; 13] = [
+    "harassment",
+    "harassment/threatening",
+    "hate",
+    "hate/threatening",
+    "illicit",
+    "illicit/violent",
+    "self-harm",
+    "self-harm/intent",
+    "self-harm/instructions",
+    "sexual",
+    "sexual/minors",
+    "violence",
+    "violence/graphic",
+];
+
+/// A `flagged` verdict as the JSON text of its scores by category (a listed category scores 0.99), checking the
+/// names and scores.
+fn moderation_scores(verdict: &Value) -> std::result::Result<String, SpecProblem> {
+    let known = |name: &str, path: &str| {
+        if MODERATION_CATEGORIES.contains(&name) {
+            Ok(())
+        } else {
+            Err(SpecProblem::new(
+                path,
+                format!("{name:?} is not a moderation category ({})", MODERATION_CATEGORIES.join(", ")),
+            ))
+        }
+    };
+    let mut scores = serde_json::Map::new();
+    match verdict {
+        Value::Array(names) if !names.is_empty() => {
+            for (i, name) in names.iter().enumerate() {
+                let path = format!(".flagged[{i}]");
+                let name = name.as_str().ok_or_else(|| SpecProblem::new(&path, "a category is a string"))?;
+                known(name, &path)?;
+                scores.insert(name.to_string(), Value::from(0.99));
+            }
+        }
+        Value::Object(given) if !given.is_empty() => {
+            for (name, score) in given {
+                let path = format!(".flagged.{name}");
+                known(name, &path)?;
+                match score.as_f64() {
+                    Some(number) if (0.0..=1.0).contains(&number) => scores.insert(name.clone(), score.clone()),
+                    _ => return Err(SpecProblem::new(&path, format!("the score {score} is not a number from 0 to 1"))),
+                };
+            }
+        }
+        _ => {
+            return Err(SpecProblem::new(
+                ".flagged",
+                "give the flagged categories as a non-empty list of names, or scores by name",
+            ))
+        }
+    }
+    Ok(Value::Object(scores).to_string())
 }
 
 /// What a builder verb or a scenario takes for one step: a text (streamed in word-like tokens) or a step spec.

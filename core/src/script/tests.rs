@@ -37,3 +37,22 @@ fn preview_shortens_long_text() {
     assert_eq!(preview("short"), "\"short\"");
     assert_eq!(preview(&"x".repeat(40)), format!("\"{}\"…", "x".repeat(23)));
 }
+
+#[test]
+fn a_moderation_verdict_is_its_scores_as_text_finishing_content_filter() {
+    use crate::scenario::Scenario;
+    let scenario = |step: serde_json::Value| {
+        Scenario::from_value(serde_json::json!({"cuecard": 1, "routes": [{"steps": [step]}]}))
+            .and_then(|s| crate::mock::MockModel::from_scenario(&s))
+    };
+    let answer = |step| scenario(step).unwrap().chat(&ChatRequest::user("m", "hi")).unwrap();
+    let listed = answer(serde_json::json!({"flagged": ["violence", "hate/threatening"]}));
+    assert_eq!(listed.text(), r#"{"hate/threatening":0.99,"violence":0.99}"#);
+    assert_eq!(listed.finish_reason, Some(crate::model::FinishReason::ContentFilter));
+    assert_eq!(answer(serde_json::json!({"flagged": {"hate": 0.3}})).text(), r#"{"hate":0.3}"#);
+    let problem = |step| scenario(step).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(problem(serde_json::json!({"flagged": ["violent"]})).contains("\"violent\" is not a moderation category"));
+    assert!(problem(serde_json::json!({"flagged": {"hate": 2}})).contains("the score 2 is not a number from 0 to 1"));
+    assert!(problem(serde_json::json!({"flagged": []})).contains("a non-empty list of names"));
+    assert!(problem(serde_json::json!({"flagged": ["hate"], "text": "x"})).contains("the whole answer"));
+}

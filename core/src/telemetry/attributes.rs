@@ -27,7 +27,8 @@ pub(crate) struct Described {
 fn provider(endpoint: &str, path: &str) -> &'static str {
     match endpoint {
         "chat_completions" | "responses" | "embeddings" | "models" if path.starts_with("/openai/") => "azure.ai.openai",
-        "chat_completions" | "completions" | "responses" | "embeddings" | "models" => "openai",
+        "chat_completions" | "completions" | "responses" | "embeddings" | "models" | "moderations" | "images"
+        | "speech" | "transcriptions" | "translations" => "openai",
         "messages" if path.contains("/publishers/anthropic/") => "gcp.vertex_ai",
         "messages" => "anthropic",
         "cohere_chat" => "cohere",
@@ -45,6 +46,12 @@ fn operation(endpoint: &str) -> &'static str {
         "gemini_generate" => "generate_content",
         "ollama_generate" | "completions" => "text_completion",
         "embeddings" | "gemini_embed" | "ollama_embed" => "embeddings",
+        // Not named by the conventions: the endpoint's own name.
+        "moderations" => "moderations",
+        "images" => "images",
+        "speech" => "speech",
+        "transcriptions" => "transcriptions",
+        "translations" => "translations",
         _ => "chat",
     }
 }

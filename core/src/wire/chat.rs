@@ -12,12 +12,14 @@ use crate::stream::Envelope;
 use routes::Matched;
 use std::sync::Arc;
 
-pub(super) fn chat<P: ChatProtocol + 'static>(
-    mock: &MockModel,
-    http: &HttpRequest,
-    matched: &Matched,
-) -> Turn<HttpReply> {
-    let dialect = P::DIALECT;
+/// A chat row's answer: [`chat_with`] the protocol's codec.
+pub(super) fn chat<P: ChatProtocol>(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> Turn<HttpReply> {
+    chat_with(P::CODEC, mock, http, matched)
+}
+
+/// Answers a chat request through `codec`.
+pub(super) fn chat_with(codec: Codec, mock: &MockModel, http: &HttpRequest, matched: &Matched) -> Turn<HttpReply> {
+    let dialect = codec.dialect;
     if http.body.len() > MAX_BODY_BYTES {
         let message =
             // The server stops reading one byte past the limit, so the real size is unknown: name the limit only.
@@ -36,7 +38,7 @@ pub(super) fn chat<P: ChatProtocol + 'static>(
             &request_id(index),
         ));
     }
-    let mut decoded = match decode_chat::<P>(http, matched) {
+    let mut decoded = match decode_with(codec, http, matched) {
         Ok(decoded) => decoded,
         Err(message) => {
             let request = ChatRequest { metadata: endpoint_metadata(matched.endpoint, http), ..ChatRequest::default() };
@@ -73,21 +75,21 @@ pub(super) fn chat<P: ChatProtocol + 'static>(
         let delivery = mock.delivery().map(|delivery| (delivery, mock.seed()));
         turn.map(move |result| {
             let step_headers =
-                result.as_ref().map(|stream| reply_headers(P::DIALECT, stream.envelope())).unwrap_or_default();
+                result.as_ref().map(|stream| reply_headers(codec.dialect, stream.envelope())).unwrap_or_default();
             let reply = match recorded_stream_reply(&result, endpoint, speed) {
                 Some(reply) => reply,
-                None => streamed_reply::<P>(result, &decoded),
+                None => streamed_reply(codec, result, &decoded),
             };
-            delivered(with_step_headers(reply, step_headers), delivery, P::FRAMING)
+            delivered(with_step_headers(reply, step_headers), delivery, codec.framing)
         })
     } else {
         let turn = mock.chat_timed_turn(Arc::clone(&decoded.request), Some(raw_request));
         turn.map(move |exchange| {
-            let step_headers = exchange.envelope.as_ref().map(|e| reply_headers(P::DIALECT, e)).unwrap_or_default();
+            let step_headers = exchange.envelope.as_ref().map(|e| reply_headers(codec.dialect, e)).unwrap_or_default();
             let recorded = exchange.envelope.as_ref().and_then(|e| e.recorded.as_ref());
             let reply = match recorded.filter(|r| r.replays_for(endpoint, false)) {
                 Some(recorded) => recorded.reply(speed),
-                None => whole_reply::<P>(exchange, &decoded),
+                None => whole_reply(codec, exchange, &decoded),
             };
             with_step_headers(reply, step_headers)
         })
@@ -190,16 +192,11 @@ pub(super) fn recorded_stream_reply(result: &StreamResult, endpoint: &str, speed
 /// A chat request as the neutral request and its protocol options: the body decoded, then what the path and
 /// headers say (the endpoint and operation; Gemini's model and stream verb and Azure's deployment win over the
 /// body).
-pub(super) fn decode_chat<P: ChatProtocol>(http: &HttpRequest, matched: &Matched) -> Result<DecodedRequest, String> {
-    let text = std::str::from_utf8(&http.body)
-        .map_err(|e| format!("the request body is not valid UTF-8 (byte {})", e.valid_up_to()))?;
-    let mut decoded = match P::decode_common(text) {
-        Some(decoded) => decoded,
-        None => {
-            let body: serde_json::Value =
-                serde_json::from_str(text).map_err(|e| format!("the request body is not valid JSON: {e}"))?;
-            P::decode(&body)?
-        }
+pub(super) fn decode_with(codec: Codec, http: &HttpRequest, matched: &Matched) -> Result<DecodedRequest, String> {
+    let mut decoded = if codec.form {
+        (codec.decode_form)(&multipart::parse(http.header("content-type"), &http.body)?)?
+    } else {
+        decode_json(codec, http)?
     };
     let metadata = endpoint_metadata(matched.endpoint, http);
     let request = Arc::make_mut(&mut decoded.request); // not shared yet: no copy
@@ -216,9 +213,23 @@ pub(super) fn decode_chat<P: ChatProtocol>(http: &HttpRequest, matched: &Matched
     Ok(decoded)
 }
 
+/// A JSON body as the protocol's request.
+fn decode_json(codec: Codec, http: &HttpRequest) -> Result<DecodedRequest, String> {
+    let text = std::str::from_utf8(&http.body)
+        .map_err(|e| format!("the request body is not valid UTF-8 (byte {})", e.valid_up_to()))?;
+    match (codec.decode_common)(text) {
+        Some(decoded) => Ok(decoded),
+        None => {
+            let body: serde_json::Value =
+                serde_json::from_str(text).map_err(|e| format!("the request body is not valid JSON: {e}"))?;
+            (codec.decode)(&body)
+        }
+    }
+}
+
 /// The neutral request of a chat protocol's HTTP request (the protocol table's `decode`).
 pub(super) fn decode_http<P: ChatProtocol>(http: &HttpRequest, matched: &Matched) -> Result<ChatRequest, String> {
-    decode_chat::<P>(http, matched).map(|decoded| Arc::unwrap_or_clone(decoded.request))
+    decode_with(P::CODEC, http, matched).map(|decoded| Arc::unwrap_or_clone(decoded.request))
 }
 
 /// The name of an assistant message that stands for an OpenAI `item_reference` (`item_reference:msg_1`).
@@ -288,8 +299,8 @@ pub(super) fn estimated_usage(
 }
 
 /// A streamed answer, or its failure.
-pub(super) fn streamed_reply<P: ChatProtocol>(result: StreamResult, decoded: &DecodedRequest) -> HttpReply {
-    let dialect = P::DIALECT;
+pub(super) fn streamed_reply(codec: Codec, result: StreamResult, decoded: &DecodedRequest) -> HttpReply {
+    let dialect = codec.dialect;
     match result {
         Ok(stream) => {
             let request_id = request_id(stream.request_index());
@@ -301,21 +312,21 @@ pub(super) fn streamed_reply<P: ChatProtocol>(result: StreamResult, decoded: &De
             let answered_by = stream.envelope().answered_by.clone();
             let stream =
                 stream.with_usage_if_missing(|response| estimated_usage(&decoded.request, response, &answered_by));
-            P::encode_stream(&stream, decoded, &request_id)
+            (codec.encode_stream)(&stream, decoded, &request_id)
         }
         Err((index, error)) => call_error_reply(dialect, &error, &request_id(index), 0),
     }
 }
 
 /// A non-streaming answer: the response (or failure) after the step's whole virtual duration.
-pub(super) fn whole_reply<P: ChatProtocol>(exchange: Exchange, decoded: &DecodedRequest) -> HttpReply {
+pub(super) fn whole_reply(codec: Codec, exchange: Exchange, decoded: &DecodedRequest) -> HttpReply {
     let request_id = request_id(exchange.index);
     let delay_ms = exchange.delay_ms + exchange.stall_ms;
     match (exchange.result, exchange.envelope) {
         (Ok(response), Some(envelope)) => {
             let usage =
                 response.usage.unwrap_or_else(|| estimated_usage(&decoded.request, &response, &envelope.answered_by));
-            match P::encode_response(&response, usage, &envelope, decoded, &request_id) {
+            match (codec.encode_response)(&response, usage, &envelope, decoded, &request_id) {
                 HttpReply::Full { status, headers, body, .. } => HttpReply::Full { delay_ms, status, headers, body },
                 other => other,
             }
@@ -323,9 +334,9 @@ pub(super) fn whole_reply<P: ChatProtocol>(exchange: Exchange, decoded: &Decoded
         (Ok(_), None) => {
             let error =
                 CallError::Cuecard(crate::error::Error::new(ErrorKind::Internal, "an answer without an envelope"));
-            call_error_reply(P::DIALECT, &error, &request_id, delay_ms)
+            call_error_reply(codec.dialect, &error, &request_id, delay_ms)
         }
-        (Err(error), _) => call_error_reply(P::DIALECT, &error, &request_id, delay_ms),
+        (Err(error), _) => call_error_reply(codec.dialect, &error, &request_id, delay_ms),
     }
 }
 

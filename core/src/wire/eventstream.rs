@@ -13,44 +13,7 @@
 /// Header value type 7: a string.
 const STRING: u8 = 7;
 
-/// CRC-32 (IEEE 802.3, zlib's), as both CRCs of a message use it.
-#[cfg(not(target_arch = "wasm32"))]
-fn crc32(bytes: &[u8]) -> u32 {
-    crc32fast::hash(bytes)
-}
-
-/// CRC-32 one byte at a time from a 1 KB table made at compile time: the WASM module keeps its size budget (crc32fast's
-/// portable path carries sixteen such tables), and the in-process streams it frames are short. A native test checks
-/// it against crc32fast.
-#[cfg(any(target_arch = "wasm32", test))]
-fn crc32_small(bytes: &[u8]) -> u32 {
-    const TABLE: [u32; 256] = {
-        let mut table = [0u32; 256];
-        let mut i = 0;
-        while i < 256 {
-            let mut crc = i as u32;
-            let mut bit = 0;
-            while bit < 8 {
-                crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
-                bit += 1;
-            }
-            table[i] = crc;
-            i += 1;
-        }
-        table
-    };
-    let mut crc = !0u32;
-    for &byte in bytes {
-        // The index is the low byte, so always within the table.
-        crc = (crc >> 8) ^ TABLE[usize::from((crc as u8) ^ byte)];
-    }
-    !crc
-}
-
-#[cfg(target_arch = "wasm32")]
-fn crc32(bytes: &[u8]) -> u32 {
-    crc32_small(bytes)
-}
+use crate::media::crc32;
 
 /// One message: its headers (name and string value, in order) and payload.
 pub fn encode(headers: &[(&str, &str)], payload: &[u8]) -> Vec<u8> {
@@ -207,7 +170,7 @@ mod tests {
     proptest! {
         #[test]
         fn the_small_table_is_crc32fasts_crc(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
-            prop_assert_eq!(crc32_small(&bytes), crc32fast::hash(&bytes));
+            prop_assert_eq!(crate::media::crc32_small(&bytes), crc32fast::hash(&bytes));
         }
 
         #[test]

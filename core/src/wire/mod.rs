@@ -26,13 +26,18 @@ pub(crate) mod frames;
 mod gemini;
 mod handle;
 mod json;
+mod multipart;
 mod ollama;
+mod openai_audio;
 mod openai_chat;
 mod openai_completions;
+mod openai_images;
+mod openai_moderations;
 mod openai_responses;
 mod protocol;
 mod reply;
 mod routes;
+mod scripted;
 mod served;
 
 #[cfg(feature = "record")]
@@ -58,7 +63,7 @@ pub(crate) use handle::serves;
 pub use handle::{
     admin_token_refusal, decode_request, handle, handle_turn, is_admin_path, may_take_long, unreadable_body_reply,
 };
-pub(crate) use protocol::{ChatProtocol, DecodedRequest};
+pub(crate) use protocol::{ChatProtocol, Codec, DecodedRequest};
 pub(crate) use reply::*;
 
 /// Header naming the operation of a request (the main routing key).

@@ -13,6 +13,13 @@ pub(crate) trait ChatProtocol {
     const FRAMING: crate::delivery::StreamFraming;
     /// The request JSON as a neutral request, or a message saying what is wrong.
     fn decode(body: &serde_json::Value) -> Result<DecodedRequest, String>;
+    /// Whether the body is a `multipart/form-data` upload (transcriptions, image edits), read by `decode_form`
+    /// instead of `decode`.
+    const FORM: bool = false;
+    /// A form body's parts as a neutral request (only when `FORM`).
+    fn decode_form(_parts: &[super::multipart::Part<'_>]) -> Result<DecodedRequest, String> {
+        Err("this endpoint takes a JSON body".to_string())
+    }
     /// The request read straight from the body when it has the protocol's common shape, past the
     /// `serde_json::Value` tree; `None` leaves it to `decode`, whose request it must equal where it answers.
     fn decode_common(_body: &str) -> Option<DecodedRequest> {
@@ -29,6 +36,33 @@ pub(crate) trait ChatProtocol {
     ) -> HttpReply;
     /// A stream.
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply;
+    /// The protocol as a table of its functions, which `wire::chat` takes.
+    const CODEC: Codec = Codec {
+        dialect: Self::DIALECT,
+        framing: Self::FRAMING,
+        form: Self::FORM,
+        decode_common: Self::decode_common,
+        decode: Self::decode,
+        decode_form: Self::decode_form,
+        encode_response: Self::encode_response,
+        encode_stream: Self::encode_stream,
+    };
+}
+
+/// A chat protocol's functions as a table. `wire::chat` and the decoders take it, so their code exists once for
+/// every protocol: generic over the protocol, they were copied per protocol (fourteen copies of the dispatcher's
+/// largest functions), and the copies were a good part of the WASM module's size.
+#[derive(Clone, Copy)]
+pub(crate) struct Codec {
+    pub dialect: Dialect,
+    pub framing: crate::delivery::StreamFraming,
+    pub form: bool,
+    pub decode_common: fn(&str) -> Option<DecodedRequest>,
+    pub decode: fn(&serde_json::Value) -> Result<DecodedRequest, String>,
+    pub decode_form: fn(&[super::multipart::Part<'_>]) -> Result<DecodedRequest, String>,
+    pub encode_response:
+        fn(&crate::model::ChatResponse, crate::model::Usage, &Envelope, &DecodedRequest, &str) -> HttpReply,
+    pub encode_stream: fn(&EventStream, &DecodedRequest, &str) -> HttpReply,
 }
 
 /// A decoded request and the protocol options that shape the answer.
@@ -45,6 +79,24 @@ pub(crate) struct DecodedRequest {
     pub store: bool,
     /// Responses' `previous_response_id`, echoed in the reply.
     pub previous_response_id: Option<String>,
+    /// What a media endpoint (speech, transcription, images) was asked to answer with.
+    pub media: Option<Box<MediaOptions>>,
+}
+
+/// A media endpoint's options: what its answer is made of beside the step.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MediaOptions {
+    /// The reply's format: speech's `mp3`, `wav`, ...; a transcription's `json`, `text`, `srt`, `vtt`,
+    /// `verbose_json`; images' `b64_json` or `url`.
+    pub format: String,
+    /// A transcription's `timestamp_granularities` include `word`.
+    pub words: bool,
+    /// A transcription's audio, when cuecard made it: the text it speaks (what an unscripted transcription answers).
+    pub spoken: Option<String>,
+    /// Images: how many, and their size.
+    pub count: u32,
+    pub width: u32,
+    pub height: u32,
 }
 
 impl DecodedRequest {
@@ -57,6 +109,7 @@ impl DecodedRequest {
             reasoning_field: crate::script::ReasoningField::None,
             store: true,
             previous_response_id: None,
+            media: None,
         }
     }
 }

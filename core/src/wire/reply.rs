@@ -97,6 +97,26 @@ pub(crate) fn sse_event(name: Option<&str>, data: &str) -> String {
     out
 }
 
+/// A binary body (speech, an uploaded file's content): a stream of base64 frames of at most 48 KiB each, which every
+/// host decodes before sending (whole bodies are text; a stream's frames may be binary, as Bedrock's are).
+pub(crate) fn binary_reply(headers: Vec<ReplyHeader>, bytes: &[u8]) -> HttpReply {
+    use base64::Engine;
+    let frames: Vec<Frame> = bytes
+        .chunks(48 * 1024)
+        .map(|chunk| Frame { delay_ms: 0, data: base64::engine::general_purpose::STANDARD.encode(chunk) })
+        .collect();
+    HttpReply::Stream {
+        stall_ms: 0,
+        status: 200,
+        headers,
+        frames: frames.into(),
+        end: StreamEnd::Close,
+        base64: true,
+        separate_writes: false,
+        entry: None,
+    }
+}
+
 /// The streamed reply around `frames`: SSE headers with the request id, and the end the stream asks for.
 pub(crate) fn stream_reply(
     stream: &EventStream,
@@ -141,7 +161,34 @@ pub(crate) fn served_request(model: &str, endpoint: &str, messages: Vec<crate::m
 }
 
 pub(crate) fn raw(request: &HttpRequest) -> RawRequest {
-    RawRequest { path: request.path.as_str().into(), body: lossy_text(&request.body).into(), contract_violation: None }
+    let body = match form_summary(request) {
+        Some(summary) => summary,
+        None => lossy_text(&request.body),
+    };
+    RawRequest { path: request.path.as_str().into(), body: body.into(), contract_violation: None }
+}
+
+/// A `multipart/form-data` body as the journal keeps it: a JSON object of its text fields, each file as
+/// `{filename, content_type, bytes}` (an upload's bytes are not journaled as text).
+fn form_summary(request: &HttpRequest) -> Option<String> {
+    let parts = super::multipart::parse(request.header("content-type"), &request.body).ok()?;
+    let mut fields = serde_json::Map::new();
+    for part in &parts {
+        let value = match (&part.filename, std::str::from_utf8(part.body)) {
+            (None, Ok(text)) => serde_json::Value::from(text),
+            _ => serde_json::json!({"filename": part.filename, "content_type": part.content_type,
+                "bytes": part.body.len()}),
+        };
+        match fields.get_mut(&part.name) {
+            // A repeated field (`image[]`, `timestamp_granularities[]`) is a list of its values.
+            Some(serde_json::Value::Array(values)) => values.push(value),
+            Some(first) => *first = serde_json::Value::Array(vec![first.take(), value]),
+            None => {
+                fields.insert(part.name.clone(), value);
+            }
+        }
+    }
+    Some(serde_json::Value::Object(fields).to_string())
 }
 
 /// The request id of the request journaled at `index` (`req_1` for the first).

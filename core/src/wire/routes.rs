@@ -12,8 +12,8 @@
 //! (`when`), so that `GET /v1/models` from a Google SDK lists Gemini models and from anyone else OpenAI's.
 
 use super::{
-    anthropic, bedrock, cohere, gemini, ollama, openai_chat, openai_completions, openai_responses, served, HttpReply,
-    HttpRequest,
+    anthropic, bedrock, cohere, gemini, ollama, openai_audio, openai_chat, openai_completions, openai_images,
+    openai_moderations, openai_responses, served, HttpReply, HttpRequest,
 };
 use crate::mock::pending::Turn;
 use crate::mock::MockModel;
@@ -83,6 +83,13 @@ pub(crate) static ROUTES: &[Route] = &[
     chat_row::<openai_responses::OpenAiResponses>("POST", "/[v1]/responses", "responses"),
     chat_row::<openai_completions::OpenAiCompletions>("POST", "/[v1]/completions", "completions"),
     chat_row::<anthropic::AnthropicMessages>("POST", "/[v1]/messages", "messages"),
+    row("POST", "/[v1]/moderations", "moderations", openai_moderations::answer),
+    row("POST", "/[v1]/images/generations", "images", openai_images::generations),
+    row("POST", "/[v1]/images/edits", "images", openai_images::edits),
+    row("POST", "/[v1]/images/variations", "images", openai_images::edits),
+    row("POST", "/[v1]/audio/speech", "speech", openai_audio::speech),
+    row("POST", "/[v1]/audio/transcriptions", "transcriptions", openai_audio::transcription),
+    row("POST", "/[v1]/audio/translations", "translations", openai_audio::translation),
     row(
         "POST",
         "/[v1]/messages/count_tokens",
@@ -258,7 +265,8 @@ pub(crate) static ROUTES: &[Route] = &[
 
 /// The paths the unknown-path 404 lists, one per protocol.
 pub(crate) const SERVED: &str =
-    "OpenAI /v1/chat/completions, /v1/responses, /v1/completions, /v1/models, /v1/embeddings; \
+    "OpenAI /v1/chat/completions, /v1/responses, /v1/completions, /v1/models, /v1/embeddings, /v1/moderations, /v1/images/..., /v1/audio/speech, \
+    /v1/audio/transcriptions, /v1/audio/translations; \
     Anthropic /v1/messages, /v1/messages/count_tokens, Vertex AI's .../publishers/anthropic/models/{m}:rawPredict and \
     :streamRawPredict; Azure /openai/deployments/{d}/...; Gemini /v1beta/models/{m}:generateContent and \
     :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents; Ollama /api/chat, /api/generate, \

@@ -21,6 +21,29 @@ test('legacy completions, whole and streamed', async () => {
   assert.equal(text, 'Once upon a time.');
 });
 
+test('moderations, images, speech and transcription beside chat', async () => {
+  await server.load({ cuecard: 1, routes: [
+    { match: { endpoint: 'moderations' }, steps: [{ flagged: ['violence'] }] },
+    { steps: ['The chat answer.'] },
+  ] });
+  const sdk = client();
+  const verdict = await sdk.moderations.create({ input: 'I will hurt you.' });
+  assert.deepEqual([verdict.results[0].flagged, verdict.results[0].categories.violence], [true, true]);
+  const images = await sdk.images.generate({ model: 'gpt-image-1', prompt: 'A red fox', size: '1024x1536' });
+  const png = Buffer.from(images.data[0].b64_json, 'base64');
+  assert.deepEqual([png.subarray(1, 4).toString(), png.readUInt32BE(16), png.readUInt32BE(20)], ['PNG', 1024, 1536]);
+  const speech = await sdk.audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input: 'See you at noon.', response_format: 'wav' });
+  const wav = Buffer.from(await speech.arrayBuffer());
+  assert.equal(wav.subarray(0, 4).toString(), 'RIFF');
+  const file = await OpenAI.toFile(wav, 'reply.wav', { type: 'audio/wav' });
+  const heard = await sdk.audio.transcriptions.create({ model: 'gpt-4o-transcribe', file });
+  assert.equal(heard.text, 'See you at noon.');
+  const chat = await sdk.chat.completions.create({ model: 'gpt-4o', messages: ask() });
+  assert.equal(chat.choices[0].message.content, 'The chat answer.');
+  const endpoints = (await server.journal()).entries.map((entry) => entry.request.metadata.endpoint);
+  assert.deepEqual(endpoints, ['moderations', 'images', 'speech', 'transcriptions', 'chat_completions']);
+});
+
 test('text, whole, with estimated usage', async () => {
   await server.load({ ...scenario({ text: 'Hello, world!' }), usage: 'estimate' });
   const completion = await client().chat.completions.create({ model: 'gpt-4o', messages: ask() });
