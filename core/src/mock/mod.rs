@@ -7,12 +7,14 @@
 
 mod answering;
 mod builder;
+pub(crate) mod files;
 pub(crate) mod mcp;
 pub mod pending;
 mod reading;
 mod scripting;
 
 pub use builder::MockBuilder;
+pub use files::{StoredBatch, StoredFile};
 
 use crate::answer::Chunks;
 use crate::clock::DEFAULT_PROVIDER_ID;
@@ -148,6 +150,8 @@ struct State {
     rate_buckets: crate::rate_limits::Buckets,
     /// The scripted MCP servers, their used steps, sessions and journal.
     mcp: mcp::McpState,
+    /// Uploaded files and batches (the Files and Batch APIs).
+    files: files::Store,
 }
 
 impl State {
@@ -164,6 +168,7 @@ impl State {
             clock_ms: 0,
             rate_buckets: crate::rate_limits::Buckets::default(),
             mcp: mcp::McpState::default(),
+            files: files::Store::default(),
         }
     }
 }

@@ -384,6 +384,7 @@ impl MockModel {
         state.clock_ms = 0;
         state.rate_buckets = crate::rate_limits::Buckets::default();
         state.mcp.reset();
+        state.files = super::files::Store::default();
     }
 
     /// Replaces the whole script (routes and settings) and forgets every request; the journal limit stays.

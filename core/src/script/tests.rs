@@ -45,7 +45,7 @@ fn a_moderation_verdict_is_its_scores_as_text_finishing_content_filter() {
         Scenario::from_value(serde_json::json!({"cuecard": 1, "routes": [{"steps": [step]}]}))
             .and_then(|s| crate::mock::MockModel::from_scenario(&s))
     };
-    let answer = |step| scenario(step).unwrap().chat(&ChatRequest::user("m", "hi")).unwrap();
+    let answer = |step| scenario(step).unwrap().chat(ChatRequest::user("m", "hi")).unwrap();
     let listed = answer(serde_json::json!({"flagged": ["violence", "hate/threatening"]}));
     assert_eq!(listed.text(), r#"{"hate/threatening":0.99,"violence":0.99}"#);
     assert_eq!(listed.finish_reason, Some(crate::model::FinishReason::ContentFilter));

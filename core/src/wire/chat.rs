@@ -204,6 +204,7 @@ pub(super) fn decode_with(codec: Codec, http: &HttpRequest, matched: &Matched) -
     if metadata.operation.is_some() {
         request.metadata.operation = metadata.operation;
     }
+    request.metadata.extra.extend(metadata.extra);
     if let Some(model) = &matched.model {
         request.model.clone_from(model);
     }

@@ -16,6 +16,7 @@
 
 mod admin;
 mod anthropic;
+mod batches;
 mod bedrock;
 mod chat;
 mod cohere;
@@ -72,8 +73,17 @@ pub const OPERATION_HEADER: &str = "x-cuecard-operation";
 /// The request headers the wire layer reads (lower case); transports may pass only these.
 /// `origin` and `host` are read for the admin surface, which refuses web pages (`admin::foreign_admin_request`).
 /// `x-goog-api-client` and `x-goog-api-key` tell a Google SDK's `GET /v1/models` from OpenAI's (`routes`).
-pub const READ_HEADERS: [&str; 7] =
-    [OPERATION_HEADER, "anthropic-version", "content-type", "origin", "host", "x-goog-api-client", "x-goog-api-key"];
+/// `x-cuecard-batch` marks a batch's line (`batches`).
+pub const READ_HEADERS: [&str; 8] = [
+    OPERATION_HEADER,
+    "anthropic-version",
+    "content-type",
+    "origin",
+    "host",
+    "x-goog-api-client",
+    "x-goog-api-key",
+    batches::BATCH_HEADER,
+];
 
 #[cfg(test)]
 mod tests;

@@ -203,9 +203,15 @@ pub(crate) fn served_reply(index: u64, body: &impl Serialize) -> HttpReply {
 }
 
 pub(super) fn endpoint_metadata(endpoint: &str, http: &HttpRequest) -> crate::model::RequestMetadata {
+    let mut extra = std::collections::BTreeMap::new();
+    // A batch's line (`wire::batches`): the batch and the line's custom id.
+    if let Some((batch, custom_id)) = http.header(super::batches::BATCH_HEADER).and_then(|v| v.split_once(' ')) {
+        extra.insert("batch".to_string(), serde_json::Value::from(batch));
+        extra.insert("custom_id".to_string(), serde_json::Value::from(custom_id));
+    }
     crate::model::RequestMetadata {
         operation: http.header(OPERATION_HEADER).map(str::to_string),
         endpoint: Some(endpoint.to_string()),
-        ..crate::model::RequestMetadata::default()
+        extra,
     }
 }

@@ -12,7 +12,7 @@
 //! (`when`), so that `GET /v1/models` from a Google SDK lists Gemini models and from anyone else OpenAI's.
 
 use super::{
-    anthropic, bedrock, cohere, gemini, ollama, openai_audio, openai_chat, openai_completions, openai_images,
+    anthropic, batches, bedrock, cohere, gemini, ollama, openai_audio, openai_chat, openai_completions, openai_images,
     openai_moderations, openai_responses, served, HttpReply, HttpRequest,
 };
 use crate::mock::pending::Turn;
@@ -84,6 +84,72 @@ pub(crate) static ROUTES: &[Route] = &[
     chat_row::<openai_completions::OpenAiCompletions>("POST", "/[v1]/completions", "completions"),
     chat_row::<anthropic::AnthropicMessages>("POST", "/[v1]/messages", "messages"),
     row("POST", "/[v1]/moderations", "moderations", openai_moderations::answer),
+    // Files and batches (OpenAI's and Anthropic's), kept per mock.
+    row("POST", "/[v1]/files", "files", whole!(|mock, request, matched| batches::upload(mock, request, matched))),
+    row("GET", "/[v1]/files", "files", whole!(|mock, request, matched| batches::files(mock, request, matched))),
+    row("GET", "/[v1]/files/{_}", "files", whole!(|mock, request, matched| batches::files(mock, request, matched))),
+    row("DELETE", "/[v1]/files/{_}", "files", whole!(|mock, request, matched| batches::files(mock, request, matched))),
+    row(
+        "GET",
+        "/[v1]/files/{_}/content",
+        "files",
+        whole!(|mock, request, matched| batches::files(mock, request, matched)),
+    ),
+    row(
+        "POST",
+        "/[v1]/batches",
+        "batches",
+        whole!(|mock, request, matched| batches::create_batch(mock, request, matched)),
+    ),
+    row("GET", "/[v1]/batches", "batches", whole!(|mock, request, matched| batches::batches(mock, request, matched))),
+    row(
+        "GET",
+        "/[v1]/batches/{_}",
+        "batches",
+        whole!(|mock, request, matched| batches::batches(mock, request, matched)),
+    ),
+    row(
+        "POST",
+        "/[v1]/batches/{_}/cancel",
+        "batches",
+        whole!(|mock, request, matched| batches::batches(mock, request, matched)),
+    ),
+    row(
+        "POST",
+        "/[v1]/messages/batches",
+        "message_batches",
+        whole!(|mock, request, matched| batches::create_message_batch(mock, request, matched)),
+    ),
+    row(
+        "GET",
+        "/[v1]/messages/batches",
+        "message_batches",
+        whole!(|mock, request, matched| batches::message_batches(mock, request, matched)),
+    ),
+    row(
+        "GET",
+        "/[v1]/messages/batches/{_}",
+        "message_batches",
+        whole!(|mock, request, matched| batches::message_batches(mock, request, matched)),
+    ),
+    row(
+        "DELETE",
+        "/[v1]/messages/batches/{_}",
+        "message_batches",
+        whole!(|mock, request, matched| batches::message_batches(mock, request, matched)),
+    ),
+    row(
+        "GET",
+        "/[v1]/messages/batches/{_}/results",
+        "message_batches",
+        whole!(|mock, request, matched| batches::message_batches(mock, request, matched)),
+    ),
+    row(
+        "POST",
+        "/[v1]/messages/batches/{_}/cancel",
+        "message_batches",
+        whole!(|mock, request, matched| batches::message_batches(mock, request, matched)),
+    ),
     row("POST", "/[v1]/images/generations", "images", openai_images::generations),
     row("POST", "/[v1]/images/edits", "images", openai_images::edits),
     row("POST", "/[v1]/images/variations", "images", openai_images::edits),
@@ -266,8 +332,8 @@ pub(crate) static ROUTES: &[Route] = &[
 /// The paths the unknown-path 404 lists, one per protocol.
 pub(crate) const SERVED: &str =
     "OpenAI /v1/chat/completions, /v1/responses, /v1/completions, /v1/models, /v1/embeddings, /v1/moderations, /v1/images/..., /v1/audio/speech, \
-    /v1/audio/transcriptions, /v1/audio/translations; \
-    Anthropic /v1/messages, /v1/messages/count_tokens, Vertex AI's .../publishers/anthropic/models/{m}:rawPredict and \
+    /v1/audio/transcriptions, /v1/audio/translations, /v1/files, /v1/batches; \
+    Anthropic /v1/messages, /v1/messages/count_tokens, /v1/messages/batches, Vertex AI's .../publishers/anthropic/models/{m}:rawPredict and \
     :streamRawPredict; Azure /openai/deployments/{d}/...; Gemini /v1beta/models/{m}:generateContent and \
     :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents; Ollama /api/chat, /api/generate, \
     /api/embed, /api/tags, /api/show; Bedrock /model/{id}/converse, /converse-stream, /invoke, \

@@ -29,6 +29,22 @@ test('countTokens is the input the same message reports', async () => {
   assert.equal(counted.input_tokens, sent.usage.input_tokens);
 });
 
+test('a message batch: create, poll until ended, read the results', async () => {
+  await server.load(scenario('Paris.', { fail: { kind: 'overloaded' } }));
+  const sdk = client({ maxRetries: 0 });
+  let batch = await sdk.messages.batches.create({ requests: [
+    { custom_id: 'capital', params: { ...params, messages: ask('Capital of France?') } },
+    { custom_id: 'busy', params },
+  ] });
+  assert.equal(batch.processing_status, 'in_progress');
+  while (batch.processing_status !== 'ended') batch = await sdk.messages.batches.retrieve(batch.id);
+  assert.deepEqual([batch.request_counts.succeeded, batch.request_counts.errored], [1, 1]);
+  const results = {};
+  for await (const entry of await sdk.messages.batches.results(batch.id)) results[entry.custom_id] = entry.result;
+  assert.equal(results.capital.message.content[0].text, 'Paris.');
+  assert.equal(results.busy.error.error.type, 'overloaded_error');
+});
+
 test('streamed text deltas are exactly the word-like tokens', async () => {
   await server.load(scenario({ text: 'Hello, world! Order 12345' }));
   const stream = await client().messages.create({ ...params, stream: true });

@@ -44,6 +44,25 @@ test('moderations, images, speech and transcription beside chat', async () => {
   assert.deepEqual(endpoints, ['moderations', 'images', 'speech', 'transcriptions', 'chat_completions']);
 });
 
+test('a batch end to end: upload, create, poll, download the output', async () => {
+  await server.load(scenario('First answer.', 'Second answer.'));
+  const sdk = client();
+  const line = (id, question) => JSON.stringify({ custom_id: id, method: 'POST', url: '/v1/chat/completions',
+    body: { model: 'gpt-4o-mini', messages: ask(question) } });
+  const input = await OpenAI.toFile(Buffer.from(`${line('a', 'One?')}\n${line('b', 'Two?')}\n`), 'input.jsonl');
+  const file = await sdk.files.create({ file: input, purpose: 'batch' });
+  let batch = await sdk.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+  const statuses = [batch.status];
+  while (batch.status !== 'completed') {
+    batch = await sdk.batches.retrieve(batch.id);
+    statuses.push(batch.status);
+  }
+  assert.deepEqual(statuses, ['validating', 'in_progress', 'finalizing', 'completed']);
+  const output = (await (await sdk.files.content(batch.output_file_id)).text()).trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual(output.map((l) => [l.custom_id, l.response.body.choices[0].message.content]),
+    [['a', 'First answer.'], ['b', 'Second answer.']]);
+});
+
 test('text, whole, with estimated usage', async () => {
   await server.load({ ...scenario({ text: 'Hello, world!' }), usage: 'estimate' });
   const completion = await client().chat.completions.create({ model: 'gpt-4o', messages: ask() });
