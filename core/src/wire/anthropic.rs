@@ -28,7 +28,8 @@ pub(crate) struct AnthropicMessages;
 
 /// `POST /v1/messages/count_tokens`: `{"input_tokens": N}`, the input tokens `/v1/messages` reports for the same
 /// body when the script gives no usage (the word-like count of the system prompt and the messages,
-/// `docs/concepts/tokens.md`), so a test can compare the two. The body is a Messages request without `max_tokens`;
+/// `docs/concepts/tokens.md`), so a test can compare the two; a route naming `anthropic_count_tokens` scripts the
+/// count (its step's `usage.input_tokens`) or a failure. The body is a Messages request without `max_tokens`;
 /// it is journaled as its messages, and a body that is not one is refused as `/v1/messages` refuses it.
 pub(crate) fn count_tokens(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> HttpReply {
     let decoded = serde_json::from_slice::<Value>(&http.body)
@@ -42,10 +43,19 @@ pub(crate) fn count_tokens(mock: &MockModel, http: &HttpRequest, matched: &Match
     match decoded {
         Ok(decoded) => {
             let request = &decoded.request;
-            let input_tokens = crate::usage::estimate_input_tokens(request);
+            let estimate = crate::usage::estimate_input_tokens(request);
             let served = super::served_request(&request.model, matched.endpoint, request.messages.clone());
-            let index = mock.record_served(served, Some(raw(http)));
-            served_reply(index, &json!({"input_tokens": input_tokens}))
+            match super::scripted::counted(mock, http, served, estimate, Dialect::Anthropic) {
+                Ok((index, input_tokens)) => {
+                    let mut reply = served_reply(index, &json!({"input_tokens": input_tokens}));
+                    if let HttpReply::Full { headers, .. } = &mut reply {
+                        headers.retain(|(name, _)| name != "x-request-id");
+                        headers.push(("request-id".into(), request_id(index).into()));
+                    }
+                    reply
+                }
+                Err(reply) => reply,
+            }
         }
         Err(message) => {
             let refused = super::served_request("", matched.endpoint, Vec::new());

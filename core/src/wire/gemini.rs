@@ -459,11 +459,11 @@ pub(crate) fn count_tokens(mock: &MockModel, http: &HttpRequest, matched: &Match
     let texts: Vec<String> = contents.iter().map(|c| parts_text(c.get("parts").unwrap_or(&Value::Null))).collect();
     let total: usize = texts.iter().map(|t| crate::tokenize::count_tokens(t)).sum();
     let model = matched.model.as_deref().unwrap_or_default();
-    let index = mock.record_served(
-        super::served_request(model, matched.endpoint, texts.into_iter().map(Message::user).collect()),
-        Some(raw(http)),
-    );
-    served_reply(index, &json!({"totalTokens": total}))
+    let served = super::served_request(model, matched.endpoint, texts.into_iter().map(Message::user).collect());
+    match super::scripted::counted(mock, http, served, total as u64, Dialect::Gemini) {
+        Ok((index, total)) => served_reply(index, &json!({"totalTokens": total})),
+        Err(reply) => reply,
+    }
 }
 
 /// `:embedContent` (one content) and `:batchEmbedContents` (`requests[]`, answered in order): deterministic unit

@@ -61,3 +61,27 @@ fn scripted_with(
         }
     }
 }
+
+/// A token count (`anthropic_count_tokens`, `gemini_count_tokens`): `estimate`, or, when a route names the
+/// endpoint, its step's `usage.input_tokens` (the estimate when the step gives none); a failing step is answered
+/// with that failure. Journals `request` once; the count comes with its journal index.
+pub(super) fn counted(
+    mock: &MockModel,
+    http: &HttpRequest,
+    request: crate::model::ChatRequest,
+    estimate: u64,
+    dialect: super::Dialect,
+) -> Result<(u64, u64), HttpReply> {
+    if !mock.routes_name_endpoint(request.metadata.endpoint.as_deref().unwrap_or_default()) {
+        return Ok((mock.record_served(request, Some(raw(http))), estimate));
+    }
+    let exchange = mock.chat_timed_raw(request, Some(raw(http)));
+    let id = request_id(exchange.index);
+    match exchange.result {
+        Ok(response) => Ok((exchange.index, response.usage.map_or(estimate, |usage| usage.input_tokens))),
+        Err(crate::script::CallError::Provider(error)) => {
+            Err(super::errors::error_reply(dialect, &error, &id, exchange.delay_ms))
+        }
+        Err(error) => Err(super::chat::call_error_reply(dialect, &error, &id, exchange.delay_ms)),
+    }
+}
