@@ -34,13 +34,23 @@ pub struct StoredBatch {
     pub outcome: Value,
 }
 
-/// Every file and batch of one mock.
+/// What became of a stored Responses answer after it was made: its retrieves (a background response moves on with
+/// each), and whether it was cancelled or deleted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ResponseState {
+    pub polls: u32,
+    pub cancelled: bool,
+    pub deleted: bool,
+}
+
+/// Every file and batch of one mock, and the state of its stored responses.
 #[derive(Debug, Default)]
 pub(crate) struct Store {
     files: BTreeMap<u64, StoredFile>,
     batches: BTreeMap<u64, StoredBatch>,
     next_file: u64,
     next_batch: u64,
+    responses: BTreeMap<String, ResponseState>,
 }
 
 /// The number at the end of an id (`file-12` is 12), which orders the store.
@@ -122,6 +132,14 @@ impl MockModel {
             Some(batch) if batch.id == id => state.files.batches.remove(&number).is_some(),
             _ => false,
         }
+    }
+
+    /// The state of the stored response `id` after `update` changed it.
+    pub fn update_response_state(&self, id: &str, update: impl FnOnce(&mut ResponseState)) -> ResponseState {
+        let mut state = self.lock();
+        let response = state.files.responses.entry(id.to_string()).or_default();
+        update(response);
+        *response
     }
 
     /// The virtual clock in Unix seconds.

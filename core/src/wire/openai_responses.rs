@@ -25,6 +25,7 @@ use objects::{Echo, Event, Output, OutputItem, Part, ResponseObject};
 use serde_json::{json, Value};
 
 mod objects;
+pub(crate) mod stored;
 
 pub(crate) struct OpenAiResponses;
 
@@ -98,6 +99,10 @@ impl ChatProtocol for OpenAiResponses {
             Some(_) => json::optional_bool(top, "store", "request")?,
         };
         decoded.previous_response_id = json::optional_str(top, "previous_response_id", "request")?;
+        decoded.background = json::optional_bool(top, "background", "request")?;
+        if decoded.background && !decoded.store {
+            return Err("request.background requires store: a background response is kept to be retrieved".into());
+        }
         Ok(decoded)
     }
 
@@ -109,6 +114,11 @@ impl ChatProtocol for OpenAiResponses {
         request_id: &str,
     ) -> HttpReply {
         let echo = echo_of(request);
+        if request.background {
+            // Queued now; `GET /v1/responses/{id}` moves it on (`stored`).
+            let body = ResponseObject::new(None, None, envelope, &echo, &[], "queued").in_background();
+            return json_reply(200, vec![("x-request-id".into(), request_id.to_owned().into())], &body);
+        }
         let output = Output::of(response, envelope);
         let items = output.items("completed");
         let body = ResponseObject::new(Some(response), Some(usage), envelope, &echo, &items, status_of(response));

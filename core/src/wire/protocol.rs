@@ -81,6 +81,8 @@ pub(crate) struct DecodedRequest {
     pub previous_response_id: Option<String>,
     /// What a media endpoint (speech, transcription, images) was asked to answer with.
     pub media: Option<Box<MediaOptions>>,
+    /// Responses' `background`: answered `queued`, then retrieved (`GET /v1/responses/{id}`) until completed.
+    pub background: bool,
 }
 
 /// A media endpoint's options: what its answer is made of beside the step.
@@ -110,6 +112,7 @@ impl DecodedRequest {
             store: true,
             previous_response_id: None,
             media: None,
+            background: false,
         }
     }
 }

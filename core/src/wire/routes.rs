@@ -50,6 +50,11 @@ const fn row(method: &'static str, pattern: &'static str, endpoint: &'static str
     Route { method, pattern, endpoint, stream: None, when: None, answer, decode: None }
 }
 
+/// OpenAI's stored responses (retrieve, cancel, delete, input items).
+fn stored(mock: &MockModel, request: &HttpRequest, matched: &Matched) -> HttpReply {
+    openai_responses::stored::answer(mock, request, matched)
+}
+
 /// A request from one of Google's SDKs (they send `x-goog-api-key` or `x-goog-api-client`); they share
 /// `GET /v1/models` with OpenAI's.
 fn from_google(request: &HttpRequest) -> bool {
@@ -82,6 +87,30 @@ pub(crate) static ROUTES: &[Route] = &[
     chat_row::<openai_chat::OpenAiChat>("POST", "/[v1]/chat/completions", "chat_completions"),
     chat_row::<openai_responses::OpenAiResponses>("POST", "/[v1]/responses", "responses"),
     chat_row::<openai_completions::OpenAiCompletions>("POST", "/[v1]/completions", "completions"),
+    row(
+        "GET",
+        "/[v1]/responses/{_}",
+        "stored_responses",
+        whole!(|mock, request, matched| stored(mock, request, matched)),
+    ),
+    row(
+        "DELETE",
+        "/[v1]/responses/{_}",
+        "stored_responses",
+        whole!(|mock, request, matched| stored(mock, request, matched)),
+    ),
+    row(
+        "POST",
+        "/[v1]/responses/{_}/cancel",
+        "stored_responses",
+        whole!(|mock, request, matched| stored(mock, request, matched)),
+    ),
+    row(
+        "GET",
+        "/[v1]/responses/{_}/input_items",
+        "stored_responses",
+        whole!(|mock, request, matched| stored(mock, request, matched)),
+    ),
     chat_row::<anthropic::AnthropicMessages>("POST", "/[v1]/messages", "messages"),
     row("POST", "/[v1]/moderations", "moderations", openai_moderations::answer),
     // Files and batches (OpenAI's and Anthropic's), kept per mock.
@@ -331,7 +360,7 @@ pub(crate) static ROUTES: &[Route] = &[
 
 /// The paths the unknown-path 404 lists, one per protocol.
 pub(crate) const SERVED: &str =
-    "OpenAI /v1/chat/completions, /v1/responses, /v1/completions, /v1/models, /v1/embeddings, /v1/moderations, /v1/images/..., /v1/audio/speech, \
+    "OpenAI /v1/chat/completions, /v1/responses (and /{id}), /v1/completions, /v1/models, /v1/embeddings, /v1/moderations, /v1/images/..., /v1/audio/speech, \
     /v1/audio/transcriptions, /v1/audio/translations, /v1/files, /v1/batches; \
     Anthropic /v1/messages, /v1/messages/count_tokens, /v1/messages/batches, Vertex AI's .../publishers/anthropic/models/{m}:rawPredict and \
     :streamRawPredict; Azure /openai/deployments/{d}/...; Gemini /v1beta/models/{m}:generateContent and \

@@ -277,3 +277,37 @@ def test_rate_limit_headers_on_every_reply_and_an_enforced_limit_the_sdk_waits_o
     assert int(raised.value.response.headers["retry-after-ms"]) > 59_000
     assert raised.value.response.headers["x-ratelimit-remaining-tokens"] == "0"
     assert raised.value.code == "rate_limit_exceeded"
+
+
+def test_stored_responses_are_retrieved_listed_and_deleted(cuecard):
+    cuecard.load(scenario("Stored answer.", "Not stored."))
+    sdk = client(cuecard)
+    made = sdk.responses.create(model="gpt-4o", input="Remember this.", instructions="Be brief.")
+    again = sdk.responses.retrieve(made.id)
+    assert (again.id, again.status, again.output_text) == (made.id, "completed", "Stored answer.")
+    assert again.model_dump() == made.model_dump()
+    items = sdk.responses.input_items.list(made.id)
+    assert [item.content[0].text for item in items.data] == ["Remember this."]
+    unstored = sdk.responses.create(model="gpt-4o", input="Forget this.", store=False)
+    with pytest.raises(openai.NotFoundError, match=f"Response with id '{unstored.id}' not found"):
+        sdk.responses.retrieve(unstored.id)
+    assert sdk.responses.delete(made.id) is None
+    with pytest.raises(openai.NotFoundError):
+        sdk.responses.retrieve(made.id)
+    cuecard.load(scenario("A synchronous answer."))
+    synchronous = sdk.responses.create(model="gpt-4o", input="x")
+    with pytest.raises(openai.BadRequestError, match="Only responses created with background: true"):
+        sdk.responses.cancel(synchronous.id)
+
+
+def test_a_background_response_is_queued_then_polled_to_completion_or_cancelled(cuecard):
+    cuecard.load(scenario("Done in the background.", "Never delivered."))
+    sdk = client(cuecard)
+    queued = sdk.responses.create(model="gpt-4o", input="Take your time.", background=True)
+    assert (queued.status, queued.background, queued.output) == ("queued", True, [])
+    statuses = [sdk.responses.retrieve(queued.id).status for _ in range(2)]
+    assert statuses == ["in_progress", "completed"]
+    assert sdk.responses.retrieve(queued.id).output_text == "Done in the background."
+    second = sdk.responses.create(model="gpt-4o", input="Another.", background=True)
+    assert sdk.responses.cancel(second.id).status == "cancelled"
+    assert sdk.responses.retrieve(second.id).status == "cancelled"

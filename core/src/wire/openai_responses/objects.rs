@@ -195,6 +195,8 @@ struct NoMetadata {}
 /// The response object; `response` is `None` while it is in progress.
 #[derive(Serialize)]
 pub(super) struct ResponseObject<'a> {
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    background: bool,
     created_at: u64,
     error: Null,
     id: Cow<'a, str>,
@@ -221,6 +223,11 @@ pub(super) struct ResponseObject<'a> {
 }
 
 impl<'a> ResponseObject<'a> {
+    /// The object of a response made with `background: true` (which the API echoes).
+    pub(super) fn in_background(self) -> ResponseObject<'a> {
+        ResponseObject { background: true, ..self }
+    }
+
     /// The object around `output`; `usage` is the usage it reports (the reply's, given apart from the response,
     /// which is the journal's own), none while in progress.
     pub(super) fn new(
@@ -249,6 +256,7 @@ impl<'a> ResponseObject<'a> {
             _ => None,
         };
         ResponseObject {
+            background: false,
             created_at: envelope.created,
             error: (),
             id: match &envelope.scripted_id {
