@@ -55,7 +55,7 @@ pub(crate) struct Store {
 
 /// The number at the end of an id (`file-12` is 12), which orders the store.
 fn number_of(id: &str) -> Option<u64> {
-    id.rsplit(['-', '_']).next()?.parse().ok()
+    id.rsplit(['-', '_', '/']).next()?.parse().ok()
 }
 
 impl MockModel {

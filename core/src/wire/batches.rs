@@ -631,3 +631,167 @@ pub(crate) fn message_batches(mock: &MockModel, http: &HttpRequest, matched: &Ma
     }
     respond(index, &anthropic_batch_view(&batch))
 }
+
+// ---- Gemini batches --------------------------------------------------------------------------------------------
+
+/// A Gemini batch's states, one per poll (the SDKs read them as `JOB_STATE_*`).
+fn gemini_states(batch: &StoredBatch) -> Vec<&'static str> {
+    match batch.outcome["end"].as_str() {
+        Some("expired") => vec!["BATCH_STATE_PENDING", "BATCH_STATE_RUNNING", "BATCH_STATE_EXPIRED"],
+        Some("cancelled") => vec!["BATCH_STATE_PENDING", "BATCH_STATE_CANCELLED"],
+        _ => vec!["BATCH_STATE_PENDING", "BATCH_STATE_RUNNING", "BATCH_STATE_SUCCEEDED"],
+    }
+}
+
+/// The batch as Gemini's API shows it: an operation whose `metadata` is the batch.
+fn gemini_batch_view(batch: &StoredBatch) -> Value {
+    let states = gemini_states(batch);
+    let stage = (batch.polls as usize).min(states.len() - 1);
+    let mut object = batch.object.clone();
+    object["metadata"]["state"] = json!(states.get(stage).copied().unwrap_or("BATCH_STATE_PENDING"));
+    if stage + 1 == states.len() {
+        object["metadata"]["endTime"] = object["metadata"]["createTime"].clone();
+        if let Some(output) = batch.outcome.get("output") {
+            object["metadata"]["output"] = output.clone();
+        }
+        if let Some(stats) = batch.outcome.get("batchStats") {
+            object["metadata"]["batchStats"] = stats.clone();
+        }
+        object["done"] = json!(true);
+    }
+    object
+}
+
+/// `POST /{v}/models/{model}:batchGenerateContent` with inlined requests.
+pub(crate) fn create_gemini_batch(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> HttpReply {
+    let (endpoint, dialect) = (matched.endpoint, Dialect::Gemini);
+    let model = matched.model.clone().unwrap_or_default();
+    let body: Value = match serde_json::from_slice(&http.body) {
+        Ok(body) => body,
+        Err(e) => {
+            return refuse(mock, http, endpoint, dialect, 400, &format!("the request body is not valid JSON: {e}"))
+        }
+    };
+    let config = &body["batch"]["inputConfig"];
+    if config.get("fileName").is_some() {
+        let message = "batch.inputConfig.fileName: cuecard answers inlined requests only (send them in \
+                       inputConfig.requests)";
+        return refuse(mock, http, endpoint, dialect, 400, message);
+    }
+    let Some(requests) = config["requests"]["requests"].as_array().filter(|r| !r.is_empty()) else {
+        return refuse(mock, http, endpoint, dialect, 400, "batch.inputConfig.requests.requests is required");
+    };
+    let lines: Vec<Value> = requests
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let key = item["metadata"]["key"].as_str().map_or_else(|| i.to_string(), str::to_string);
+            json!({"custom_id": key, "metadata": item.get("metadata"), "body": item.get("request")})
+        })
+        .collect();
+    let (index, expire) = match scripted(mock, http, endpoint, dialect) {
+        Ok(scripted) => scripted,
+        Err(reply) => return reply,
+    };
+    let number = mock.next_batch_number();
+    let id = format!("batches/{number}");
+    let now = crate::rate_limits::rfc3339(mock.clock_ms());
+    let object = json!({"name": id, "metadata": {
+        "@type": "type.googleapis.com/google.ai.generativelanguage.v1beta.GenerateContentBatch",
+        "model": format!("models/{}", model.trim_start_matches("models/")),
+        "displayName": body["batch"]["displayName"], "createTime": now, "updateTime": now,
+        "batchStats": {"requestCount": lines.len().to_string()}, "name": id}});
+    let total = lines.len();
+    let outcome = json!({"end": if expire { "expired" } else { "succeeded" }, "total": total, "lines": lines,
+        "model": model});
+    let batch = StoredBatch { id, object, polls: 0, outcome };
+    mock.store_batch(number, batch.clone());
+    served_reply(index, &gemini_batch_view(&batch))
+}
+
+/// Answers a Gemini batch's requests on the poll that ends it.
+fn work_gemini(mock: &MockModel, id: &str) -> Option<StoredBatch> {
+    let mut pending = Vec::new();
+    let batch = mock.update_batch(id, |batch| {
+        batch.polls += 1;
+        if batch.polls as usize + 1 >= gemini_states(batch).len() {
+            if let Some(Value::Array(lines)) = batch.outcome.as_object_mut().and_then(|o| o.remove("lines")) {
+                pending = lines;
+            }
+        }
+    })?;
+    if pending.is_empty() || batch.outcome["end"] != "succeeded" {
+        return Some(batch);
+    }
+    let model = batch.outcome["model"].as_str().unwrap_or_default().to_string();
+    let (mut succeeded, mut failed) = (0u64, 0u64);
+    let responses: Vec<Value> = pending
+        .iter()
+        .map(|line| {
+            let custom_id = line["custom_id"].as_str().unwrap_or_default().to_string();
+            let mut request = HttpRequest::new(
+                "POST",
+                &format!("/v1beta/models/{model}:generateContent"),
+                Vec::new(),
+                line["body"].to_string().into_bytes(),
+            )
+            .with_header("content-type", "application/json")
+            .with_header("x-goog-api-client", "cuecard-batch")
+            .with_header(BATCH_HEADER, &format!("{id} {custom_id}"));
+            request.query = String::new();
+            let reply = super::handle(mock, &request);
+            let body: Value = serde_json::from_str(&reply.body_text()).unwrap_or(Value::Null);
+            let mut item = match (reply.status(), body) {
+                (200, response) => {
+                    succeeded += 1;
+                    json!({"response": response})
+                }
+                (status, error) => {
+                    failed += 1;
+                    let message = error["error"]["message"].as_str().unwrap_or("the request failed").to_string();
+                    json!({"error": {"code": status, "message": message}})
+                }
+            };
+            if !line["metadata"].is_null() {
+                item["metadata"] = line["metadata"].clone();
+            }
+            item
+        })
+        .collect();
+    mock.update_batch(id, |batch| {
+        batch.outcome["output"] = json!({"inlinedResponses": {"inlinedResponses": responses}});
+        let total = batch.outcome["total"].as_u64().unwrap_or(0);
+        batch.outcome["batchStats"] = json!({"requestCount": total.to_string(),
+            "successfulRequestCount": succeeded.to_string(), "failedRequestCount": failed.to_string()});
+    })
+}
+
+/// `GET /{v}/batches/{n}` (one state further per retrieve), `POST /{v}/batches/{n}:cancel`, `DELETE /{v}/batches/{n}`.
+pub(crate) fn gemini_batches(mock: &MockModel, http: &HttpRequest, matched: &Matched) -> HttpReply {
+    let endpoint = matched.endpoint;
+    let last = segment(http, 0);
+    let cancel = last.ends_with(":cancel") || last.ends_with("%3Acancel");
+    let number = last.split([':', '%']).next().unwrap_or_default();
+    let id = format!("batches/{number}");
+    if !mock.batches().iter().any(|b| b.id == id) {
+        return refuse(mock, http, endpoint, Dialect::Gemini, 404, &format!("Batch {id} not found."));
+    }
+    let index = mock.record_served(super::served_request("", endpoint, Vec::new()), Some(raw(http)));
+    if http.method == "DELETE" {
+        mock.delete_batch(&id);
+        return served_reply(index, &json!({}));
+    }
+    if cancel {
+        mock.update_batch(&id, |batch| {
+            if batch.outcome.get("lines").is_some() {
+                batch.outcome["end"] = json!("cancelled");
+                batch.polls = 1;
+            }
+        });
+        return served_reply(index, &json!({}));
+    }
+    match work_gemini(mock, &id) {
+        Some(batch) => served_reply(index, &gemini_batch_view(&batch)),
+        None => cuecard_reply(Dialect::Gemini, 404, ErrorKind::NotFound, "the batch was deleted", &request_id(index)),
+    }
+}

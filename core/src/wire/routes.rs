@@ -38,7 +38,7 @@ pub(crate) struct Route {
     pattern: &'static str,
     endpoint: &'static str,
     stream: Option<bool>,
-    when: Option<fn(&HttpRequest) -> bool>,
+    when: Option<Client>,
     answer: Answer,
     decode: Option<Decode>,
 }
@@ -59,6 +59,22 @@ fn stored(mock: &MockModel, request: &HttpRequest, matched: &Matched) -> HttpRep
 /// `GET /v1/models` with OpenAI's.
 fn from_google(request: &HttpRequest) -> bool {
     request.header("x-goog-api-client").is_some() || request.header("x-goog-api-key").is_some()
+}
+
+/// Which clients a row answers, when not every one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Client {
+    /// Google's SDKs only.
+    Google,
+    /// Every client but Google's SDKs.
+    NotGoogle,
+}
+
+impl Client {
+    /// Whether `request` came from such a client.
+    fn sent(self, request: &HttpRequest) -> bool {
+        from_google(request) == (self == Client::Google)
+    }
 }
 
 /// A chat protocol's row: answered by `wire::chat`, and decodable to a neutral request alone (what a recorder
@@ -131,12 +147,16 @@ pub(crate) static ROUTES: &[Route] = &[
         whole!(|mock, request, matched| batches::create_batch(mock, request, matched)),
     ),
     row("GET", "/[v1]/batches", "batches", whole!(|mock, request, matched| batches::batches(mock, request, matched))),
-    row(
-        "GET",
-        "/[v1]/batches/{_}",
-        "batches",
-        whole!(|mock, request, matched| batches::batches(mock, request, matched)),
-    ),
+    // Gemini's batches are `/v1/batches/{n}` too when its SDK asks on v1: theirs when a Google SDK asks.
+    Route {
+        when: Some(Client::NotGoogle),
+        ..row(
+            "GET",
+            "/[v1]/batches/{_}",
+            "batches",
+            whole!(|mock, request, matched| batches::batches(mock, request, matched)),
+        )
+    },
     row(
         "POST",
         "/[v1]/batches/{_}/cancel",
@@ -192,7 +212,7 @@ pub(crate) static ROUTES: &[Route] = &[
         whole!(|mock, request, matched| anthropic::count_tokens(mock, request, matched)),
     ),
     Route {
-        when: Some(from_google),
+        when: Some(Client::Google),
         ..row(
             "GET",
             "/v1/models",
@@ -298,6 +318,30 @@ pub(crate) static ROUTES: &[Route] = &[
         )
     },
     row(
+        "POST",
+        "/{_}/models/{model}:batchGenerateContent",
+        "gemini_batches",
+        whole!(|mock, request, matched| batches::create_gemini_batch(mock, request, matched)),
+    ),
+    row(
+        "GET",
+        "/{_}/batches/{_}",
+        "gemini_batches",
+        whole!(|mock, request, matched| batches::gemini_batches(mock, request, matched)),
+    ),
+    row(
+        "DELETE",
+        "/{_}/batches/{_}",
+        "gemini_batches",
+        whole!(|mock, request, matched| batches::gemini_batches(mock, request, matched)),
+    ),
+    row(
+        "POST",
+        "/{_}/batches/{_}:cancel",
+        "gemini_batches",
+        whole!(|mock, request, matched| batches::gemini_batches(mock, request, matched)),
+    ),
+    row(
         "GET",
         "/v1beta/models",
         "gemini_models",
@@ -310,7 +354,7 @@ pub(crate) static ROUTES: &[Route] = &[
         whole!(|mock, request, matched| gemini::models(mock, request, matched)),
     ),
     Route {
-        when: Some(from_google),
+        when: Some(Client::Google),
         ..row(
             "GET",
             "/{_}/models/{model}",
@@ -364,7 +408,7 @@ pub(crate) const SERVED: &str =
     /v1/audio/transcriptions, /v1/audio/translations, /v1/files, /v1/batches; \
     Anthropic /v1/messages, /v1/messages/count_tokens, /v1/messages/batches, Vertex AI's .../publishers/anthropic/models/{m}:rawPredict and \
     :streamRawPredict; Azure /openai/deployments/{d}/...; Gemini /v1beta/models/{m}:generateContent and \
-    :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents; Ollama /api/chat, /api/generate, \
+    :streamGenerateContent, :countTokens, :embedContent, :batchEmbedContents, :batchGenerateContent, /batches/{n}; Ollama /api/chat, /api/generate, \
     /api/embed, /api/tags, /api/show; Bedrock /model/{id}/converse, /converse-stream, /invoke, \
     /invoke-with-response-stream; Cohere /v2/chat";
 
@@ -396,7 +440,7 @@ pub fn endpoint_rows() -> Vec<EndpointRow> {
             pattern: route.pattern,
             endpoint: route.endpoint,
             stream: route.stream,
-            google_only: route.when.is_some(),
+            google_only: route.when == Some(Client::Google),
             answers_from_script: route.decode.is_some(),
         })
         .collect()
@@ -415,7 +459,7 @@ pub(crate) fn find(request: &HttpRequest) -> Option<(&'static Route, Matched)> {
     }
     let given = given.get(..count)?;
     ROUTES.iter().zip(compiled()).find_map(|(route, pattern)| {
-        if route.method != request.method || route.when.is_some_and(|when| !when(request)) {
+        if route.method != request.method || route.when.is_some_and(|client| !client.sent(request)) {
             return None;
         }
         let model = matches_segments(pattern, given)?;

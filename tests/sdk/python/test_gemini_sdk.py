@@ -160,3 +160,28 @@ def test_count_tokens_embeddings_and_models(cuecard):
     assert gemini.models.get(model=MODEL).name == f"models/{MODEL}"
     endpoints = [e["request"]["metadata"]["endpoint"] for e in cuecard.entries()]
     assert endpoints == ["gemini_count_tokens", "gemini_embed", "gemini_embed", "gemini_models", "gemini_models"]
+
+
+def test_a_batch_of_inlined_requests_is_polled_to_success_and_each_answered_by_the_scenario(cuecard):
+    cuecard.load(scenario("Paris.", {"fail": {"kind": "bad_request", "message": "bad request"}}))
+    sdk = client(cuecard)
+    job = sdk.batches.create(model="gemini-2.5-flash", src=[
+        {"contents": [{"role": "user", "parts": [{"text": "Capital of France?"}]}], "metadata": {"key": "capital"}},
+        {"contents": [{"role": "user", "parts": [{"text": "Broken?"}]}], "metadata": {"key": "broken"}},
+    ], config={"display_name": "nightly-eval"})
+    assert (job.name, job.state, job.display_name) == ("batches/1", "JOB_STATE_PENDING", "nightly-eval")
+    states = [job.state]
+    while job.state not in ("JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED", "JOB_STATE_EXPIRED"):
+        job = sdk.batches.get(name=job.name)
+        states.append(job.state)
+    assert states == ["JOB_STATE_PENDING", "JOB_STATE_RUNNING", "JOB_STATE_SUCCEEDED"]
+    first, second = job.dest.inlined_responses
+    assert (first.response.text, first.metadata) == ("Paris.", {"key": "capital"})
+    assert (second.response, second.error.code, second.error.message) == (None, 400, "bad request")
+    lines = [e for e in cuecard.entries() if e["request"].get("metadata", {}).get("extra")]
+    assert [e["request"]["metadata"]["extra"]["custom_id"] for e in lines] == ["capital", "broken"]
+    assert lines[0]["request"]["metadata"]["endpoint"] == "gemini_generate"
+    cancelled = sdk.batches.create(model="gemini-2.5-flash", src=[{"contents": [{"role": "user",
+                                                                                "parts": [{"text": "x"}]}]}])
+    sdk.batches.cancel(name=cancelled.name)
+    assert sdk.batches.get(name=cancelled.name).state == "JOB_STATE_CANCELLED"
