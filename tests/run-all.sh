@@ -159,12 +159,14 @@ WASM_GZIPPED=$(gzip -9c node/wasm-pkg/cuecard_wasm_bg.wasm | wc -c)
 # form read as JSON, the model table, the Responses rules that read the journal) 14 KB more (447 KB), issue 29's
 # generated answers (the schema generator, its regex subset and its validator) 26 KB more (474 KB), issue 28's MCP
 # servers (the engine, its Streamable HTTP, ten scenario types read and written by serde, the checks) 37 KB more
-# (513 KB). Issue 55's endpoints (Cohere v2, Claude on Vertex, moderations, images, speech and transcription, the
-# form reader, the deterministic audio and PNG) 30 KB more, of which 7 KB were won back by answering every chat
-# protocol through one table of functions instead of a generic copy per protocol (539 KB). Making room is open work
-# (issue 57): the strict host-data reader's `deserialize_any` is copied per type read (143 KB before wasm-opt), and
-# the internally tagged enums (checks, observer events) go through serde's buffering `ContentDeserializer` (60 KB).
-test "$WASM_GZIPPED" -le 540672 || { echo "the wasm module is $WASM_GZIPPED bytes gzipped, over 528 KiB"; exit 1; }
+# (513 KB). Issue 55's endpoints 60 KB more (574 KB): Cohere v2 and Claude on Vertex (16 KB), moderations, images,
+# speech and transcription with the form reader, the deterministic audio and PNG (21 KB), the Files and Batch APIs of
+# OpenAI, Anthropic and Gemini and stored Responses (27 KB, much of it `json!` building of their objects); 7 KB were
+# won back by answering every chat protocol through one table of functions instead of a generic copy per protocol.
+# Making room is open work (issue 57, the 400 KB goal): the strict host-data reader's `deserialize_any` is copied
+# per type read (143 KB before wasm-opt), and the internally tagged enums (checks, observer events) go through
+# serde's buffering `ContentDeserializer` (60 KB).
+test "$WASM_GZIPPED" -le 589824 || { echo "the wasm module is $WASM_GZIPPED bytes gzipped, over 576 KiB"; exit 1; }
 echo "wasm size: 1 passed, 0 failed ($WASM_GZIPPED bytes gzipped)"
 (cd node && CUECARD_BACKEND=wasm "$NODE24" --test "test/*.test.mjs" "test/*.test.ts")
 (cd node && "$NODE24" browser/build.mjs --page)
