@@ -102,6 +102,18 @@ const matchers = {
     requireMock(received, 'toHaveNoUnexpectedMcpCalls');
     return result(this, received, { check: 'no_unexpected_mcp_calls' }, 'no unexpected MCP calls');
   },
+  /** A batch (the latest one made, unless `batch` names one) held exactly `requests` requests. */
+  toHaveBatchHeld(received, requests, batch) {
+    requireMock(received, 'toHaveBatchHeld');
+    const check = { check: 'batch_held', requests, ...(batch !== undefined && { batch }) };
+    return result(this, received, check, `a batch holding ${requests} requests`);
+  },
+  /** Every line of a batch (the latest one made, unless `batch` names one) was answered by a step. */
+  toHaveAnsweredEveryBatchLine(received, batch) {
+    requireMock(received, 'toHaveAnsweredEveryBatchLine');
+    const check = { check: 'batch_lines_answered', ...(batch !== undefined && { batch }) };
+    return result(this, received, check, 'every batch line answered by a step');
+  },
   /** Any check of the core as data: `expect(mock).toPassCheck({check: 'has_model', model: 'gpt-4o'})`. */
   toPassCheck(received, check) {
     requireMock(received, 'toPassCheck');

@@ -97,6 +97,16 @@ class Verification {
     return this._run({ check: 'all_mcp_steps_used' });
   }
 
+  /** A batch (the latest one made, unless `batch` names one) held exactly `requests` requests. */
+  batchHeld(requests, batch) {
+    return this._run({ check: 'batch_held', requests, ...(batch !== undefined && { batch }) });
+  }
+
+  /** Every line of a batch (the latest one made, unless `batch` names one) was answered by a step. */
+  batchLinesAnswered(batch) {
+    return this._run({ check: 'batch_lines_answered', ...(batch !== undefined && { batch }) });
+  }
+
   /** Every step used and no request beyond the script. */
   scriptFullyUsed() {
     return this._run({ check: 'script_fully_used' });

@@ -336,6 +336,10 @@ export declare class Verification {
   noUnexpectedMcpCalls(): this;
   /** Every MCP tool step answered a call. */
   allMcpStepsUsed(): this;
+  /** A batch (the latest one made, unless `batch` names one) held exactly `requests` requests. */
+  batchHeld(requests: number, batch?: string): this;
+  /** Every line of a batch (the latest one made, unless `batch` names one) was answered by a step. */
+  batchLinesAnswered(batch?: string): this;
   scriptFullyUsed(): this;
   receivedRequests(times: number): this;
   lastRequest(): RequestCheck;

@@ -20,6 +20,10 @@ export interface CuecardMatchers<R = unknown> {
   toHaveCalledMcpTool(tool: string, options?: { server?: string; times?: number; arguments?: Record<string, unknown> }): R;
   /** No MCP message went beyond the scenario. */
   toHaveNoUnexpectedMcpCalls(): R;
+  /** A batch (the latest one made, unless `batch` names one) held exactly `requests` requests. */
+  toHaveBatchHeld(requests: number, batch?: string): R;
+  /** Every line of a batch (the latest one made, unless `batch` names one) was answered by a step. */
+  toHaveAnsweredEveryBatchLine(batch?: string): R;
   /** Any check of the core as data. */
   toPassCheck(check: Check): R;
 }

@@ -53,6 +53,7 @@ def test_the_pipeline_scores_the_answers_and_counts_the_failed_line():
     assert [e["request"]["metadata"]["extra"]["custom_id"] for e in lines] == ["add", "capital", "planet"]
     assert [e["outcome"] for e in lines] == ["answered", "answered", "failed"]
     assert all(e["request"]["model"] == "gpt-4o-mini" for e in lines)
+    cuecard.assert_that(mock).batch_held(3).batch_lines_answered()  # the failure was a step too
 # ANCHOR_END: test
 
 

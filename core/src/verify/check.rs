@@ -224,10 +224,25 @@ pub enum Check {
     NoUnexpectedMcpCalls,
     /// Every MCP tool step answered a call.
     AllMcpStepsUsed,
+    /// A batch (the latest one made, unless `batch` names one) held exactly `requests` requests (lines).
+    BatchHeld {
+        /// How many.
+        requests: u64,
+        /// The batch's id (`batch_1`, `msgbatch_...`, `batches/1`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        batch: Option<String>,
+    },
+    /// Every line of a batch (the latest one made, unless `batch` names one) was answered by a step: all were
+    /// answered, none ran past its route or matched none.
+    BatchLinesAnswered {
+        /// The batch's id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        batch: Option<String>,
+    },
 }
 
 /// The name of every check, as `Check`'s `"check"` tag: each binding's test asserts its fluent chain covers them.
-pub const CHECK_NAMES: [&str; 24] = [
+pub const CHECK_NAMES: [&str; 26] = [
     "all_steps_used",
     "no_unexpected_requests",
     "script_fully_used",
@@ -252,6 +267,8 @@ pub const CHECK_NAMES: [&str; 24] = [
     "mcp_tools_listed",
     "no_unexpected_mcp_calls",
     "all_mcp_steps_used",
+    "batch_held",
+    "batch_lines_answered",
 ];
 
 impl Check {
@@ -284,6 +301,8 @@ pub fn run_check(mock: &MockModel, observer: Option<&RecordingObserver>, check: 
         Check::McpToolsListed { server } => super::mcp::tools_listed(mock, server.as_deref()),
         Check::NoUnexpectedMcpCalls => super::mcp::no_unexpected_calls(mock),
         Check::AllMcpStepsUsed => super::mcp::all_steps_used(mock),
+        Check::BatchHeld { requests, batch } => super::batches::held(mock, batch.as_deref(), *requests),
+        Check::BatchLinesAnswered { batch } => super::batches::lines_answered(mock, batch.as_deref()),
         Check::WasCalledTimes { operation, .. }
         | Check::AndRetried { operation, .. }
         | Check::AndParsedSuccessfully { operation }

@@ -94,6 +94,18 @@ impl<'a> Expect<'a> {
         self
     }
 
+    /// Panics unless the latest batch made held exactly `n` requests.
+    pub fn batch_held(&self, n: u64) -> &Self {
+        or_panic(self.inner.batch_held(n));
+        self
+    }
+
+    /// Panics unless every line of the latest batch made was answered by a step.
+    pub fn batch_lines_answered(&self) -> &Self {
+        or_panic(self.inner.batch_lines_answered());
+        self
+    }
+
     /// Panics unless the mock received exactly `n` requests.
     pub fn received_requests(&self, n: u64) -> &Self {
         or_panic(self.inner.received_requests(n));

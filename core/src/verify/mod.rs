@@ -16,6 +16,7 @@
 //! ```
 
 mod assertion;
+mod batches;
 mod check;
 mod expect;
 mod mcp;
@@ -112,6 +113,16 @@ impl<'a> Verification<'a> {
     /// Every MCP tool step answered a call.
     pub fn all_mcp_steps_used(&self) -> CheckResult<&Self> {
         self.check(&Check::AllMcpStepsUsed)
+    }
+
+    /// The latest batch made held exactly `n` requests.
+    pub fn batch_held(&self, n: u64) -> CheckResult<&Self> {
+        self.check(&Check::BatchHeld { requests: n, batch: None })
+    }
+
+    /// Every line of the latest batch made was answered by a step.
+    pub fn batch_lines_answered(&self) -> CheckResult<&Self> {
+        self.check(&Check::BatchLinesAnswered { batch: None })
     }
 
     /// The mock received exactly `n` requests.

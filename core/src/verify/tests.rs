@@ -28,6 +28,8 @@ fn every_check_name_is_a_variant_and_back() {
         json!({"check": "mcp_tools_listed", "server": "s"}),
         json!({"check": "no_unexpected_mcp_calls"}),
         json!({"check": "all_mcp_steps_used"}),
+        json!({"check": "batch_held", "requests": 100, "batch": "batch_1"}),
+        json!({"check": "batch_lines_answered", "batch": "msgbatch_1"}),
     ];
     assert_eq!(samples.len(), CHECK_NAMES.len());
     for (sample, name) in samples.iter().zip(CHECK_NAMES) {

@@ -26,6 +26,25 @@ describe('cuecard matchers on jest', () => {
     expect(mock).toHaveNoUnexpectedMcpCalls();
   });
 
+  test('the batch matchers read a batch and its lines', async () => {
+    const mock = MockModel.fromScenario({ cuecard: 1, routes: [{ steps: ['One.', 'Two.'] }] });
+    const fetch = createFetch(mock);
+    const line = (id) => JSON.stringify({ custom_id: id, method: 'POST', url: '/v1/chat/completions',
+      body: { model: 'm', messages: [{ role: 'user', content: id }] } });
+    const form = new FormData();
+    form.append('purpose', 'batch');
+    form.append('file', new Blob([`${line('a')}\n${line('b')}\n${line('c')}\n`]), 'in.jsonl');
+    const file = await (await fetch('http://cuecard.test/v1/files', { method: 'POST', body: form })).json();
+    const batch = await (await fetch('http://cuecard.test/v1/batches', { method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }) })).json();
+    for (let i = 0; i < 3; i++) await fetch(`http://cuecard.test/v1/batches/${batch.id}`);
+    expect(mock).toHaveBatchHeld(3);
+    expect(mock).toHaveBatchHeld(3, batch.id);
+    expect(mock).not.toHaveAnsweredEveryBatchLine();
+    expect(() => expect(mock).toHaveAnsweredEveryBatchLine()).toThrow(/1 of its 3 lines took no step/);
+  });
+
   test('toHaveBeenCalledTimes keeps its meaning on jest.fn()', () => {
     const spy = jest.fn();
     spy();

@@ -68,6 +68,14 @@ class Verification:
         """Every MCP tool step answered a call."""
         return self._run("all_mcp_steps_used")
 
+    def batch_held(self, requests: int, *, batch: Optional[str] = None) -> "Verification":
+        """A batch (the latest one made, unless `batch` names one) held exactly `requests` requests."""
+        return self._run("batch_held", requests=requests, **({"batch": batch} if batch is not None else {}))
+
+    def batch_lines_answered(self, batch: Optional[str] = None) -> "Verification":
+        """Every line of a batch (the latest one made, unless `batch` names one) was answered by a step."""
+        return self._run("batch_lines_answered", **({"batch": batch} if batch is not None else {}))
+
     def last_request(self) -> "RequestCheck":
         return RequestCheck(self, "last")
 

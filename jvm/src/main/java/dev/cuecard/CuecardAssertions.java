@@ -123,6 +123,26 @@ public final class CuecardAssertions {
             return run(check("all_mcp_steps_used"));
         }
 
+        /** The latest batch made held exactly {@code requests} requests. */
+        public MockAssert batchHeld(long requests) {
+            return run(with(check("batch_held"), "requests", requests));
+        }
+
+        /** The batch {@code batch} held exactly {@code requests} requests. */
+        public MockAssert batchHeld(long requests, String batch) {
+            return run(with(with(check("batch_held"), "requests", requests), "batch", CuecardException.notNull(batch, "batch")));
+        }
+
+        /** Every line of the latest batch made was answered by a step. */
+        public MockAssert batchLinesAnswered() {
+            return run(check("batch_lines_answered"));
+        }
+
+        /** Every line of the batch {@code batch} was answered by a step. */
+        public MockAssert batchLinesAnswered(String batch) {
+            return run(with(check("batch_lines_answered"), "batch", CuecardException.notNull(batch, "batch")));
+        }
+
         /** Every step used and no request beyond the script. */
         public MockAssert scriptFullyUsed() {
             return run(check("script_fully_used"));

@@ -207,6 +207,14 @@ class VectorsTest {
             }
             case "no_unexpected_mcp_calls" -> chain.noUnexpectedMcpCalls();
             case "all_mcp_steps_used" -> chain.allMcpStepsUsed();
+            case "batch_held" -> {
+                if (check.has("batch")) chain.batchHeld(check.get("requests").asLong(), check.get("batch").asText());
+                else chain.batchHeld(check.get("requests").asLong());
+            }
+            case "batch_lines_answered" -> {
+                if (check.has("batch")) chain.batchLinesAnswered(check.get("batch").asText());
+                else chain.batchLinesAnswered();
+            }
             default -> throw new AssertionError("no Java method for the check " + name);
         }
     }
