@@ -53,6 +53,9 @@ pub(super) fn chat_with(codec: Codec, mock: &MockModel, http: &HttpRequest, matc
         }
     };
     decoded.reasoning_field = mock.reasoning_field();
+    if let Some(media) = decoded.media.as_mut() {
+        media.seed = mock.seed();
+    }
     let mut raw_request = raw(http);
     let contracts = mock.contracts_for(&decoded.request);
     let violation = match contracts.mode {

@@ -1,8 +1,8 @@
 //! OpenAI's images (`docs/concepts/wire.md`, "Images"): `POST /v1/images/generations` (JSON), `/v1/images/edits`
 //! and `/v1/images/variations` (forms with the images).
 //!
-//! Each image is a valid PNG of the requested size drawn from a seed (`media::image`): the prompt's digest and the
-//! image's position, or the step's text when a route names the endpoint (`images`), which is also sent as the
+//! Each image is a valid PNG of the requested size drawn from a seed (`media::image`): the prompt's digest, the
+//! scenario's seed and the image's position, or the step's text when a route names the endpoint (`images`), which is also sent as the
 //! `revised_prompt`. `b64_json` or, with `response_format: url`, a `data:image/png;base64,...` URL (cuecard keeps
 //! no files to link to). Images are always PNG; `output_format` is answered as `png`.
 
@@ -180,7 +180,7 @@ fn images_reply(
     request_id: &str,
 ) -> HttpReply {
     let media = request.media.as_deref().cloned().unwrap_or_default();
-    let seed = crate::seeded::fnv1a64(text.bytes());
+    let seed = crate::seeded::fnv1a64(text.bytes()) ^ media.seed;
     let data: Vec<Value> = (0..media.count.max(1))
         .map(|i| {
             let png =

@@ -95,6 +95,8 @@ pub(crate) struct MediaOptions {
     pub words: bool,
     /// A transcription's audio, when cuecard made it: the text it speaks (what an unscripted transcription answers).
     pub spoken: Option<String>,
+    /// The scenario's seed (images are drawn from it and the prompt).
+    pub seed: u64,
     /// Images: how many, and their size.
     pub count: u32,
     pub width: u32,

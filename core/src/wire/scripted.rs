@@ -50,7 +50,10 @@ fn scripted_with(
         Ok(decoded)
     });
     match decoded {
-        Ok(decoded) => {
+        Ok(mut decoded) => {
+            if let Some(media) = decoded.media.as_mut() {
+                media.seed = mock.seed();
+            }
             let index = mock.record_served(Arc::unwrap_or_clone(Arc::clone(&decoded.request)), Some(raw(http)));
             Turn::Done((unscripted.answer)(&decoded, index))
         }
