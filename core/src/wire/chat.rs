@@ -309,7 +309,11 @@ pub(super) fn streamed_reply(codec: Codec, result: StreamResult, decoded: &Decod
         Ok(stream) => {
             let request_id = request_id(stream.request_index());
             if let Some(error) = stream.error().filter(|_| stream.fails_before_streaming()) {
-                // A failure before anything is streamed is an HTTP error, also when a stream was asked for.
+                // A failure before anything is streamed is an HTTP error, also when a stream was asked for, unless
+                // the protocol streams it.
+                if let Some(reply) = (codec.encode_failed_stream)(&stream, &request_id) {
+                    return reply;
+                }
                 let delay_ms = stream.first_delay_ms() + stream.stall_ms();
                 return error_reply(dialect, error, &request_id, delay_ms);
             }

@@ -156,6 +156,33 @@ impl ChatProtocol for GeminiGenerate {
         let frames = super::frames::encoded(stream, move |stream| stream_encoding(stream, include_thoughts));
         stream_reply(stream, "x-request-id", request_id, frames)
     }
+
+    /// A `content_filtered` failure on a streaming request is what the API streams for a blocked answer: one chunk
+    /// whose candidate has no content, `finishReason: SAFETY` and the blocking rating (`../shared/spec/providers.md`
+    /// §2.3); a JSON 200 there left `@google/genai` with an empty stream. Other failures are HTTP errors.
+    fn encode_failed_stream(stream: &EventStream, request_id: &str) -> Option<HttpReply> {
+        stream.error().filter(|e| e.kind == crate::provider_error::ProviderErrorKind::ContentFiltered)?;
+        let envelope = stream.envelope();
+        let chunk = json!({
+            "candidates": [{"finishReason": "SAFETY", "index": 0, "safetyRatings": [
+                {"blocked": true, "category": "HARM_CATEGORY_HARASSMENT", "probability": "HIGH"}]}],
+            "modelVersion": envelope.model,
+            "responseId": envelope.id("resp_"),
+        });
+        let frame =
+            Frame { delay_ms: stream.first_delay_ms() + stream.stall_ms(), data: super::sse_json(None, &chunk) };
+        let headers = super::sse_headers(vec![("x-request-id".into(), request_id.to_string().into())]);
+        Some(HttpReply::Stream {
+            stall_ms: 0,
+            status: 200,
+            headers,
+            frames: vec![frame].into(),
+            end: crate::http::StreamEnd::Close,
+            base64: false,
+            separate_writes: false,
+            entry: Some(stream.entry()),
+        })
+    }
 }
 
 /// A stream's `GenerateContentResponse`s: one per text (or thought) token and per whole call, then the last with

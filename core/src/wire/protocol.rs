@@ -36,6 +36,11 @@ pub(crate) trait ChatProtocol {
     ) -> HttpReply;
     /// A stream.
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply;
+    /// A failure before anything was streamed, on a request that asked for a stream, when the protocol sends it as a
+    /// stream (Gemini streams a safety block as a blocked candidate); `None` sends the failure's HTTP error.
+    fn encode_failed_stream(_stream: &EventStream, _request_id: &str) -> Option<HttpReply> {
+        None
+    }
     /// The protocol as a table of its functions, which `wire::chat` takes.
     const CODEC: Codec = Codec {
         dialect: Self::DIALECT,
@@ -46,6 +51,7 @@ pub(crate) trait ChatProtocol {
         decode_form: Self::decode_form,
         encode_response: Self::encode_response,
         encode_stream: Self::encode_stream,
+        encode_failed_stream: Self::encode_failed_stream,
     };
 }
 
@@ -63,6 +69,7 @@ pub(crate) struct Codec {
     pub encode_response:
         fn(&crate::model::ChatResponse, crate::model::Usage, &Envelope, &DecodedRequest, &str) -> HttpReply,
     pub encode_stream: fn(&EventStream, &DecodedRequest, &str) -> HttpReply,
+    pub encode_failed_stream: fn(&EventStream, &str) -> Option<HttpReply>,
 }
 
 /// A decoded request and the protocol options that shape the answer.

@@ -119,6 +119,18 @@ def test_a_content_filter_blocks_the_prompt_without_raising(cuecard):
     assert response.prompt_feedback.block_reason == types.BlockedReason.SAFETY
 
 
+def test_a_content_filter_on_a_stream_is_a_blocked_candidate(cuecard):
+    cuecard.load(scenario({"fail": {"kind": "content_filtered"}}))
+    chunks = list(client(cuecard).models.generate_content_stream(model=MODEL, contents="x"))
+    [chunk] = chunks
+    [candidate] = chunk.candidates
+    assert (candidate.finish_reason, candidate.content, chunk.text) == (types.FinishReason.SAFETY, None, None)
+    assert [(r.category, r.blocked) for r in candidate.safety_ratings] == [
+        (types.HarmCategory.HARM_CATEGORY_HARASSMENT, True)]
+    [entry] = cuecard.entries()
+    assert entry["outcome"] == "failed"
+
+
 def test_a_failure_mid_stream_raises_after_the_text(cuecard):
     cuecard.load(scenario({"text": "Partial answer", "fail_after": {"kind": "unavailable"}},
                           {"text": "Partial answer", "fail_after": {"kind": "connection_reset"}}))

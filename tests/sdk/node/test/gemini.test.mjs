@@ -36,6 +36,14 @@ test('@google/genai: a stream is the word-like tokens, and no continuation reque
   assert.equal((await server.entries()).length, 1);
 });
 
+test('@google/genai: a content filter on a stream is a blocked candidate, not an empty stream', async () => {
+  await server.load(scenario({ fail: { kind: 'content_filtered' } }));
+  const chunks = [];
+  for await (const chunk of await genai().models.generateContentStream({ model: MODEL, contents: 'x' })) chunks.push(chunk);
+  assert.equal(chunks.length, 1);
+  assert.deepEqual([chunks[0].candidates[0].finishReason, chunks[0].candidates[0].safetyRatings[0].blocked], ['SAFETY', true]);
+});
+
 test('@google/genai: thinking as thought parts with includeThoughts', async () => {
   await server.load(scenario({ thinking: 'The user greets me.', text: 'Hi!' }));
   const response = await genai().models.generateContent({ model: MODEL, contents: 'hi', config: { thinkingConfig: { includeThoughts: true } } });
