@@ -244,16 +244,16 @@ fn request(
             None => error(INVALID_PARAMS, "Invalid params: initialize needs params.protocolVersion"),
         },
         "ping" => Reply::Result(json!({})),
-        // Answered at once with the handshake versions only: a client that probes falls back to initialize.
-        "server/discover" => {
-            let mut result = json!({"resultType": "complete", "supportedVersions": PROTOCOL_VERSIONS,
-                "capabilities": capabilities(spec), "ttlMs": 0, "cacheScope": "private",
-                "_meta": {"io.modelcontextprotocol/serverInfo": server_info(spec)}});
-            if let Some(instructions) = &spec.instructions {
-                insert(&mut result, "instructions", json!(instructions));
-            }
-            Reply::Result(result)
-        }
+        // The 2026-07-28 probe, answered at once as a server without that revision answers it (`mcp.md` §6.3):
+        // -32601, on stdio and HTTP alike. Every probing client (the Python SDK 2.x, TypeScript 2.x, mcp-go) then
+        // falls back to `initialize`; a result listing only older versions made mcp-go 1.6 refuse to connect.
+        "server/discover" => error(
+            METHOD_NOT_FOUND,
+            format!(
+                "Method not found: server/discover (this server speaks the handshake revisions {}: initialize)",
+                PROTOCOL_VERSIONS.join(", ")
+            ),
+        ),
         "tools/list" => page(params, spec.page_size, "tools", spec.tools.iter().map(tool_listing).collect()),
         "tools/call" => call_tool(state, server, params, entry, answer),
         "resources/list" if !spec.resources.is_empty() => {

@@ -108,7 +108,8 @@ fn post(
         return refuse(400, PARSE_ERROR, &reason);
     };
     let method = message.get("method").and_then(Value::as_str).unwrap_or_default();
-    if method != "initialize" {
+    // The 2026-07-28 probe carries that revision's header: it reaches the engine's -32601, as on stdio.
+    if method != "initialize" && method != "server/discover" {
         if let Some(version) = request.header("mcp-protocol-version").filter(|v| !PROTOCOL_VERSIONS.contains(v)) {
             let supported = PROTOCOL_VERSIONS.join(", ");
             return refuse(

@@ -3,8 +3,9 @@
 //! (`cuecard mcp`). The engine is pure: a JSON-RPC message in, the messages to send out, against the mock's state.
 //!
 //! Facts are from `../shared/spec/mcp.md`: the handshake era (2024-11-05 to 2025-11-25) is served in full, with the
-//! client's version echoed when it is one of those; `server/discover` (2026-07-28) is answered at once with those
-//! versions, so a client that probes falls back to `initialize` without waiting (the spec's §6.3).
+//! client's version echoed when it is one of those; `server/discover` (2026-07-28) is answered at once with -32601,
+//! as a server without that revision answers it, so a client that probes falls back to `initialize` without waiting
+//! (the spec's §6.3).
 //!
 //! MCP requests have a journal of their own beside the model's (`McpEntry`): the model's request indexes, counts
 //! and checks stay about the model, and each MCP entry says how many model requests came before it

@@ -138,8 +138,9 @@ fn stdio_refuses_requests_before_initialize_but_answers_ping_and_discover() {
     assert_eq!(answer(&mut stdio, rpc(1, "tools/list", json!({})))["error"]["code"], -32602);
     assert_eq!(answer(&mut stdio, rpc(2, "ping", json!({})))["result"], json!({}));
     let discover = answer(&mut stdio, rpc(3, "server/discover", json!({})));
-    assert_eq!(discover["result"]["supportedVersions"], json!(PROTOCOL_VERSIONS));
-    assert_eq!(discover["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "weather");
+    assert_eq!(discover["error"]["code"], -32601); // a server without the 2026-07-28 revision (issue #54)
+    let message = discover["error"]["message"].as_str().unwrap();
+    assert!(message.contains("2025-11-25") && message.ends_with(": initialize)"), "{message}");
     answer(&mut stdio, rpc(4, "initialize", json!({"protocolVersion": "2025-03-26"})));
     assert_eq!(answer(&mut stdio, rpc(5, "tools/list", json!({})))["result"]["tools"][0]["name"], "get_forecast");
     assert!(StdioSession::new(&mock, Some("nope")).unwrap_err().to_string().contains("weather, second"));
