@@ -43,8 +43,11 @@ function bodyOf(input, init) {
   if (body === null) {
     return input instanceof Request ? input.arrayBuffer().then((b) => new Uint8Array(b)) : '';
   }
-  // Buffers, typed arrays, Blobs, FormData, streams: let the platform read them.
-  return new Response(body).arrayBuffer().then((b) => new Uint8Array(b));
+  // Buffers, typed arrays, Blobs, FormData, streams: let the platform read them, with the content type it gives them
+  // (a FormData's `multipart/form-data; boundary=...`, which fetch sends when the caller set none).
+  const read = new Response(body);
+  const type = read.headers.get('content-type');
+  return read.arrayBuffer().then((b) => ({ bytes: new Uint8Array(b), type }));
 }
 
 /** A reply of the addon's `handleHttp`: one line of JSON, then the body as it is (node/src/outcome.rs). */
@@ -121,10 +124,18 @@ function createFetch(mock, options = {}) {
     signal?.throwIfAborted();
     const url = new URL(input instanceof Request ? input.url : String(input));
     const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
-    const headers = headerLines(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+    let headers = headerLines(init?.headers ?? (input instanceof Request ? input.headers : undefined));
     // Each await costs a turn of the microtask queue: only what is really asynchronous is awaited.
     let body = bodyOf(input, init);
-    if (typeof body !== 'string') body = await body;
+    if (typeof body !== 'string') {
+      const read = await body;
+      if (read instanceof Uint8Array) {
+        body = read;
+      } else {
+        body = read.bytes;
+        if (read.type !== null && !/^content-type:/m.test(headers)) headers += `content-type:${read.type}\n`;
+      }
+    }
     const instant = options.instant ?? mock.instant;
     const target = url.pathname + url.search;
     if (recording !== null && !recording.replays) return recording.forward(method.toUpperCase(), target, headers, body, signal);
