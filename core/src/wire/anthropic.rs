@@ -10,8 +10,8 @@ use super::errors::{cuecard_reply, error_object, Dialect};
 use super::json::{self, Object};
 use super::routes::Matched;
 use super::{
-    json_reply, json_text, push_json_number, push_json_str, raw, request_id, served_reply, sse_json, stream_reply,
-    ChatProtocol, DecodedRequest, Encoding, Frame, HttpReply, HttpRequest,
+    json_reply, json_text, push_json_number, push_json_str, raw, request_id, sse_json, stream_reply, ChatProtocol,
+    DecodedRequest, Encoding, Frame, HttpReply, HttpRequest,
 };
 use crate::contracts::thinking_signature;
 use crate::delivery::{self, StreamFraming};
@@ -47,12 +47,7 @@ pub(crate) fn count_tokens(mock: &MockModel, http: &HttpRequest, matched: &Match
             let served = super::served_request(&request.model, matched.endpoint, request.messages.clone());
             match super::scripted::counted(mock, http, served, estimate, Dialect::Anthropic) {
                 Ok((index, input_tokens)) => {
-                    let mut reply = served_reply(index, &json!({"input_tokens": input_tokens}));
-                    if let HttpReply::Full { headers, .. } = &mut reply {
-                        headers.retain(|(name, _)| name != "x-request-id");
-                        headers.push(("request-id".into(), request_id(index).into()));
-                    }
-                    reply
+                    super::served_reply_as(Dialect::Anthropic, index, &json!({"input_tokens": input_tokens}))
                 }
                 Err(reply) => reply,
             }

@@ -513,18 +513,7 @@ pub(crate) fn create_message_batch(mock: &MockModel, http: &HttpRequest, matched
     let outcome = json!({"end": if expire { "expired" } else { "succeeded" }, "total": total, "lines": lines});
     let batch = StoredBatch { id: id.clone(), object, polls: 0, outcome };
     mock.store_batch(number, batch.clone());
-    let mut reply = served_reply(index, &anthropic_batch_view(&batch));
-    rename_request_id(&mut reply);
-    reply
-}
-
-/// Anthropic's replies name the request id `request-id`.
-fn rename_request_id(reply: &mut HttpReply) {
-    if let HttpReply::Full { headers, .. } = reply {
-        for (name, _) in headers.iter_mut().filter(|(name, _)| name == "x-request-id") {
-            *name = "request-id".into();
-        }
-    }
+    super::served_reply_as(Dialect::Anthropic, index, &anthropic_batch_view(&batch))
 }
 
 /// Answers an Anthropic batch's lines on its first poll (or writes them canceled or expired).
@@ -577,11 +566,7 @@ pub(crate) fn message_batches(mock: &MockModel, http: &HttpRequest, matched: &Ma
         "results" | "cancel" => (segment(http, 1), last),
         _ => (last, ""),
     };
-    let respond = |index: u64, body: &Value| {
-        let mut reply = served_reply(index, body);
-        rename_request_id(&mut reply);
-        reply
-    };
+    let respond = |index: u64, body: &Value| super::served_reply_as(Dialect::Anthropic, index, body);
     if id == "batches" {
         let (batches, has_more) = page(http, mock.batches(), |b| &b.id, true);
         let index = mock.record_served(super::served_request("", endpoint, Vec::new()), Some(raw(http)));

@@ -31,7 +31,7 @@ pub enum Dialect {
 }
 
 impl Dialect {
-    fn request_id_header(self) -> &'static str {
+    pub(crate) fn request_id_header(self) -> &'static str {
         match self {
             Dialect::Anthropic => "request-id",
             Dialect::Bedrock => super::bedrock::REQUEST_ID,

@@ -66,6 +66,11 @@ impl ChatProtocol for OpenAiSpeech {
         if input.is_empty() {
             return Err("request.input cannot be empty".to_string());
         }
+        // The API's limit, and what keeps the speech bounded: 1,920 bytes of audio per byte of input.
+        let characters = input.chars().count();
+        if characters > MAX_SPEECH_INPUT {
+            return Err(format!("request.input has {characters} characters; the most is {MAX_SPEECH_INPUT}"));
+        }
         match top.get("voice") {
             Some(Value::String(_)) => {}
             Some(Value::Object(voice)) if voice.get("id").is_some_and(Value::is_string) => {}
@@ -197,6 +202,9 @@ fn speech_events(stream: &EventStream, format: AudioFormat) -> Encoding {
     };
     Encoding { opening: Vec::new(), each: Box::new(each) }
 }
+
+/// The most characters a speech request's input has (OpenAI's limit).
+const MAX_SPEECH_INPUT: usize = 4096;
 
 /// The transcript formats.
 const TRANSCRIPT_FORMATS: [&str; 5] = ["json", "text", "srt", "vtt", "verbose_json"];

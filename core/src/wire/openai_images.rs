@@ -117,12 +117,11 @@ impl ChatProtocol for OpenAiImageEdits {
         request: &DecodedRequest,
         request_id: &str,
     ) -> HttpReply {
-        images_reply(response.text(), true, envelope.created, usage, request, request_id)
+        OpenAiImages::encode_response(response, usage, envelope, request, request_id)
     }
 
     fn encode_stream(stream: &EventStream, request: &DecodedRequest, request_id: &str) -> HttpReply {
-        let text = stream.response().map(ChatResponse::text).unwrap_or_default();
-        images_reply(text, true, stream.envelope().created, Usage::default(), request, request_id)
+        OpenAiImages::encode_stream(stream, request, request_id)
     }
 }
 

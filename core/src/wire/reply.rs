@@ -199,7 +199,13 @@ pub(crate) fn request_id(index: u64) -> String {
 /// A 200 JSON reply to the served request journaled at `index` (models, embeddings, token counts, ...), with its
 /// request id in `x-request-id`.
 pub(crate) fn served_reply(index: u64, body: &impl Serialize) -> HttpReply {
-    json_reply(200, vec![("x-request-id".into(), request_id(index).into())], body)
+    served_reply_as(Dialect::OpenAi, index, body)
+}
+
+/// A 200 JSON reply to the served request journaled at `index`, with its request id in the dialect's header
+/// (`request-id` for Anthropic's).
+pub(crate) fn served_reply_as(dialect: Dialect, index: u64, body: &impl Serialize) -> HttpReply {
+    json_reply(200, vec![(dialect.request_id_header().into(), request_id(index).into())], body)
 }
 
 pub(super) fn endpoint_metadata(endpoint: &str, http: &HttpRequest) -> crate::model::RequestMetadata {
