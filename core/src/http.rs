@@ -193,13 +193,51 @@ pub enum HttpReply {
         /// Wait this long first.
         delay_ms: u64,
     },
+    /// A WebSocket's messages (`wire::sockets`): to an upgrade request, the `101` that opens the socket (its headers
+    /// beside the upgrade's own) and the messages the server sends first; to a message on an open socket, the
+    /// messages it answers with (status 0, no headers). Each frame is one text message, sent after its delay.
+    Socket {
+        /// `101` for an opened socket; `0` for the answer to a message.
+        status: u16,
+        /// The upgrade reply's headers (`sec-websocket-protocol`, `x-cuecard-socket`).
+        headers: Vec<ReplyHeader>,
+        /// The session the socket serves (`ws_1`): what the transport names in each message it passes on.
+        socket: String,
+        /// The messages to send, in order.
+        frames: Vec<Frame>,
+        /// What happens after them.
+        end: SocketEnd,
+        /// The messages still unsent of the previous answer are dropped, not sent before these (a cancelled
+        /// response). Absent in the data form when false.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        interrupt: bool,
+    },
+}
+
+/// How a socket goes on after an answer's messages.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SocketEnd {
+    /// It stays open for the next message.
+    Open,
+    /// The server closes it with this code and reason.
+    Close {
+        /// The close code (1000 normal, 1007 invalid data, 1008 policy, 1011 internal error, ...).
+        code: u16,
+        /// The reason, at most 123 bytes of UTF-8.
+        reason: String,
+    },
+    /// The connection is cut without a close frame (clients see 1006).
+    Cut,
 }
 
 impl HttpReply {
     /// The status (0 for an abort).
     pub fn status(&self) -> u16 {
         match self {
-            HttpReply::Full { status, .. } | HttpReply::Stream { status, .. } => *status,
+            HttpReply::Full { status, .. } | HttpReply::Stream { status, .. } | HttpReply::Socket { status, .. } => {
+                *status
+            }
             HttpReply::Abort { .. } => 0,
         }
     }
@@ -209,6 +247,7 @@ impl HttpReply {
         match self {
             HttpReply::Full { body, .. } => body.clone(),
             HttpReply::Stream { frames, .. } => frames.iter().map(|f| f.data).collect(),
+            HttpReply::Socket { frames, .. } => frames.iter().map(|f| f.data.as_str()).collect::<Vec<_>>().join("\n"),
             HttpReply::Abort { .. } => String::new(),
         }
     }
@@ -216,7 +255,7 @@ impl HttpReply {
     /// A header of the reply.
     pub fn header(&self, name: &str) -> Option<&str> {
         match self {
-            HttpReply::Full { headers, .. } | HttpReply::Stream { headers, .. } => {
+            HttpReply::Full { headers, .. } | HttpReply::Stream { headers, .. } | HttpReply::Socket { headers, .. } => {
                 headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_ref())
             }
             HttpReply::Abort { .. } => None,

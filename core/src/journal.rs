@@ -439,6 +439,35 @@ impl McpEntry {
     }
 }
 
+/// One message of a realtime session (a WebSocket: OpenAI Realtime, the Responses WebSocket mode, Gemini Live),
+/// journaled in the order it crossed: every client message the mock received and every server message it sent.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SocketEvent {
+    /// Position among the mock's socket messages, from 0.
+    pub index: u64,
+    /// How many model requests were journaled before it: a response a session takes a step for is journaled as a
+    /// model request too (endpoint `realtime`, `responses_websocket` or `gemini_live`).
+    pub after_requests: u64,
+    /// Virtual time, in milliseconds since the mock was created.
+    pub at_ms: u64,
+    /// The session (socket) it belongs to: `ws_1`, ...
+    pub session: String,
+    /// `openai_realtime`, `responses_websocket` or `gemini_live`.
+    pub protocol: &'static str,
+    /// `client` (received) or `server` (sent).
+    pub direction: &'static str,
+    /// The event's type: OpenAI's `type` field, Gemini's top-level key (`setup`, `serverContent`, ...), `close` for
+    /// a close (its code and reason in `event`), `invalid` for a client message that is not a JSON object.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The message as JSON (a close: `{"code", "reason"}`; an unreadable message: `{"text"}`).
+    pub event: Value,
+    /// The journal entry of the model request this message belongs to (a server event of a response, or the
+    /// client event that asked for it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request: Option<u64>,
+}
+
 /// A tool step no call took.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct UnusedMcpStep {

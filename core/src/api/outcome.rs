@@ -174,7 +174,10 @@ pub fn http_reply_text(reply: HttpReply, collapse: Collapse) -> String {
                 format!("{meta}\n")
             }
         }
-        abort @ HttpReply::Abort { .. } => format!("{}\n", serde_json::to_string(&abort).unwrap_or_default()),
+        // An abort, and a socket's messages (each a message of its own: they never join into one body).
+        other @ (HttpReply::Abort { .. } | HttpReply::Socket { .. }) => {
+            format!("{}\n", serde_json::to_string(&other).unwrap_or_default())
+        }
     }
 }
 

@@ -12,6 +12,7 @@ pub(crate) mod mcp;
 pub mod pending;
 mod reading;
 mod scripting;
+pub(crate) mod sockets;
 
 pub use builder::MockBuilder;
 pub use files::{StoredBatch, StoredFile};
@@ -152,6 +153,8 @@ struct State {
     mcp: mcp::McpState,
     /// Uploaded files and batches (the Files and Batch APIs).
     files: files::Store,
+    /// Realtime sessions (WebSockets) and their messages.
+    sockets: sockets::Store,
 }
 
 impl State {
@@ -169,6 +172,7 @@ impl State {
             rate_buckets: crate::rate_limits::Buckets::default(),
             mcp: mcp::McpState::default(),
             files: files::Store::default(),
+            sockets: sockets::Store::default(),
         }
     }
 }

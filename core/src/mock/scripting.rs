@@ -385,6 +385,7 @@ impl MockModel {
         state.rate_buckets = crate::rate_limits::Buckets::default();
         state.mcp.reset();
         state.files = super::files::Store::default();
+        state.sockets = super::sockets::Store::default();
     }
 
     /// Replaces the whole script (routes and settings) and forgets every request; the journal limit stays.

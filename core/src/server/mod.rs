@@ -22,6 +22,7 @@ use tokio::sync::oneshot;
 
 mod body;
 mod idle;
+mod socket;
 mod trace;
 
 use body::*;
@@ -278,10 +279,12 @@ async fn serve(
         let telemetry = telemetry.clone();
         let activity = idle::Activity::new();
         let requests = Arc::clone(&activity);
+        let sockets_stop = stopping.subscribe();
         let service = service_fn(move |request| {
             let exporter = telemetry.clone();
             let in_flight = requests.begin();
-            let answered = answer(Arc::clone(&served), request, instant, admin_token.clone(), idle_timeout, exporter);
+            let served = Served { tests: Arc::clone(&served), stopping: sockets_stop.clone() };
+            let answered = answer(served, request, instant, admin_token.clone(), idle_timeout, exporter);
             async move { answered.await.map(|response| response.map(|body| idle::Tracked { body, _in_flight: in_flight })) }
         });
         let builder = Arc::clone(&builder);
@@ -301,7 +304,7 @@ async fn serve(
                     return;
                 }
             }
-            let mut connection = std::pin::pin!(builder.serve_connection(TokioIo::new(stream), service));
+            let mut connection = std::pin::pin!(builder.serve_connection_with_upgrades(TokioIo::new(stream), service));
             let idle = || async {
                 match idle_timeout {
                     Some(idle) => activity.idle_for(idle).await,
@@ -417,15 +420,23 @@ fn same_secret(given: &[u8], expected: &[u8]) -> bool {
     std::hint::black_box(differences) == 0 && given.len() == expected.len()
 }
 
-async fn answer(
+/// What a request is served from: the tests' mocks, and the server's stop signal (which a socket outliving its
+/// request listens to).
+struct Served {
     tests: Arc<Tests>,
+    stopping: tokio::sync::watch::Receiver<bool>,
+}
+
+async fn answer(
+    served: Served,
     request: hyper::Request<Incoming>,
     instant: bool,
     admin_token: Option<Arc<str>>,
     body_timeout: Option<Duration>,
     telemetry: Exporter,
 ) -> std::result::Result<hyper::Response<ReplyBody>, Cut> {
-    let (parts, body) = request.into_parts();
+    let Served { tests, stopping } = served;
+    let (mut parts, body) = request.into_parts();
     let span = begin_span(telemetry, &parts);
     if let Some(token) = &admin_token {
         if wire::is_admin_path(parts.uri.path()) && !carries_admin_token(&parts.headers, token) {
@@ -498,6 +509,8 @@ async fn answer(
     // freeze every endpoint. So does a computed step's callback: it is the host's code (a Python, JS or Java
     // function) and may take any time. The rest of a model request stays on the runtime: it is quick, and the
     // hop would cost it.
+    // A socket's messages are addressed to the path it opened on.
+    let socket_path = wire::sockets::is_upgrade(&http).then(|| http.path.clone());
     let (reply, ticket) = if wire::may_take_long(&http.path) {
         let (mock, http) = (Arc::clone(&mock), http);
         on_blocking_pool(move || journaled(|| wire::handle(&mock, &http))).await?
@@ -511,6 +524,32 @@ async fn answer(
         }
     };
     match reply {
+        HttpReply::Socket { status: 101, headers, socket, frames, end, .. } => {
+            end_span(span, &mock, ticket, 101);
+            let key = parts.headers.get("sec-websocket-key").map(|v| v.as_bytes().to_vec());
+            let (Some(upgrade), Some(key)) = (parts.extensions.remove::<hyper::upgrade::OnUpgrade>(), key) else {
+                // Not an HTTP/1.1 upgrade (or no key): the session cannot start.
+                mock.close_socket(&socket);
+                let reason = "a WebSocket upgrade needs HTTP/1.1 and a sec-websocket-key";
+                return Ok(reply_now(wire::error_reply(
+                    wire::Dialect::OpenAi,
+                    &crate::provider_error::ProviderError::new(crate::provider_error::ProviderErrorKind::BadRequest)
+                        .with_message(reason),
+                    "req_socket",
+                    0,
+                )));
+            };
+            let connection = socket::Connection {
+                mock: Arc::clone(&mock),
+                socket,
+                path: socket_path.unwrap_or_default(),
+                instant,
+                stopping,
+            };
+            tokio::spawn(socket::serve(upgrade, connection, frames, end));
+            Ok(socket::switching(&key, headers))
+        }
+        HttpReply::Socket { .. } => Err(Cut("a socket message outside a socket")),
         HttpReply::Full { delay_ms, status, headers, body } => {
             wait(delay_ms).await;
             end_span(span, &mock, ticket, status);

@@ -12,7 +12,9 @@ use crate::model::ChatRequest;
 /// a per-test mock (`isolation`), so a stray `GET /t/{id}/favicon.ico` makes none.
 #[cfg(feature = "server")]
 pub(crate) fn serves(request: &HttpRequest) -> bool {
-    super::routes::find(request).is_some() || crate::mcp::is_mcp_path(&request.path)
+    super::routes::find(request).is_some()
+        || crate::mcp::is_mcp_path(&request.path)
+        || super::sockets::SocketProtocol::at(&request.path).is_some()
 }
 
 /// Whether a path is on the admin surface: `/_cuecard/...`, also under `/v1`.
@@ -49,6 +51,9 @@ pub fn handle_turn(mock: &MockModel, request: &HttpRequest) -> Turn<HttpReply> {
     }
     if crate::mcp::is_mcp_path(&request.path) {
         return Turn::Done(crate::mcp::handle_http(mock, request));
+    }
+    if let Some(turn) = sockets::handle(mock, request) {
+        return turn;
     }
     match routes::find(request) {
         Some((route, matched)) => route.answer(mock, request, &matched),

@@ -40,12 +40,15 @@ mod reply;
 mod routes;
 mod scripted;
 mod served;
+pub mod sockets;
 
 #[cfg(feature = "record")]
 pub(crate) use routes::percent_decode;
 pub use routes::{endpoint_rows, EndpointRow};
 
-pub use crate::http::{Frame, FrameIter, Frames, HttpReply, HttpRequest, ReplyHeader, StreamEnd, MAX_BODY_BYTES};
+pub use crate::http::{
+    Frame, FrameIter, Frames, HttpReply, HttpRequest, ReplyHeader, SocketEnd, StreamEnd, MAX_BODY_BYTES,
+};
 pub(crate) use frames::Encoding;
 
 // The admin refusals are for the per-test surface of the server (`isolation`, feature `server`).
@@ -74,7 +77,7 @@ pub const OPERATION_HEADER: &str = "x-cuecard-operation";
 /// `origin` and `host` are read for the admin surface, which refuses web pages (`admin::foreign_admin_request`).
 /// `x-goog-api-client` and `x-goog-api-key` tell a Google SDK's `GET /v1/models` from OpenAI's (`routes`).
 /// `x-cuecard-batch` marks a batch's line (`batches`).
-pub const READ_HEADERS: [&str; 8] = [
+pub const READ_HEADERS: [&str; 13] = [
     OPERATION_HEADER,
     "anthropic-version",
     "content-type",
@@ -83,6 +86,12 @@ pub const READ_HEADERS: [&str; 8] = [
     "x-goog-api-client",
     "x-goog-api-key",
     batches::BATCH_HEADER,
+    // A socket: the upgrade, the subprotocols a client offers, and the face's socket headers (`sockets`).
+    "upgrade",
+    "sec-websocket-protocol",
+    sockets::SOCKET_HEADER,
+    sockets::CLOSED_HEADER,
+    sockets::DELIVERED_HEADER,
 ];
 
 #[cfg(test)]
