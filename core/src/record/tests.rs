@@ -93,7 +93,7 @@ fn as_upstream(reply: &HttpReply) -> UpstreamReply {
                 cut: *end == crate::http::StreamEnd::Cut,
             }
         }
-        HttpReply::Abort { .. } => panic!("no reply"),
+        HttpReply::Abort { .. } | HttpReply::Socket { .. } => panic!("no HTTP reply"),
     }
 }
 

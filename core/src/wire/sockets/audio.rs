@@ -79,9 +79,18 @@ impl Format {
                 .max()
                 .unwrap_or(0),
             // G.711's silence codes are 0xFF/0x7F (µ-law) and 0xD5/0x55 (A-law); any other byte is sound.
-            Format::MuLaw => frame.iter().any(|b| !matches!(b, 0xFF | 0x7F)).then_some(u16::MAX).unwrap_or(0),
-            Format::ALaw => frame.iter().any(|b| !matches!(b, 0xD5 | 0x55)).then_some(u16::MAX).unwrap_or(0),
+            Format::MuLaw => loud(frame.iter().any(|b| !matches!(b, 0xFF | 0x7F))),
+            Format::ALaw => loud(frame.iter().any(|b| !matches!(b, 0xD5 | 0x55))),
         }
+    }
+}
+
+/// The peak of a G.711 frame: full scale when it holds any sound.
+fn loud(sound: bool) -> u16 {
+    if sound {
+        u16::MAX
+    } else {
+        0
     }
 }
 

@@ -125,6 +125,8 @@ pub(crate) fn handle(mock: &MockModel, request: &HttpRequest) -> Option<Turn<Htt
 /// A session's state, as the mock's store keeps it.
 struct Session {
     protocol: SocketProtocol,
+    /// The server closed or cut the socket: later messages are refused (a transport closes it anyway).
+    closed: bool,
     /// The messages of the last answer, and where in them a response began and ended (for a cancel mid-way).
     last_answer: usize,
     state: ProtocolState,
@@ -143,7 +145,7 @@ fn open(mock: &MockModel, request: &HttpRequest, protocol: SocketProtocol) -> Ht
         SocketProtocol::ResponsesWebSocket => ProtocolState::Responses(responses_ws::Session::default()),
         SocketProtocol::GeminiLive { vertex } => ProtocolState::Gemini(Box::new(gemini_live::Session::new(vertex))),
     };
-    let socket = mock.open_socket(Box::new(Session { protocol, last_answer: 0, state }));
+    let socket = mock.open_socket(Box::new(Session { protocol, closed: false, last_answer: 0, state }));
     let mut out = Outbox::new(mock, &socket, protocol);
     out.log_client("open", serde_json::json!({"path": request.path, "query": request.query}));
     if let Some(slot) = mock.socket(&socket) {
@@ -175,6 +177,9 @@ fn message(mock: &MockModel, request: &HttpRequest) -> Turn<HttpReply> {
     let protocol = {
         let guard = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         match guard.downcast_ref::<Session>() {
+            Some(session) if session.closed => {
+                return Turn::Done(closing(socket, 1008, "the server closed this socket"));
+            }
             Some(session) => session.protocol,
             None => return Turn::Done(closing(socket, 1011, "the session's state is not a socket session")),
         }
@@ -207,7 +212,9 @@ fn message(mock: &MockModel, request: &HttpRequest) -> Turn<HttpReply> {
                     SocketEnd::Close { code: 1007, reason: "Request contains an invalid argument.".into() }
                 }
             };
-            return Turn::Done(out.reply(end));
+            drop(guard);
+            out.end = end;
+            return Turn::Done(finish(&slot, out));
         }
     };
     let kind = match protocol {
@@ -255,6 +262,7 @@ fn finish(slot: &crate::mock::sockets::SessionSlot, out: Outbox) -> HttpReply {
     let mut guard = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Some(session) = guard.downcast_mut::<Session>() {
         session.last_answer = out.frames.len();
+        session.closed = out.end != SocketEnd::Open;
     }
     drop(guard);
     let end = out.end.clone();

@@ -74,7 +74,7 @@ impl Session {
                 .query
                 .split('&')
                 .find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
-                .map(|v| super::super::routes::percent_decode(v))
+                .map(super::super::routes::percent_decode)
         };
         let transcription = query("intent").as_deref() == Some("transcription");
         let model = query("model").unwrap_or_else(|| "gpt-realtime".to_string());
