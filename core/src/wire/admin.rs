@@ -145,6 +145,10 @@ pub fn journal_document(mock: &MockModel) -> Value {
     if let Some(mcp) = mcp_journal(mock) {
         document["mcp"] = mcp;
     }
+    let sockets = mock.socket_events();
+    if !sockets.is_empty() {
+        document["sockets"] = json!(sockets);
+    }
     document
 }
 
@@ -201,6 +205,11 @@ pub fn write_journal_document(mock: &MockModel, page: usize, mut emit: impl FnMu
     if let Some(mcp) = mcp_journal(mock) {
         piece.extend_from_slice(br#","mcp":"#);
         write(&mut piece, mcp);
+    }
+    let sockets = mock.socket_events();
+    if !sockets.is_empty() {
+        piece.extend_from_slice(br#","sockets":"#);
+        write(&mut piece, json!(sockets));
     }
     piece.extend_from_slice(br#","unused_steps":"#);
     write(&mut piece, json!(mock.unused_steps()));
