@@ -271,6 +271,11 @@ struct ServeOptions {
     /// collector: its base URL (`http://127.0.0.1:4318`, to which /v1/traces is added) or its traces URL.
     #[arg(long, env = "CUECARD_OTLP_ENDPOINT")]
     otlp_endpoint: Option<String>,
+    /// Serve https:// and wss:// too, on the same port: a certificate for loopback is made at start by a test CA,
+    /// whose PEM is written to this file for the test to trust (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, `ca`). Clients
+    /// that only connect with wss: (openai-node's realtime, google-genai's live API) need it.
+    #[arg(long, value_name = "CA_FILE")]
+    tls: Option<String>,
 }
 
 /// `, 1 MCP server (2 tools, 5 steps)` for a scenario with MCP servers, else nothing.
@@ -332,6 +337,7 @@ fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, S
         max_tests: options.max_tests,
         journal_total: options.journal_total,
         otlp_endpoint: options.otlp_endpoint.clone(),
+        tls_cert: options.tls.clone(),
     };
     if !options.host.is_loopback() {
         // The admin surface replaces the script and reads every request; beyond loopback anyone who can reach the
@@ -378,6 +384,9 @@ fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, S
         ];
         if let Some(endpoint) = &options.otlp_endpoint {
             lines.push(format!("OpenTelemetry:      a span per mocked call to {endpoint}"));
+        }
+        if let Some(ca) = &options.tls {
+            lines.push(format!("TLS:                https:// and wss://{} too; trust the CA in {ca}", server.addr()));
         }
         if let Some(first) = mcp_servers.first() {
             let each = if mcp_servers.len() > 1 {

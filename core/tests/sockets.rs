@@ -163,3 +163,71 @@ async fn a_connection_reset_step_cuts_the_socket_without_a_close_frame() {
     let ended = ended.unwrap();
     assert!(!ended.starts_with("close"), "a cut sends no close frame: {ended}");
 }
+
+/// `wss://` and `https://` on the server's own port, trusted through the CA file it writes (feature `tls`).
+#[cfg(feature = "tls")]
+#[tokio::test]
+async fn tls_serves_wss_and_https_on_the_same_port_with_a_ca_the_test_trusts() {
+    use rustls_pki_types::pem::PemObject;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = std::env::temp_dir().join(format!("cuecard-tls-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ca = dir.join("ca.pem");
+    let mock = Arc::new(
+        MockModel::from_scenario(
+            &Scenario::from_yaml(
+                "cuecard: 1\nroutes:\n  - steps:\n      - text: Secure hello.\n      - text: Plain hello.\n",
+            )
+            .unwrap(),
+        )
+        .unwrap(),
+    );
+    let options =
+        ServerOptions { instant: true, tls_cert: Some(ca.to_string_lossy().into_owned()), ..ServerOptions::default() };
+    let server = Server::start_with(Arc::clone(&mock), options).unwrap();
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls_pki_types::CertificateDer::pem_file_iter(&ca).unwrap() {
+        roots.add(cert.unwrap()).unwrap();
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
+    let name = rustls_pki_types::ServerName::try_from("localhost").unwrap();
+    // wss: a realtime session through the TLS connection.
+    let tcp = tokio::net::TcpStream::connect(server.addr()).await.unwrap();
+    let tls = connector.connect(name.clone(), tcp).await.unwrap();
+    let url = format!("wss://localhost:{}/v1/realtime", server.addr().port());
+    let (mut socket, _) = tokio_tungstenite::client_async(url, tls).await.unwrap();
+    let first = socket.next().await.unwrap().unwrap();
+    assert!(first.to_text().unwrap().contains("session.created"), "{first:?}");
+    socket.send(Message::text(TEXT_SESSION)).await.unwrap();
+    socket.send(Message::text(r#"{"type":"response.create"}"#)).await.unwrap();
+    let mut text = String::new();
+    while let Some(Ok(message)) = socket.next().await {
+        let event: Value = serde_json::from_str(message.to_text().unwrap()).unwrap();
+        if event["type"] == "response.output_text.delta" {
+            text.push_str(event["delta"].as_str().unwrap());
+        }
+        if event["type"] == "response.done" {
+            break;
+        }
+    }
+    assert_eq!(text, "Secure hello.");
+    // https and plain http on the same port.
+    let body = r#"{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}"#;
+    let request = format!(
+        "POST /v1/chat/completions HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let tcp = tokio::net::TcpStream::connect(server.addr()).await.unwrap();
+    let mut tls = connector.connect(name, tcp).await.unwrap();
+    tls.write_all(request.as_bytes()).await.unwrap();
+    let mut reply = Vec::new();
+    let _ = tls.read_to_end(&mut reply).await;
+    assert!(String::from_utf8_lossy(&reply).contains("Plain hello."), "{}", String::from_utf8_lossy(&reply));
+    std::fs::remove_dir_all(&dir).ok();
+}

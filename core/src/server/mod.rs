@@ -23,6 +23,8 @@ use tokio::sync::oneshot;
 mod body;
 mod idle;
 mod socket;
+#[cfg(feature = "tls")]
+mod tls;
 mod trace;
 
 use body::*;
@@ -59,6 +61,11 @@ pub struct ServerOptions {
     /// absent; needs the `otlp` feature (see [`crate::telemetry`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub otlp_endpoint: Option<String>,
+    /// Serve TLS too (`https://`, `wss://`) on the same port, with a certificate for loopback made at start by a
+    /// test CA, whose PEM is written to this file for the test to trust (see `server::tls`; needs the `tls`
+    /// feature). Off when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tls_cert: Option<String>,
 }
 
 /// [`ServerOptions::idle_timeout_ms`] by default: hyper's default header timeout.
@@ -75,6 +82,7 @@ impl Default for ServerOptions {
             max_tests: crate::isolation::DEFAULT_MAX_TESTS,
             journal_total: crate::isolation::DEFAULT_JOURNAL_TOTAL,
             otlp_endpoint: None,
+            tls_cert: None,
         }
     }
 }
@@ -121,6 +129,7 @@ impl Server {
             .with_context("field", "admin_token"));
         }
         let telemetry = start_telemetry(options.otlp_endpoint.as_deref())?;
+        let tls = start_tls(options.tls_cert.as_deref())?;
         let (host, port) = (options.host, options.port);
         let io = move |e: std::io::Error| {
             Error::new(ErrorKind::Io, format!("cannot serve on {host}:{port}: {e}"))
@@ -158,7 +167,7 @@ impl Server {
         let thread = std::thread::Builder::new()
             .name("cuecard-server".into())
             .spawn(move || {
-                runtime.block_on(serve(listener, served, options, telemetry.clone(), stop));
+                runtime.block_on(serve(listener, served, options, telemetry.clone(), tls, stop));
                 // Connections still open after the graceful period are dropped here; the worker threads get a moment
                 // to end, so that once `stop` returns no thread of the server is left running.
                 runtime.shutdown_timeout(Duration::from_millis(100));
@@ -241,6 +250,7 @@ async fn serve(
     tests: Arc<Tests>,
     options: ServerOptions,
     telemetry: Exporter,
+    tls: Option<TlsAcceptor>,
     mut stop: oneshot::Receiver<()>,
 ) {
     // Stopping tells every connection to shut down gracefully; each holds a sender of `open`, so the server waits
@@ -291,6 +301,7 @@ async fn serve(
         let mut stop_signal = stopping.subscribe();
         let open = open.clone();
         let journal = Arc::clone(tests.default_mock());
+        let tls = tls.clone();
         tokio::spawn(async move {
             let _open = open;
             // HTTP/1.1, or HTTP/2 with prior knowledge (cleartext: the AWS SDK for JavaScript's default handler speaks
@@ -298,12 +309,18 @@ async fn serve(
             // HTTP/1.1 is answered as HTTP/1.1, as before.
             // The builder reads the first bytes to tell the versions apart, before any timeout of its own applies:
             // a connection that sends nothing is closed after the idle timeout here.
-            if let Some(idle) = idle_timeout {
-                let mut first = [0u8; 1];
-                if !matches!(tokio::time::timeout(idle, stream.peek(&mut first)).await, Ok(Ok(1..))) {
+            // With TLS on, that first byte also tells a TLS handshake from plain HTTP.
+            let mut first = [0u8; 1];
+            if idle_timeout.is_some() || tls.is_some() {
+                let peeked = match idle_timeout {
+                    Some(idle) => tokio::time::timeout(idle, stream.peek(&mut first)).await.ok(),
+                    None => Some(stream.peek(&mut first).await),
+                };
+                if !matches!(peeked, Some(Ok(1..))) {
                     return;
                 }
             }
+            let Some(stream) = secured(stream, first[0], tls.as_ref(), idle_timeout).await else { return };
             let mut connection = std::pin::pin!(builder.serve_connection_with_upgrades(TokioIo::new(stream), service));
             let idle = || async {
                 match idle_timeout {
@@ -343,6 +360,57 @@ async fn serve(
     let _ = stopping.send(true);
     drop(open);
     let _ = tokio::time::timeout(Duration::from_secs(1), all_closed.recv()).await;
+}
+
+/// What accepts TLS connections (nothing without the `tls` feature).
+#[cfg(feature = "tls")]
+type TlsAcceptor = tls::Acceptor;
+#[cfg(not(feature = "tls"))]
+type TlsAcceptor = std::convert::Infallible;
+
+/// Makes the TLS certificate when the options ask for it.
+#[cfg(feature = "tls")]
+fn start_tls(ca_path: Option<&str>) -> Result<Option<TlsAcceptor>> {
+    ca_path.map(tls::start).transpose()
+}
+
+#[cfg(not(feature = "tls"))]
+fn start_tls(ca_path: Option<&str>) -> Result<Option<TlsAcceptor>> {
+    match ca_path {
+        None => Ok(None),
+        Some(_) => {
+            Err(Error::new(ErrorKind::InvalidArgument, "TLS (`tls_cert`) needs cuecard built with the `tls` feature")
+                .with_context("field", "tls_cert"))
+        }
+    }
+}
+
+/// The connection hyper serves: TLS when it is on and the connection's first byte opens a TLS handshake (within the
+/// idle timeout), the plain stream otherwise; `None` when the handshake fails.
+#[cfg(feature = "tls")]
+async fn secured(
+    stream: tokio::net::TcpStream,
+    first: u8,
+    tls: Option<&TlsAcceptor>,
+    idle_timeout: Option<Duration>,
+) -> Option<tls::Connection> {
+    match tls {
+        Some(acceptor) if first == tls::HANDSHAKE => match idle_timeout {
+            Some(idle) => tokio::time::timeout(idle, acceptor.accept(stream)).await.ok().flatten(),
+            None => acceptor.accept(stream).await,
+        },
+        _ => Some(tls::Connection::Plain(stream)),
+    }
+}
+
+#[cfg(not(feature = "tls"))]
+async fn secured(
+    stream: tokio::net::TcpStream,
+    _first: u8,
+    _tls: Option<&TlsAcceptor>,
+    _idle_timeout: Option<Duration>,
+) -> Option<tokio::net::TcpStream> {
+    Some(stream)
 }
 
 /// Whether spans posted to the OTLP `endpoint` would reach the server listening on `addr` (issue #59 S14): the

@@ -41,15 +41,31 @@ class CuecardServer:
         return self.journal()["entries"]
 
 
-@pytest.fixture(scope="session")
-def server():
-    process = subprocess.Popen([_binary(), "serve", "--port", "0", "--instant"], stdout=subprocess.PIPE,
+def _serve(*options: str):
+    process = subprocess.Popen([_binary(), "serve", "--port", "0", "--instant", *options], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     openai_url = process.stdout.readline().split()[-1]
     anthropic_url = process.stdout.readline().split()[-1]
-    yield CuecardServer(process, openai_url, anthropic_url)
-    process.terminate()
-    process.wait(timeout=10)
+    return CuecardServer(process, openai_url, anthropic_url)
+
+
+@pytest.fixture(scope="session")
+def server():
+    served = _serve()
+    yield served
+    served.process.terminate()
+    served.process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def tls_server(tmp_path_factory):
+    """A server that also serves https:// and wss:// (`--tls`), with its test CA's PEM in `served.ca`."""
+    ca = tmp_path_factory.mktemp("tls") / "ca.pem"
+    served = _serve("--tls", str(ca))
+    served.ca = str(ca)
+    yield served
+    served.process.terminate()
+    served.process.wait(timeout=10)
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ audio, an error event, a dropped socket) and the Responses API's WebSocket mode 
 and the OpenAI Agents SDK's `RealtimeSession` running a tool. Each session's messages are in the journal."""
 import asyncio
 import base64
+import ssl
 import struct
 
 import openai
@@ -242,3 +243,56 @@ def test_the_agents_sdk_realtime_session_runs_a_tool(cuecard):
     # The second response answered after the tool's output went back as a function_call_output item.
     second = cuecard.entries()[1]["request"]
     assert second["messages"][-1]["role"] == "tool" and second["messages"][-1]["content"][0]["text"] == "sunny"
+
+
+def test_google_genai_live_over_wss_text_tools_spoken_audio_and_a_close(tls_server):
+    from google import genai
+    from google.genai import errors, types
+
+    tls_server.load(scenario("Hello from Gemini.", {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]},
+                             "It is sunny.", "I heard you.", {"fail": {"kind": "bad_request", "message": "Bad turn."}}))
+    # google-genai always connects with wss: and its own SSL context: trust the server's test CA in it.
+    trusted = ssl.create_default_context(cafile=tls_server.ca)
+    client = genai.Client(api_key="test-key", http_options=types.HttpOptions(
+        base_url=tls_server.anthropic_url.replace("http://", "https://"), async_client_args={"ssl": trusted}))
+    weather = types.Tool(function_declarations=[types.FunctionDeclaration(
+        name="get_weather", description="The weather in a city.",
+        parameters=types.Schema(type="OBJECT", properties={"city": types.Schema(type="STRING")}))])
+    config = types.LiveConnectConfig(response_modalities=["TEXT"], tools=[weather],
+                                     input_audio_transcription=types.AudioTranscriptionConfig())
+
+    async def converse():
+        async with client.aio.live.connect(model="gemini-live-2.5-flash", config=config) as session:
+            await session.send_client_content(turns=types.Content(role="user", parts=[types.Part(text="hi")]))
+            first = [m async for m in session.receive()]
+            await session.send_client_content(turns=types.Content(role="user", parts=[types.Part(text="weather?")]))
+            second = []
+            async for message in session.receive():
+                second.append(message)
+                if message.tool_call:
+                    call = message.tool_call.function_calls[0]
+                    await session.send_tool_response(function_responses=[
+                        types.FunctionResponse(id=call.id, name=call.name, response={"output": "sunny"})])
+            await session.send_realtime_input(audio=types.Blob(data=spoken("hello", 16000),
+                                                               mime_type="audio/pcm;rate=16000"))
+            await session.send_realtime_input(audio_stream_end=True)
+            third = [m async for m in session.receive()]
+            await session.send_client_content(turns=types.Content(role="user", parts=[types.Part(text="again")]))
+            with pytest.raises(errors.APIError) as closed:
+                async for _ in session.receive():
+                    pass
+            return first, second, third, closed.value
+
+    first, second, third, closed = run(converse())
+    assert "".join(m.text or "" for m in first) == "Hello from Gemini."
+    assert first[-1].server_content.turn_complete and first[-1].usage_metadata.total_token_count > 0
+    call = next(m.tool_call.function_calls[0] for m in second if m.tool_call)
+    assert (call.id, call.name, call.args) == ("call_1", "get_weather", {"city": "Paris"})
+    assert "".join(m.text or "" for m in second) == "It is sunny."
+    assert third[0].server_content.input_transcription.text == "hello"
+    assert "".join(m.text or "" for m in third) == "I heard you."
+    # A failed turn closes the socket with Gemini's code and reason, which the SDK raises.
+    assert (closed.code, closed.details) == (1007, "Bad turn.")
+    entries = tls_server.entries()
+    assert [e["request"]["metadata"]["endpoint"] for e in entries] == ["gemini_live"] * 5
+    assert entries[1]["request"]["messages"][-1]["content"][0]["text"] == "weather?"

@@ -2,13 +2,18 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 export const binary = process.env.CUECARD_BIN ?? path.join(process.env.CARGO_TARGET_DIR ?? path.join(root, 'target'), 'debug', 'cuecard');
 
-export async function startServer() {
-  const child = spawn(binary, ['serve', '--port', '0', '--instant'], { stdio: ['ignore', 'pipe', 'inherit'] });
+// `tls: true` serves https:// and wss:// too, with a test CA written to a temporary file (`ca`, its PEM).
+export async function startServer({ tls = false } = {}) {
+  const caFile = tls ? path.join(mkdtempSync(path.join(tmpdir(), 'cuecard-tls-')), 'ca.pem') : undefined;
+  const args = ['serve', '--port', '0', '--instant', ...(tls ? ['--tls', caFile] : [])];
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   const urls = [];
   for await (const line of lines) {
@@ -29,6 +34,7 @@ export async function startServer() {
   return {
     openaiURL,
     anthropicURL,
+    ca: tls ? readFileSync(caFile, 'utf8') : undefined,
     load: (scenario) => admin('PUT', '/_cuecard/scenario', scenario),
     entries: async () => (await admin('GET', '/_cuecard/journal')).entries,
     journal: () => admin('GET', '/_cuecard/journal'),
