@@ -198,6 +198,8 @@ fn parse_checks(source: &str) -> Vec<CheckDoc> {
     let mut checks: Vec<CheckDoc> = Vec::new();
     let mut doc = Vec::new();
     let mut optional = false;
+    // A field's name in the data, when serde renames it (`kind` is `type`).
+    let mut renamed: Option<String> = None;
     for line in body.lines() {
         if let Some(text) = line.strip_prefix("    /// ") {
             doc.push(text.to_string());
@@ -205,10 +207,13 @@ fn parse_checks(source: &str) -> Vec<CheckDoc> {
             doc.push(text.to_string());
         } else if line.starts_with("        #[serde(default") {
             optional = true;
+        } else if let Some(name) = line.strip_prefix("        #[serde(rename = \"") {
+            renamed = name.split('"').next().map(str::to_string);
         } else if let Some(field) = line.strip_prefix("        ").filter(|l| l.contains(": ")) {
             let (name, kind) = field.trim_end_matches(',').split_once(": ").unwrap();
             let check = checks.last_mut().expect("a field inside a variant");
-            check.fields.push((name.to_string(), kind.to_string(), optional, doc.join(" ")));
+            let name = renamed.take().unwrap_or_else(|| name.to_string());
+            check.fields.push((name, kind.to_string(), optional, doc.join(" ")));
             doc.clear();
             optional = false;
         } else if let Some(variant) = line.strip_prefix("    ").filter(|l| l.starts_with(char::is_uppercase)) {

@@ -114,6 +114,18 @@ const matchers = {
     const check = { check: 'batch_lines_answered', ...(batch !== undefined && { batch }) };
     return result(this, received, check, 'every batch line answered by a step');
   },
+  /** A realtime session received a client message of `type` whose JSON contains `fields`. */
+  toHaveReceivedSocketEvent(received, type, fields) {
+    requireMock(received, 'toHaveReceivedSocketEvent');
+    const check = { check: 'socket_received', type, ...(fields !== undefined && { fields }) };
+    return result(this, received, check, `a socket received ${type}`);
+  },
+  /** A realtime session sent a server message of `type` whose JSON contains `fields`. */
+  toHaveSentSocketEvent(received, type, fields) {
+    requireMock(received, 'toHaveSentSocketEvent');
+    const check = { check: 'socket_sent', type, ...(fields !== undefined && { fields }) };
+    return result(this, received, check, `a socket sent ${type}`);
+  },
   /** Any check of the core as data: `expect(mock).toPassCheck({check: 'has_model', model: 'gpt-4o'})`. */
   toPassCheck(received, check) {
     requireMock(received, 'toPassCheck');

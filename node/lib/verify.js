@@ -107,6 +107,24 @@ class Verification {
     return this._run({ check: 'batch_lines_answered', ...(batch !== undefined && { batch }) });
   }
 
+  /** A realtime session received a client message of `type` whose JSON contains `fields` (`times` exactly, on
+   * `session`, when given). */
+  socketReceived(type, fields, options = {}) {
+    return this._run(socketCheck('socket_received', type, fields, options));
+  }
+
+  /** A realtime session sent a server message of `type` whose JSON contains `fields`. */
+  socketSent(type, fields, options = {}) {
+    return this._run(socketCheck('socket_sent', type, fields, options));
+  }
+
+  /** Socket messages of these types crossed in this order (of one `direction` and `session` when given). */
+  socketEventsInOrder(types, options = {}) {
+    const { direction, session } = options;
+    return this._run({ check: 'socket_events_in_order', types: [...types],
+      ...(direction !== undefined && { direction }), ...(session !== undefined && { session }) });
+  }
+
   /** Every step used and no request beyond the script. */
   scriptFullyUsed() {
     return this._run({ check: 'script_fully_used' });
@@ -226,6 +244,12 @@ class RequestCheck {
 /** Starts checks over `mock`. */
 function assertThat(mock) {
   return new Verification(mock);
+}
+
+/** A `socket_received`/`socket_sent` check as data. */
+function socketCheck(check, type, fields, { session, times } = {}) {
+  return { check, type, ...(fields !== undefined && { fields }), ...(session !== undefined && { session }),
+    ...(times !== undefined && { times }) };
 }
 
 module.exports = { assertThat, verify: assertThat, runCheck, Verification, MethodCheck, RequestCheck };

@@ -244,6 +244,8 @@ test('every check of the core has a method in the fluent chain, and a failure is
     mcp_tool_called: ['Verification', 'mcpToolCalled'], mcp_tools_listed: ['Verification', 'mcpToolsListed'],
     no_unexpected_mcp_calls: ['Verification', 'noUnexpectedMcpCalls'], all_mcp_steps_used: ['Verification', 'allMcpStepsUsed'],
     batch_held: ['Verification', 'batchHeld'], batch_lines_answered: ['Verification', 'batchLinesAnswered'],
+    socket_received: ['Verification', 'socketReceived'], socket_sent: ['Verification', 'socketSent'],
+    socket_events_in_order: ['Verification', 'socketEventsInOrder'],
     was_called_times: ['MethodCheck', 'wasCalledTimes'], and_retried: ['MethodCheck', 'andRetried'],
     and_parsed_successfully: ['MethodCheck', 'andParsedSuccessfully'],
     and_observed_parse_failure: ['MethodCheck', 'andObservedParseFailure'],

@@ -340,6 +340,12 @@ export declare class Verification {
   batchHeld(requests: number, batch?: string): this;
   /** Every line of a batch (the latest one made, unless `batch` names one) was answered by a step. */
   batchLinesAnswered(batch?: string): this;
+  /** A realtime session received a client message of `type` whose JSON contains `fields`. */
+  socketReceived(type: string, fields?: Record<string, unknown>, options?: { session?: string; times?: number }): this;
+  /** A realtime session sent a server message of `type` whose JSON contains `fields`. */
+  socketSent(type: string, fields?: Record<string, unknown>, options?: { session?: string; times?: number }): this;
+  /** Socket messages of these types crossed in this order. */
+  socketEventsInOrder(types: string[], options?: { direction?: 'client' | 'server'; session?: string }): this;
   scriptFullyUsed(): this;
   receivedRequests(times: number): this;
   lastRequest(): RequestCheck;

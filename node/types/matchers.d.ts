@@ -24,6 +24,8 @@ export interface CuecardMatchers<R = unknown> {
   toHaveBatchHeld(requests: number, batch?: string): R;
   /** Every line of a batch (the latest one made, unless `batch` names one) was answered by a step. */
   toHaveAnsweredEveryBatchLine(batch?: string): R;
+  toHaveReceivedSocketEvent(type: string, fields?: Record<string, unknown>): R;
+  toHaveSentSocketEvent(type: string, fields?: Record<string, unknown>): R;
   /** Any check of the core as data. */
   toPassCheck(check: Check): R;
 }

@@ -239,10 +239,54 @@ pub enum Check {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         batch: Option<String>,
     },
+    /// A realtime session received a client message of `type` (OpenAI's `type`, Gemini's top-level key) whose JSON
+    /// contains `fields`: `times` of them exactly when given, else at least one; on `session` when given.
+    SocketReceived {
+        /// The message type.
+        #[serde(rename = "type")]
+        kind: String,
+        /// What the message contains.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fields: Option<serde_json::Value>,
+        /// The session (`ws_1`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session: Option<String>,
+        /// How many.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        times: Option<u64>,
+    },
+    /// A realtime session sent a server message of `type` containing `fields` (`{"type": "response.done", "fields":
+    /// {"response": {"status": "cancelled"}}}`: a response was cancelled).
+    SocketSent {
+        /// The message type.
+        #[serde(rename = "type")]
+        kind: String,
+        /// What the message contains.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fields: Option<serde_json::Value>,
+        /// The session.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session: Option<String>,
+        /// How many.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        times: Option<u64>,
+    },
+    /// Socket messages of these types crossed in this order (others may come between), of one `direction`
+    /// (`client` or `server`) and `session` when given.
+    SocketEventsInOrder {
+        /// The types, in order.
+        types: Vec<String>,
+        /// `client` or `server`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        direction: Option<String>,
+        /// The session.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session: Option<String>,
+    },
 }
 
 /// The name of every check, as `Check`'s `"check"` tag: each binding's test asserts its fluent chain covers them.
-pub const CHECK_NAMES: [&str; 26] = [
+pub const CHECK_NAMES: [&str; 29] = [
     "all_steps_used",
     "no_unexpected_requests",
     "script_fully_used",
@@ -269,6 +313,9 @@ pub const CHECK_NAMES: [&str; 26] = [
     "all_mcp_steps_used",
     "batch_held",
     "batch_lines_answered",
+    "socket_received",
+    "socket_sent",
+    "socket_events_in_order",
 ];
 
 impl Check {
@@ -303,6 +350,15 @@ pub fn run_check(mock: &MockModel, observer: Option<&RecordingObserver>, check: 
         Check::AllMcpStepsUsed => super::mcp::all_steps_used(mock),
         Check::BatchHeld { requests, batch } => super::batches::held(mock, batch.as_deref(), *requests),
         Check::BatchLinesAnswered { batch } => super::batches::lines_answered(mock, batch.as_deref()),
+        Check::SocketReceived { kind, fields, session, times } => {
+            super::sockets::exchanged(mock, "client", kind, fields.as_ref(), session.as_deref(), *times)
+        }
+        Check::SocketSent { kind, fields, session, times } => {
+            super::sockets::exchanged(mock, "server", kind, fields.as_ref(), session.as_deref(), *times)
+        }
+        Check::SocketEventsInOrder { types, direction, session } => {
+            super::sockets::in_order(mock, types, direction.as_deref(), session.as_deref())
+        }
         Check::WasCalledTimes { operation, .. }
         | Check::AndRetried { operation, .. }
         | Check::AndParsedSuccessfully { operation }

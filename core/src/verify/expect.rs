@@ -106,6 +106,24 @@ impl<'a> Expect<'a> {
         self
     }
 
+    /// Panics unless a realtime session received a client message of `kind` containing `fields`.
+    pub fn socket_received(&self, kind: &str, fields: serde_json::Value) -> &Self {
+        or_panic(self.inner.socket_received(kind, fields));
+        self
+    }
+
+    /// Panics unless a realtime session sent a server message of `kind` containing `fields`.
+    pub fn socket_sent(&self, kind: &str, fields: serde_json::Value) -> &Self {
+        or_panic(self.inner.socket_sent(kind, fields));
+        self
+    }
+
+    /// Panics unless socket messages of these types crossed in this order.
+    pub fn socket_events_in_order(&self, types: &[&str]) -> &Self {
+        or_panic(self.inner.socket_events_in_order(types));
+        self
+    }
+
     /// Panics unless the mock received exactly `n` requests.
     pub fn received_requests(&self, n: u64) -> &Self {
         or_panic(self.inner.received_requests(n));

@@ -20,6 +20,7 @@ mod batches;
 mod check;
 mod expect;
 mod mcp;
+mod sockets;
 mod tables;
 
 pub use assertion::{AssertionFailure, CheckResult};
@@ -123,6 +124,23 @@ impl<'a> Verification<'a> {
     /// Every line of the latest batch made was answered by a step.
     pub fn batch_lines_answered(&self) -> CheckResult<&Self> {
         self.check(&Check::BatchLinesAnswered { batch: None })
+    }
+
+    /// A realtime session received a client message of `kind` whose JSON contains `fields` (`json!({})` for any);
+    /// [`Check::SocketReceived`] as data also says how often and on which session.
+    pub fn socket_received(&self, kind: &str, fields: serde_json::Value) -> CheckResult<&Self> {
+        self.check(&Check::SocketReceived { kind: kind.into(), fields: Some(fields), session: None, times: None })
+    }
+
+    /// A realtime session sent a server message of `kind` whose JSON contains `fields`.
+    pub fn socket_sent(&self, kind: &str, fields: serde_json::Value) -> CheckResult<&Self> {
+        self.check(&Check::SocketSent { kind: kind.into(), fields: Some(fields), session: None, times: None })
+    }
+
+    /// Socket messages of these types crossed in this order, either way.
+    pub fn socket_events_in_order(&self, types: &[&str]) -> CheckResult<&Self> {
+        let types = types.iter().map(|t| t.to_string()).collect();
+        self.check(&Check::SocketEventsInOrder { types, direction: None, session: None })
     }
 
     /// The mock received exactly `n` requests.

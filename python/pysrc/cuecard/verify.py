@@ -76,6 +76,27 @@ class Verification:
         """Every line of a batch (the latest one made, unless `batch` names one) was answered by a step."""
         return self._run("batch_lines_answered", **({"batch": batch} if batch is not None else {}))
 
+    def socket_received(self, type: str, fields: Optional[dict] = None, *, session: Optional[str] = None,
+                        times: Optional[int] = None) -> "Verification":
+        """A realtime session received a client message of `type` whose JSON contains `fields`: `times` of them
+        exactly when given, else at least one; on `session` (`ws_1`) when given."""
+        given = {"fields": fields, "session": session, "times": times}
+        return self._run("socket_received", type=type, **{k: v for k, v in given.items() if v is not None})
+
+    def socket_sent(self, type: str, fields: Optional[dict] = None, *, session: Optional[str] = None,
+                    times: Optional[int] = None) -> "Verification":
+        """A realtime session sent a server message of `type` whose JSON contains `fields` (`socket_sent(
+        "response.done", {"response": {"status": "cancelled"}})`: a response was cancelled)."""
+        given = {"fields": fields, "session": session, "times": times}
+        return self._run("socket_sent", type=type, **{k: v for k, v in given.items() if v is not None})
+
+    def socket_events_in_order(self, types: list, *, direction: Optional[str] = None,
+                               session: Optional[str] = None) -> "Verification":
+        """Socket messages of these types crossed in this order (others may come between), of one `direction`
+        (`client` or `server`) and `session` when given."""
+        given = {"direction": direction, "session": session}
+        return self._run("socket_events_in_order", types=list(types), **{k: v for k, v in given.items() if v is not None})
+
     def last_request(self) -> "RequestCheck":
         return RequestCheck(self, "last")
 

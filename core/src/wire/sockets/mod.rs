@@ -115,10 +115,24 @@ pub(crate) fn handle(mock: &MockModel, request: &HttpRequest) -> Option<Turn<Htt
     if request.method == MESSAGE_METHOD {
         return Some(message(mock, request));
     }
-    if !is_upgrade(request) {
-        return None;
-    }
     let protocol = SocketProtocol::at(&request.path)?;
+    if !is_upgrade(request) {
+        // A plain request on a socket path no HTTP endpoint serves (`GET /v1/realtime`): say it is a socket.
+        if super::routes::find(request).is_some() {
+            return None;
+        }
+        let message = format!(
+            "{} {} is a WebSocket ({}): connect with an upgrade (`Upgrade: websocket`, ws:// or wss://)",
+            request.method,
+            request.path,
+            protocol.name()
+        );
+        let index = mock.reject(crate::model::ChatRequest::default(), Some(raw(request)), message.clone());
+        let dialect = Dialect::of_client(request);
+        let reply =
+            errors::cuecard_reply(dialect, 426, crate::error::ErrorKind::InvalidRequest, &message, &request_id(index));
+        return Some(Turn::Done(reply));
+    }
     Some(Turn::Done(open(mock, request, protocol)))
 }
 

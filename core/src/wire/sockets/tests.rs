@@ -10,3 +10,24 @@ fn an_upgrade_on_the_realtime_path_opens_a_session() {
     let reply = crate::wire::handle(&mock, &upgrade("/v1/realtime?model=gpt-realtime"));
     assert_eq!(reply.status(), 101, "{reply:?}");
 }
+
+#[test]
+fn a_plain_request_on_a_socket_path_is_told_to_upgrade_and_journaled() {
+    let mock = MockModel::builder().responds("Hi").build().unwrap();
+    let reply = crate::wire::handle(&mock, &HttpRequest::new("GET", "/v1/realtime?model=m", Vec::new(), Vec::new()));
+    assert_eq!(reply.status(), 426, "{reply:?}");
+    assert!(reply.body_text().contains("is a WebSocket (openai_realtime)"), "{}", reply.body_text());
+    assert_eq!(mock.counts().rejected, 1);
+    // `POST /v1/responses` is still the HTTP API.
+    let post = HttpRequest::post_json("/v1/responses", r#"{"model":"m","input":"hi"}"#);
+    assert_eq!(crate::wire::handle(&mock, &post).status(), 200);
+}
+
+#[test]
+fn a_message_for_an_unknown_or_closed_socket_is_a_policy_close() {
+    let mock = MockModel::builder().responds("Hi").build().unwrap();
+    let message = HttpRequest::new("WS", "/v1/realtime", vec![(SOCKET_HEADER.into(), "ws_9".into())], b"{}".to_vec());
+    let HttpReply::Socket { end, frames, .. } = crate::wire::handle(&mock, &message) else { panic!("a socket reply") };
+    assert!(frames.is_empty());
+    assert!(matches!(end, SocketEnd::Close { code: 1008, .. }), "{end:?}");
+}

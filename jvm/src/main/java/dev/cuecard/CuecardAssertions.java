@@ -143,6 +143,50 @@ public final class CuecardAssertions {
             return run(with(check("batch_lines_answered"), "batch", CuecardException.notNull(batch, "batch")));
         }
 
+        /** A realtime session received a client message of {@code type} whose JSON contains {@code fields}. */
+        public MockAssert socketReceived(String type, Map<String, Object> fields) {
+            return socketReceived(type, fields, null, null);
+        }
+
+        /**
+         * A realtime session received a client message of {@code type} whose JSON contains {@code fields} (any when
+         * null): {@code times} of them exactly when not null (else at least one), on {@code session} when not null.
+         */
+        public MockAssert socketReceived(String type, Map<String, Object> fields, String session, Integer times) {
+            return run(socketCheck("socket_received", type, fields, session, times));
+        }
+
+        /** A realtime session sent a server message of {@code type} whose JSON contains {@code fields}. */
+        public MockAssert socketSent(String type, Map<String, Object> fields) {
+            return socketSent(type, fields, null, null);
+        }
+
+        /** A realtime session sent a server message of {@code type} containing {@code fields}, as {@link #socketReceived}. */
+        public MockAssert socketSent(String type, Map<String, Object> fields, String session, Integer times) {
+            return run(socketCheck("socket_sent", type, fields, session, times));
+        }
+
+        /** Socket messages of these types crossed in this order (others may come between). */
+        public MockAssert socketEventsInOrder(List<String> types) {
+            return socketEventsInOrder(types, null, null);
+        }
+
+        /** Socket messages of these types crossed in this order, of one {@code direction} and {@code session} when not null. */
+        public MockAssert socketEventsInOrder(List<String> types, String direction, String session) {
+            Map<String, Object> check = with(check("socket_events_in_order"), "types", List.copyOf(CuecardException.notNull(types, "types")));
+            if (direction != null) with(check, "direction", direction);
+            if (session != null) with(check, "session", session);
+            return run(check);
+        }
+
+        private static Map<String, Object> socketCheck(String name, String type, Map<String, Object> fields, String session, Integer times) {
+            Map<String, Object> check = with(check(name), "type", CuecardException.notNull(type, "type"));
+            if (fields != null) with(check, "fields", fields);
+            if (session != null) with(check, "session", session);
+            if (times != null) with(check, "times", times);
+            return check;
+        }
+
         /** Every step used and no request beyond the script. */
         public MockAssert scriptFullyUsed() {
             return run(check("script_fully_used"));

@@ -201,6 +201,19 @@ class VectorsTest {
                 chain.mcpToolCalled(check.get("tool").asText(), check.path("server").asText(null),
                         check.has("times") ? check.get("times").asInt() : null, arguments);
             }
+            case "socket_received", "socket_sent" -> {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> fields = check.has("fields") ? Json.MAPPER.convertValue(check.get("fields"), Map.class) : null;
+                String type = check.get("type").asText(), session = check.path("session").asText(null);
+                Integer times = check.has("times") ? check.get("times").asInt() : null;
+                if (name.equals("socket_received")) chain.socketReceived(type, fields, session, times);
+                else chain.socketSent(type, fields, session, times);
+            }
+            case "socket_events_in_order" -> {
+                List<String> types = new ArrayList<>();
+                check.get("types").forEach(t -> types.add(t.asText()));
+                chain.socketEventsInOrder(types, check.path("direction").asText(null), check.path("session").asText(null));
+            }
             case "mcp_tools_listed" -> {
                 if (check.has("server")) chain.mcpToolsListed(check.get("server").asText());
                 else chain.mcpToolsListed();
@@ -274,7 +287,7 @@ class VectorsTest {
         }
         assertThat(ran).isEqualTo(checks);
         assertThat(vectors.size()).isGreaterThanOrEqualTo(7);
-        assertThat(names).as("the vectors reach every check (the core has 26: verify::CHECK_NAMES)").hasSize(26);
+        assertThat(names).as("the vectors reach every check (the core has 29: verify::CHECK_NAMES)").hasSize(29);
     }
 
     private static void report(RecordingObserver.CallObservation call, JsonNode event) {
