@@ -388,6 +388,9 @@ pub struct Envelope {
     /// Where the rate limits stood after the request, sent in the provider's rate-limit headers.
     #[serde(skip)]
     pub rate_limit: Option<crate::rate_limits::RateLimitReading>,
+    /// The step ends a realtime session after its answer, announced this many milliseconds ahead.
+    #[serde(skip)]
+    pub go_away_ms: Option<u64>,
     /// The step whose answer, uncut, is the response: its output tokens are counted once, not per reply.
     #[serde(skip)]
     pub(crate) answered_by: AnsweredBy,

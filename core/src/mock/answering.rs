@@ -404,6 +404,7 @@ impl MockModel {
             recorded: step.recorded.clone(),
             headers: step.reply_headers.clone(),
             rate_limit,
+            go_away_ms: step.go_away_ms,
             answered_by: stream::AnsweredBy::default(),
         };
         let mut next_call_id = || stream::numbered_id("call_", ids.next().unwrap_or(0));

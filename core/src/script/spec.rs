@@ -272,6 +272,10 @@ pub struct StepSpec {
     /// any other. Values are strings (numbers are written as JSON writes them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub headers: Option<serde_json::Map<String, serde_json::Value>>,
+    /// On a realtime socket: the session ends after this answer, announced this many milliseconds ahead (Gemini
+    /// Live's `goAway` with `timeLeft`, OpenAI Realtime's `session_expired` error), then closed with 1000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub go_away_ms: Option<u64>,
     /// What a real provider sent for this answer (a recording's step): replayed as is on the protocol it came
     /// from, while the fields above are the neutral answer every other protocol is encoded from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -476,6 +480,9 @@ impl StepSpec {
         }
         if let Some(headers) = &self.headers {
             step = step.with_reply_headers(reply_headers(headers)?);
+        }
+        if let Some(ms) = self.go_away_ms {
+            step = step.with_go_away(ms);
         }
         if let Some(recorded) = &self.recorded {
             check_recorded(recorded)?;

@@ -189,6 +189,8 @@ pub struct Step {
     pub(crate) recorded: Option<std::sync::Arc<crate::script::recorded::Recorded>>,
     /// Headers added to the step's wire reply (lower-case names), replacing any of the same name.
     pub(crate) reply_headers: Vec<(String, String)>,
+    /// On a realtime socket, the session ends after this answer, announced this many milliseconds ahead.
+    pub(crate) go_away_ms: Option<u64>,
     /// The estimated output tokens of the answer as scripted, counted on first use.
     pub(crate) output_tokens: OutputTokensOnce,
 }
@@ -222,6 +224,7 @@ impl Step {
             fail_after_as: None,
             recorded: None,
             reply_headers: Vec::new(),
+            go_away_ms: None,
             output_tokens: OutputTokensOnce::default(),
         }
     }
@@ -232,6 +235,13 @@ impl Step {
     pub(crate) fn answer_output_tokens(&self) -> Option<u64> {
         let StepBody::Answer(answer) = &self.body else { return None };
         Some(*self.output_tokens.0.get_or_init(|| crate::usage::estimate_answer_tokens(answer)))
+    }
+
+    /// On a realtime socket, ends the session after this answer: Gemini Live sends `goAway` with `timeLeft` of `ms`,
+    /// OpenAI Realtime a `session_expired` error, and the socket is closed with 1000.
+    pub fn with_go_away(mut self, ms: u64) -> Step {
+        self.go_away_ms = Some(ms);
+        self
     }
 
     /// Adds `headers` to this step's wire reply (names lower-cased), replacing any of the same name: a

@@ -152,6 +152,7 @@ mod tests {
             recorded: None,
             headers: Vec::new(),
             rate_limit: None,
+            go_away_ms: None,
             answered_by: crate::stream::AnsweredBy::default(),
         };
         let cases =

@@ -296,3 +296,29 @@ def test_google_genai_live_over_wss_text_tools_spoken_audio_and_a_close(tls_serv
     entries = tls_server.entries()
     assert [e["request"]["metadata"]["endpoint"] for e in entries] == ["gemini_live"] * 5
     assert entries[1]["request"]["messages"][-1]["content"][0]["text"] == "weather?"
+
+
+def test_google_genai_live_go_away_announces_the_end_and_the_socket_closes(tls_server):
+    from google import genai
+    from google.genai import errors, types
+
+    tls_server.load(scenario({"text": "Wrapping up.", "go_away_ms": 10000}))
+    trusted = ssl.create_default_context(cafile=tls_server.ca)
+    client = genai.Client(api_key="test-key", http_options=types.HttpOptions(
+        base_url=tls_server.anthropic_url.replace("http://", "https://"), async_client_args={"ssl": trusted}))
+
+    async def converse():
+        config = types.LiveConnectConfig(response_modalities=["TEXT"])
+        async with client.aio.live.connect(model="gemini-live-2.5-flash", config=config) as session:
+            await session.send_realtime_input(text="hi")
+            turn = [m async for m in session.receive()]
+            after = []
+            with pytest.raises(errors.APIError) as closed:
+                async for message in session.receive():
+                    after.append(message)
+            return turn, after, closed.value
+
+    turn, after, closed = run(converse())
+    assert "".join(m.text or "" for m in turn) == "Wrapping up."
+    assert [m.go_away.time_left for m in after if m.go_away] == ["10s"]
+    assert closed.code == 1000

@@ -44,6 +44,7 @@ fn find(mock: &MockModel, id: &str) -> Option<Stored> {
         recorded: None,
         headers: Vec::new(),
         rate_limit: None,
+        go_away_ms: None,
         answered_by: Default::default(),
     };
     Some(Stored { entry, decoded, envelope })

@@ -333,6 +333,7 @@ impl Session {
                         self.contents.push(json!({"role": "model", "parts": parts}));
                         // The model waits for the tool's response: no turnComplete until then.
                         out.send(json!({"toolCall": {"functionCalls": calls}}), delay);
+                        go_away(stream.envelope().go_away_ms, out);
                         return;
                     }
                     self.contents.push(json!({"role": "model", "parts": parts}));
@@ -355,6 +356,7 @@ impl Session {
                     metadata
                         .insert(details_key.into(), json!([{"modality": modality, "tokenCount": usage.output_tokens}]));
                     out.send(json!({"serverContent": {"turnComplete": true}, "usageMetadata": metadata}), 0);
+                    go_away(stream.envelope().go_away_ms, out);
                 }
                 StreamEvent::Error { error } => {
                     match stream.stream_break() {
@@ -377,6 +379,17 @@ impl Session {
             }
         }
     }
+}
+
+/// A step that ends the session: `goAway` with the time left (a protobuf duration, `10s`, `1.500s`), then the close.
+fn go_away(ms: Option<u64>, out: &mut Outbox) {
+    let Some(ms) = ms else { return };
+    let time_left = match ms % 1000 {
+        0 => format!("{}s", ms / 1000),
+        rest => format!("{}.{rest:03}s", ms / 1000),
+    };
+    out.send(json!({"goAway": {"timeLeft": time_left}}), 0);
+    out.close(1000, "");
 }
 
 /// A close reason: at most 123 bytes of UTF-8 (what a close frame holds), cut at a character boundary.

@@ -666,6 +666,12 @@ impl Session {
                         "output_token_details": {"text_tokens": text_out, "audio_tokens": audio_out},
                     });
                     self.emit(out, "response.done", json!({"response": response}), delay);
+                    if stream.envelope().go_away_ms.is_some() {
+                        // The session's end as the service reports it: an error, then a clean close.
+                        let message = "Your session hit the maximum duration of 60 minutes.";
+                        self.error(out, "session_expired", message, None, None);
+                        out.close(1000, "");
+                    }
                 }
                 StreamEvent::Error { error } => {
                     match stream.stream_break() {

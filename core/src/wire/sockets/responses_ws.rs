@@ -84,6 +84,7 @@ impl Session {
         out.for_request(index, 0);
         let Ok(decoded) = decode(&context.options, &out.socket) else { return };
         let codec = <super::super::openai_responses::OpenAiResponses as super::super::ChatProtocol>::CODEC;
+        let go_away = result.as_ref().is_ok_and(|stream| stream.envelope().go_away_ms.is_some());
         match super::super::chat::streamed_reply(codec, result, &decoded) {
             HttpReply::Stream { frames, end, stall_ms, .. } => {
                 let mut first = true;
@@ -105,6 +106,8 @@ impl Session {
                 }
                 if end == StreamEnd::Cut {
                     out.cut();
+                } else if go_away {
+                    out.close(1000, "the connection reached its maximum duration");
                 }
             }
             HttpReply::Full { status, body, delay_ms, .. } => {

@@ -149,3 +149,19 @@ test('@google/genai live: setupComplete, a text turn, a tool call and response, 
   assert.deepEqual(entries.map((e) => e.request.metadata.endpoint), ['gemini_live', 'gemini_live', 'gemini_live', 'gemini_live']);
   assert.equal(entries[3].request.messages.at(-1).content[0].text, 'hello');
 });
+
+test('@google/genai live: a goAway step announces the end, then the socket closes with 1000', async () => {
+  await server.load(scenario({ text: 'Wrapping up.', go_away_ms: 1500 }));
+  const ai = new GoogleGenAI({ apiKey: 'test-key', httpOptions: { baseUrl: server.anthropicURL } });
+  const messages = [];
+  const closed = new Promise((resolve) => {
+    ai.live.connect({
+      model: 'gemini-live-2.5-flash', config: { responseModalities: [Modality.TEXT] },
+      callbacks: { onmessage: (m) => messages.push(m), onclose: (event) => resolve(event) },
+    }).then((session) => session.sendRealtimeInput({ text: 'hi' }));
+  });
+  const event = await closed;
+  assert.equal(event.code, 1000);
+  assert.equal(messages.map((m) => m.text ?? '').join(''), 'Wrapping up.');
+  assert.deepEqual(messages.at(-1).goAway, { timeLeft: '1.500s' });
+});
