@@ -82,5 +82,55 @@ fn wire_requests(c: &mut Criterion) {
     c.bench_function("wire/responses_stream", |b| b.iter(|| sent(&responses_stream)));
 }
 
-criterion_group!(benches, calls, wire_requests);
+/// A scripted audio response on a realtime socket, through the face as a transport drives it: the socket opened,
+/// the session set to speak, `response.create` answered with every event (the 75-token answer spoken in
+/// cuecard's voice, audio and transcript deltas), and the socket closed. Reported in events per second.
+fn realtime_audio(c: &mut Criterion) {
+    let answer = "The weather in Paris is sunny, 22 degrees. Tomorrow brings light rain in the morning, clearing by \
+        noon, with a high of 19 degrees and a gentle westerly breeze. Carry an umbrella if you head out early; by \
+        evening the sky should be clear enough for a walk along the river, and the forecast for the weekend stays \
+        dry and mild, with sunshine on both days and temperatures around twenty degrees.";
+    let mock = MockModel::builder().responds(answer).repeats().build().unwrap();
+    mock.set_journal_limit(Some(1000));
+    let message = |socket: &str, body: &str| {
+        HttpRequest::new(
+            "WS",
+            "/v1/realtime",
+            vec![("x-cuecard-socket".into(), socket.into())],
+            body.as_bytes().to_vec(),
+        )
+    };
+    let upgrade = HttpRequest::new(
+        "GET",
+        "/v1/realtime?model=gpt-realtime",
+        vec![("upgrade".into(), "websocket".into())],
+        Vec::new(),
+    );
+    let session = r#"{"type":"session.update","session":{"type":"realtime","output_modalities":["audio"]}}"#;
+    let frames = |reply: wire::HttpReply| match reply {
+        wire::HttpReply::Socket { frames, .. } => frames.len(),
+        _ => 0,
+    };
+    let response = || {
+        let wire::HttpReply::Socket { socket, .. } = wire::handle(&mock, &upgrade) else { return 0 };
+        frames(wire::handle(&mock, &message(&socket, session)));
+        let events = frames(wire::handle(&mock, black_box(&message(&socket, r#"{"type":"response.create"}"#))));
+        let closed = HttpRequest {
+            headers: vec![
+                ("x-cuecard-socket".into(), socket.clone()),
+                ("x-cuecard-socket-closed".into(), "1000".into()),
+            ],
+            ..message(&socket, "")
+        };
+        wire::handle(&mock, &closed);
+        events
+    };
+    let events = response() as u64;
+    let mut group = c.benchmark_group("realtime");
+    group.throughput(criterion::Throughput::Elements(events));
+    group.bench_function("audio_response", |b| b.iter(response));
+    group.finish();
+}
+
+criterion_group!(benches, calls, wire_requests, realtime_audio);
 criterion_main!(benches);

@@ -35,13 +35,63 @@ fn number_of(id: &str) -> Option<u64> {
 
 /// The journal of socket messages, shared with the answers being made: an answer computed by a host callback is
 /// finished by a call that holds no mock (`Turn::map`), and journals its messages here.
-pub(crate) type SocketLog = Arc<Mutex<Vec<SocketEvent>>>;
+pub(crate) type SocketLog = Arc<Mutex<SocketJournal>>;
 
-/// Adds a message to `log`, numbered after the last.
-pub(crate) fn push(log: &SocketLog, mut event: SocketEvent) {
-    let mut events = log.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    event.index = events.len() as u64;
-    events.push(event);
+/// Socket messages kept per journal entry the mock keeps: a realtime turn is tens to hundreds of messages, so a
+/// bounded journal (`journal_limit`, what `cuecard serve` sets) bounds the socket journal too.
+const MESSAGES_PER_ENTRY: usize = 100;
+
+/// The socket messages, oldest first, with their running numbering.
+#[derive(Debug, Default)]
+pub(crate) struct SocketJournal {
+    events: std::collections::VecDeque<SocketEvent>,
+    next_index: u64,
+    /// At most this many are kept (the oldest are dropped); none when the model journal is unbounded.
+    capacity: Option<usize>,
+}
+
+impl SocketJournal {
+    /// Adds a message, numbered after the last, dropping the oldest past the capacity.
+    pub(crate) fn push(&mut self, mut event: SocketEvent) {
+        event.index = self.next_index;
+        self.next_index += 1;
+        self.events.push_back(event);
+        if let Some(capacity) = self.capacity {
+            while self.events.len() > capacity {
+                self.events.pop_front();
+            }
+        }
+    }
+
+    /// Forgets the newest `count` server messages of `session` (an answer its transport did not finish sending), and
+    /// numbers the messages after them again so the numbering has no gap.
+    pub(crate) fn forget_unsent(&mut self, session: &str, count: usize) {
+        let mut left = count;
+        let mut at = self.events.len();
+        let mut first_removed = None;
+        while left > 0 && at > 0 {
+            at -= 1;
+            let unsent = self.events.get(at).is_some_and(|e| e.session == session && e.direction == "server");
+            if unsent {
+                if let Some(event) = self.events.remove(at) {
+                    first_removed = Some(event.index);
+                }
+                left -= 1;
+            }
+        }
+        let Some(from) = first_removed else { return };
+        let mut index = from;
+        for event in self.events.iter_mut().filter(|e| e.index > from) {
+            event.index = index;
+            index += 1;
+        }
+        self.next_index = index;
+    }
+}
+
+/// Adds a message to `log`.
+pub(crate) fn push(log: &SocketLog, event: SocketEvent) {
+    log.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(event);
 }
 
 impl MockModel {
@@ -71,13 +121,15 @@ impl MockModel {
     /// now records.
     pub(crate) fn socket_log(&self) -> (SocketLog, u64, u64) {
         let state = self.lock();
+        let capacity = state.settings.journal_limit.map(|limit| limit.saturating_mul(MESSAGES_PER_ENTRY));
+        state.sockets.log.lock().unwrap_or_else(std::sync::PoisonError::into_inner).capacity = capacity;
         (Arc::clone(&state.sockets.log), state.journal.len(), state.clock_ms)
     }
 
     /// Every message of every session, in the order they crossed.
     pub fn socket_events(&self) -> Vec<SocketEvent> {
         let log = Arc::clone(&self.lock().sockets.log);
-        let events = log.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        let events = log.lock().unwrap_or_else(std::sync::PoisonError::into_inner).events.iter().cloned().collect();
         events
     }
 }

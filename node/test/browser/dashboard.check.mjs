@@ -59,6 +59,25 @@ test('the journal dashboard in headless Chromium', async () => {
     await page.waitForSelector('#entries tr.detail pre');
     assert.match(await page.$eval('#entries tr.detail pre', (pre) => pre.textContent), /"Weather in Paris\?"/);
 
+    // A realtime session (Node's own WebSocket) shows as its messages both ways, in order.
+    mock.thenResponds('Hello over the socket.');
+    const socket = new WebSocket(`${server.baseURL.replace('http://', 'ws://')}/v1/realtime?model=gpt-realtime`);
+    const done = new Promise((resolve, reject) => {
+      socket.onmessage = (message) => { if (JSON.parse(message.data).type === 'response.done') resolve(); };
+      socket.onerror = reject;
+    });
+    await new Promise((resolve) => { socket.onopen = resolve; });
+    socket.send(JSON.stringify({ type: 'session.update', session: { type: 'realtime', output_modalities: ['text'] } }));
+    socket.send(JSON.stringify({ type: 'response.create' }));
+    await done;
+    socket.close();
+    await page.waitForSelector('#sockets details.session', { timeout: 2000 });
+    await page.click('#sockets details.session summary');
+    await page.waitForFunction(() => [...document.querySelectorAll('#sockets td')].some((td) => td.textContent === ' over'));
+    const messages = await page.$$eval('#sockets tr.client td.kind, #sockets tr.server td.kind', (tds) => tds.map((td) => td.textContent));
+    assert.deepEqual(messages.slice(0, 6), ['open', 'session.created', 'conversation.created', 'session.update', 'session.updated', 'response.create']);
+    assert.ok(messages.includes('response.done'), messages.join(' '));
+
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
     assert.deepEqual(errors, []);
     console.log(`dashboard in Chromium: 1 passed, 0 failed (a request shown ${shownAfterMs} ms after it was answered; screenshot ${SCREENSHOT})`);

@@ -396,21 +396,7 @@ impl Outbox {
     /// and forgotten by the journal: the client never saw them.
     pub(super) fn interrupt(&mut self, undelivered: usize) {
         self.interrupt = true;
-        let mut events = self.log.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut left = undelivered;
-        let mut at = events.len();
-        // The client message that interrupts is journaled already: skip it, drop this session's sends before it.
-        while left > 0 && at > 0 {
-            at -= 1;
-            let unsent = events.get(at).is_some_and(|e| e.session == self.socket && e.direction == "server");
-            if unsent {
-                events.remove(at);
-                left -= 1;
-            }
-        }
-        for (index, event) in events.iter_mut().enumerate() {
-            event.index = index as u64;
-        }
+        self.log.lock().unwrap_or_else(std::sync::PoisonError::into_inner).forget_unsent(&self.socket, undelivered);
     }
 
     /// The journal entry (model request) the messages added next belong to, and the time they are sent.

@@ -31,3 +31,19 @@ fn a_message_for_an_unknown_or_closed_socket_is_a_policy_close() {
     assert!(frames.is_empty());
     assert!(matches!(end, SocketEnd::Close { code: 1008, .. }), "{end:?}");
 }
+
+#[test]
+fn a_bounded_journal_bounds_the_socket_messages_and_keeps_their_numbers() {
+    let mock = MockModel::builder().responds("Hi").build().unwrap();
+    mock.set_journal_limit(Some(1)); // 100 socket messages
+    crate::wire::handle(&mock, &upgrade("/v1/realtime"));
+    let message = HttpRequest::new("WS", "/v1/realtime", vec![(SOCKET_HEADER.into(), "ws_1".into())], b"[]".to_vec());
+    for _ in 0..150 {
+        crate::wire::handle(&mock, &message);
+    }
+    let kept = mock.socket_events();
+    assert_eq!(kept.len(), 100);
+    // open, session.created, conversation.created, then 150 x (invalid, error): 303 in all, the newest 100 kept.
+    assert_eq!((kept[0].index, kept[99].index), (203, 302));
+    assert_eq!((kept[98].kind.as_str(), kept[99].kind.as_str()), ("invalid", "error"));
+}
