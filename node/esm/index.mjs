@@ -2,7 +2,8 @@
 import cuecard from '../lib/index.js';
 
 export const {
-  MockModel, MockStream, assertThat, verify, runCheck, RecordingObserver, MockTool, MockMemory, Server, createFetch, McpTransport,
+  MockModel, MockStream, assertThat, verify, runCheck, RecordingObserver, MockTool, MockMemory, Server, createFetch, createWebSocket,
+  McpTransport,
   awsRequestHandler,
   openaiOptions, anthropicOptions, BASE_URL, cuecardMock, Recording, cuecardRecording, tokenize, countTokens, checkNames, VERSION, version, CuecardError,
   InvalidScenarioError, InvalidRequestError, ScriptExhaustedError, NoRouteMatchedError, InvalidArgumentError,

@@ -10,6 +10,7 @@ const { MockTool } = require('./tools.js');
 const { MockMemory } = require('./memory.js');
 const { Server } = require('./server.js');
 const { createFetch, openaiOptions, anthropicOptions, BASE_URL } = require('./fetch.js');
+const { createWebSocket } = require('./socket.js');
 const { awsRequestHandler } = require('./aws.js');
 const { cuecardMock, cuecardRecording } = require('./per-test.js');
 const { Recording } = require('./recording.js');
@@ -38,6 +39,7 @@ module.exports = {
   MockMemory,
   Server,
   createFetch,
+  createWebSocket,
   McpTransport,
   awsRequestHandler,
   openaiOptions,

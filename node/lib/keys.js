@@ -5,7 +5,7 @@
 
 const STEP_FIELDS = {
   toolCalls: 'tool_calls', finishReason: 'finish_reason', failAfter: 'fail_after', failAfterAs: 'fail_after_as',
-  delayMs: 'delay_ms', ttftMs: 'ttft_ms', tokenDelayMs: 'token_delay_ms', stallMs: 'stall_ms',
+  delayMs: 'delay_ms', ttftMs: 'ttft_ms', tokenDelayMs: 'token_delay_ms', stallMs: 'stall_ms', goAwayMs: 'go_away_ms',
 };
 const TOOL_CALL_FIELDS = { argumentsJson: 'arguments_json' };
 const FAILURE_FIELDS = {

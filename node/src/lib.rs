@@ -71,6 +71,12 @@ pub fn check_names() -> Vec<String> {
     cuecard::verify::CHECK_NAMES.iter().map(|n| n.to_string()).collect()
 }
 
+/// Whether this build serves realtime sockets (the wasm module does not).
+#[napi]
+pub fn serves_sockets() -> bool {
+    cuecard::wire::sockets::SERVED
+}
+
 /// cuecard's version.
 #[napi]
 pub fn version() -> String {

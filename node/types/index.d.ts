@@ -158,6 +158,8 @@ export interface StepObject {
   ttftMs?: number;
   tokenDelayMs?: number;
   stallMs?: number;
+  /** On a realtime socket: the session ends after this answer, announced this many milliseconds ahead. */
+  goAwayMs?: number;
   [snakeCaseAlias: string]: unknown;
 }
 
@@ -576,6 +578,10 @@ export declare class McpTransport {
 }
 
 export declare function createFetch(mock: MockModel | Recording, options?: { instant?: boolean }): Fetch;
+/** A WebSocket constructor answered in-process by the mock's realtime sessions (OpenAI Realtime, the Responses
+ * WebSocket mode, Gemini Live): `createWebSocket(mock)(url, protocols)` behaves as `new WebSocket(url, protocols)`
+ * against `cuecard serve`, with no server. What the OpenAI Agents SDK's `createWebSocket` option takes. */
+export declare function createWebSocket(mock: MockModel, options?: { instant?: boolean }): (url: string | URL, protocols?: string | string[]) => WebSocket;
 
 /** An AWS SDK v3 request handler (`requestHandler:` of `BedrockRuntimeClient` and others) answered in-process by
  * `mock` through the wire encoders: the SDK's own serializers, event-stream decoder, errors and retries run. */

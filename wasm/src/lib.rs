@@ -64,6 +64,12 @@ pub fn scenario_read_error(path: &str, not_found: bool, reason: &str) -> JsValue
     errors::throw(&cuecard::Scenario::read_error(path, not_found, reason))
 }
 
+/// Whether this build serves realtime sockets: not the WebAssembly module (`core/src/wire/sockets/absent.rs`).
+#[wasm_bindgen(js_name = servesSockets)]
+pub fn serves_sockets() -> bool {
+    cuecard::wire::sockets::SERVED
+}
+
 /// cuecard's version.
 #[wasm_bindgen]
 pub fn version() -> String {

@@ -3,7 +3,9 @@
 //! `/t/{id}/`) and forgotten with the journal on a reset.
 //!
 //! The session state belongs to the protocol that serves it, a layer above the mock: the store holds it as
-//! `Any`, so the mock does not depend on the protocols.
+//! `Any`, so the mock does not depend on the protocols. The WebAssembly module serves no sockets
+//! (`wire/sockets/absent.rs`): there the store stays empty.
+#![cfg_attr(target_arch = "wasm32", allow(dead_code))]
 
 use super::MockModel;
 use crate::journal::SocketEvent;

@@ -40,6 +40,8 @@ mod reply;
 mod routes;
 mod scripted;
 mod served;
+// The realtime sockets; the WebAssembly module has a stub that refuses them by name (see `sockets/absent.rs`).
+#[cfg_attr(target_arch = "wasm32", path = "sockets/absent.rs")]
 pub mod sockets;
 
 #[cfg(feature = "record")]

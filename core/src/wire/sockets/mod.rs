@@ -30,6 +30,8 @@ use crate::mock::pending::Turn;
 use crate::mock::MockModel;
 use serde_json::Value;
 
+/// Whether this build serves realtime sockets (the WebAssembly module does not: `absent.rs`).
+pub const SERVED: bool = true;
 /// The method of a message on an open socket, on the face.
 pub const MESSAGE_METHOD: &str = "WS";
 /// The session a message belongs to (and, on the upgrade reply, the session opened).
