@@ -67,6 +67,8 @@ pub(super) struct Session {
     vad: Vad,
     /// Resumption handles sent.
     handles: u64,
+    /// The model's turn is being sent (its last message not yet): new input interrupts it.
+    answering: bool,
 }
 
 impl Session {
@@ -79,6 +81,7 @@ impl Session {
             rate: 16_000,
             vad: Vad::default(),
             handles: 0,
+            answering: false,
         }
     }
 
@@ -100,8 +103,24 @@ impl Session {
         }
     }
 
-    /// Answers one client message; a turn asks for a step.
-    pub(super) fn receive(&mut self, kind: &str, message: &Value, out: &mut Outbox) -> Option<Ask> {
+    /// Answers one client message; a turn asks for a step. `undelivered`: messages of the last answer the client
+    /// had not been sent when this one arrived.
+    pub(super) fn receive(
+        &mut self,
+        kind: &str,
+        message: &Value,
+        undelivered: Option<usize>,
+        out: &mut Outbox,
+    ) -> Option<Ask> {
+        let unsent = undelivered.unwrap_or(0);
+        if self.answering && unsent > 0 && matches!(kind, "clientContent" | "realtimeInput") {
+            // Input while the model speaks interrupts it: the rest of its turn is dropped, then `interrupted` and
+            // `turnComplete` (no `generationComplete` in an interrupted turn).
+            out.interrupt(unsent);
+            out.send(json!({"serverContent": {"interrupted": true}}), 0);
+            out.send(json!({"serverContent": {"turnComplete": true}}), 0);
+        }
+        self.answering = false;
         let body = CLIENT_MESSAGES
             .iter()
             .find(|(camel, _)| *camel == kind)
@@ -292,6 +311,7 @@ impl Session {
             }
         };
         out.for_request(stream.request_index(), stream.events().first().map_or(0, |e| e.at_ms));
+        self.answering = true;
         if let Some(heard) = context.options.get("heard").and_then(Value::as_str) {
             if self.setup_flag("inputAudioTranscription", "input_audio_transcription") {
                 out.send(json!({"serverContent": {"inputTranscription": {"text": heard, "finished": true}}}), 0);

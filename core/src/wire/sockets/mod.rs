@@ -246,7 +246,7 @@ fn message(mock: &MockModel, request: &HttpRequest) -> Turn<HttpReply> {
     let step = match &mut session.state {
         ProtocolState::OpenAi(state) => state.receive(&kind, &event, undelivered, &mut out),
         ProtocolState::Responses(state) => state.receive(&kind, &event, &mut out),
-        ProtocolState::Gemini(state) => state.receive(&kind, &event, &mut out),
+        ProtocolState::Gemini(state) => state.receive(&kind, &event, undelivered, &mut out),
     };
     drop(guard);
     match step {

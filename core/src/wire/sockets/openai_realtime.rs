@@ -568,6 +568,18 @@ impl Session {
         let start = out.frames.len();
         let mut active = Active { id: id.clone(), deltas: Vec::new(), done_at: 0, item: None, response: Value::Null };
         self.emit(out, "response.created", json!({"response": response}), stream.stall_ms());
+        if let Some(reading) = &stream.envelope().rate_limit {
+            // Where the mock's rate limits stand after this response (the `rate_limits` setting), as the service
+            // reports them on the socket: seconds, not the HTTP headers' durations.
+            let seconds = |ms: u64| ms as f64 / 1000.0;
+            let limits = json!([
+                {"name": "requests", "limit": reading.requests_limit, "remaining": reading.requests_remaining,
+                 "reset_seconds": seconds(reading.requests_reset_ms)},
+                {"name": "tokens", "limit": reading.tokens_limit, "remaining": reading.tokens_remaining,
+                 "reset_seconds": seconds(reading.tokens_reset_ms)},
+            ]);
+            self.emit(out, "rate_limits.updated", json!({"rate_limits": limits}), 0);
+        }
         let mut output: Vec<Value> = Vec::new();
         let mut message: Option<(Value, String)> = None;
         let previous = |items: &Vec<Value>| items.last().and_then(|i| i.get("id")).cloned().unwrap_or(Value::Null);
