@@ -30,6 +30,9 @@ fn every_check_name_is_a_variant_and_back() {
         json!({"check": "all_mcp_steps_used"}),
         json!({"check": "batch_held", "requests": 100, "batch": "batch_1"}),
         json!({"check": "batch_lines_answered", "batch": "msgbatch_1"}),
+        json!({"check": "socket_received", "type": "response.create", "fields": {"event_id": "e"}, "session": "ws_1", "times": 1}),
+        json!({"check": "socket_sent", "type": "response.done"}),
+        json!({"check": "socket_events_in_order", "types": ["open", "close"], "direction": "client", "session": "ws_2"}),
     ];
     assert_eq!(samples.len(), CHECK_NAMES.len());
     for (sample, name) in samples.iter().zip(CHECK_NAMES) {
