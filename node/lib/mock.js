@@ -355,6 +355,12 @@ class MockModel {
     return JSON.parse(this[NATIVE].mcpEntries());
   }
 
+  /** The realtime socket messages, both ways, in the order they crossed: `{index, session, protocol, direction,
+   * type, event, ...}` (docs/concepts/realtime.md). */
+  socketEvents() {
+    return JSON.parse(this[NATIVE].socketEvents());
+  }
+
   /** MCP tool steps no call took: `{server, tool, step}`. */
   mcpUnusedSteps() {
     return JSON.parse(this[NATIVE].mcpUnusedSteps());

@@ -270,6 +270,12 @@ impl NativeMock {
         json_text(&env, &self.inner.unused_steps())
     }
 
+    /// The realtime socket messages, both ways, in the order they crossed (JSON).
+    #[napi]
+    pub fn socket_events(&self, env: Env) -> napi::Result<String> {
+        json_text(&env, &self.inner.socket_events())
+    }
+
     /// The MCP journal: every message the scenario's MCP servers received, oldest first (JSON).
     #[napi]
     pub fn mcp_entries(&self, env: Env) -> napi::Result<String> {

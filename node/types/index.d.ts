@@ -215,6 +215,19 @@ export interface JournalEntry {
 }
 
 /** One MCP message a scripted MCP server received (the `mcp` section of a scenario). */
+/** One message of a realtime session (a WebSocket), journaled in the order it crossed. */
+export interface SocketEvent {
+  index: number;
+  after_requests: number;
+  at_ms: number;
+  session: string;
+  protocol: 'openai_realtime' | 'responses_websocket' | 'gemini_live';
+  direction: 'client' | 'server';
+  type: string;
+  event: Record<string, unknown>;
+  request?: number;
+}
+
 export interface McpEntry {
   /** Arrival index among MCP messages. */
   index: number;
@@ -302,6 +315,8 @@ export declare class MockModel {
   unusedSteps(): UnusedStep[];
   /** The MCP journal: every message the scenario's MCP servers received, oldest first. */
   mcpEntries(): McpEntry[];
+  /** The realtime socket messages, both ways, in the order they crossed. */
+  socketEvents(): SocketEvent[];
   /** MCP tool steps no call took. */
   mcpUnusedSteps(): { server: string; tool: string; step: number }[];
   unexpectedRequests(): JournalEntry[];

@@ -425,6 +425,11 @@ impl PyMockModel {
         to_py(py, &self.inner.unused_steps())
     }
 
+    /// The realtime socket messages (dicts), both ways, in the order they crossed (`docs/concepts/realtime.md`).
+    fn socket_events(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.inner.socket_events())
+    }
+
     /// The MCP journal (dicts): every message the scenario's MCP servers received, oldest first.
     fn mcp_entries(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         to_py(py, &self.inner.mcp_entries())

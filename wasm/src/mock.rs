@@ -260,6 +260,12 @@ impl NativeMock {
         json_text(&self.inner.unused_steps())
     }
 
+    /// The realtime socket messages (none: the module serves no sockets), as JSON.
+    #[wasm_bindgen(js_name = socketEvents)]
+    pub fn socket_events(&self) -> String {
+        json_text(&self.inner.socket_events())
+    }
+
     /// The MCP journal: every message the scenario's MCP servers received, oldest first (JSON).
     #[wasm_bindgen(js_name = mcpEntries)]
     pub fn mcp_entries(&self) -> String {

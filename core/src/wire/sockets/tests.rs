@@ -47,3 +47,27 @@ fn a_bounded_journal_bounds_the_socket_messages_and_keeps_their_numbers() {
     assert_eq!((kept[0].index, kept[99].index), (203, 302));
     assert_eq!((kept[98].kind.as_str(), kept[99].kind.as_str()), ("invalid", "error"));
 }
+
+#[test]
+fn chaos_fails_a_realtime_turn_as_it_fails_a_request() {
+    let yaml = "cuecard: 1\nchaos: {rates: {rate_limited: 1.0}}\nroutes:\n  - steps:\n      - text: never\n";
+    let mock = MockModel::from_scenario(&crate::Scenario::from_yaml(yaml).unwrap()).unwrap();
+    crate::wire::handle(&mock, &upgrade("/v1/realtime"));
+    let create = HttpRequest::new(
+        "WS",
+        "/v1/realtime",
+        vec![(SOCKET_HEADER.into(), "ws_1".into())],
+        br#"{"type":"response.create","event_id":"ask"}"#.to_vec(),
+    );
+    let HttpReply::Socket { frames, end, .. } = crate::wire::handle(&mock, &create) else { panic!("a socket reply") };
+    assert_eq!(end, SocketEnd::Open);
+    let events: Vec<serde_json::Value> = frames.iter().map(|f| serde_json::from_str(&f.data).unwrap()).collect();
+    let error = events.iter().find(|e| e["type"] == "error").expect("an error event");
+    assert_eq!(
+        (error["error"]["code"].as_str(), error["error"]["event_id"].as_str()),
+        (Some("rate_limit_exceeded"), Some("ask"))
+    );
+    assert_eq!(events.last().unwrap()["response"]["status"], "failed");
+    let entry = &mock.entries()[0];
+    assert!(entry.chaos, "journaled as chaos: {entry:?}");
+}
