@@ -54,6 +54,9 @@ test('a WebSocket answered in-process: open, a text turn, close, all journaled a
   assert.throws(() => assertThat(mock).socketSent('response.done', { response: { status: 'cancelled' } }),
     (e) => e instanceof AssertionFailedError && /socket_sent\("response.done"/.test(e.message));
   assert.equal(mock.requests()[0].metadata.endpoint, 'realtime');
+  const journaled = mock.socketEvents();
+  assert.deepEqual(journaled.slice(0, 3).map((e) => [e.direction, e.type]), [['client', 'open'], ['server', 'session.created'], ['server', 'conversation.created']]);
+  assert.deepEqual(journaled.at(-1).event, { code: 1000, reason: 'done' });
 });
 
 test('a cancel cuts a paced response where the socket had shown it', { skip }, async () => {
