@@ -166,7 +166,7 @@ impl Session {
         let client = client.as_deref();
         match kind {
             "session.update" => self.session_update(event, client, out),
-            "input_audio_buffer.append" => return self.append(event, client, out),
+            "input_audio_buffer.append" => return self.append(event, client, undelivered.unwrap_or(0), out),
             "input_audio_buffer.commit" => self.commit(client, out),
             "input_audio_buffer.clear" => {
                 self.clear_buffer();
@@ -243,7 +243,9 @@ impl Session {
         })
     }
 
-    fn append(&mut self, event: &Value, client: Option<&str>, out: &mut Outbox) -> Option<Ask> {
+    /// Appends audio; the VAD may start speech (interrupting a response still being sent, whose last `unsent`
+    /// messages the client has not had) or end a turn.
+    fn append(&mut self, event: &Value, client: Option<&str>, unsent: usize, out: &mut Outbox) -> Option<Ask> {
         let Some(bytes) = event.get("audio").and_then(Value::as_str).and_then(audio::from_base64) else {
             let message = "Invalid 'audio': expected a base64-encoded audio string.";
             self.error(out, "invalid_value", message, Some("audio"), client);
@@ -256,6 +258,13 @@ impl Session {
         for activity in seen {
             match activity {
                 Activity::Started { at_ms } => {
+                    // Speech while a response is still being sent interrupts it when the session says so (the
+                    // default): its unsent events are dropped first (the journal forgets them), then the
+                    // cancellation follows `speech_started`.
+                    let interrupts = self.active.is_some() && unsent > 0 && self.detection_flag("interrupt_response");
+                    if interrupts {
+                        out.interrupt(unsent);
+                    }
                     let item = self.item_id();
                     self.speech_item = Some(item.clone());
                     let audio_start_ms = self.buffer_offset_ms + at_ms;
@@ -265,9 +274,8 @@ impl Session {
                         json!({"audio_start_ms": audio_start_ms, "item_id": item}),
                         0,
                     );
-                    // Speech while a response plays interrupts it when the session says so (the default).
-                    if self.active.is_some() && self.detection_flag("interrupt_response") {
-                        self.cancel_active(out, "turn_detected");
+                    if interrupts {
+                        self.cancel_active_at(out, "turn_detected", unsent);
                     }
                 }
                 Activity::Stopped { at_ms, end_byte } => {
@@ -431,11 +439,6 @@ impl Session {
         }
         out.interrupt(undelivered);
         self.cancel_active_at(out, "client_cancelled", undelivered);
-    }
-
-    /// Ends the active response as cancelled (speech interrupted it: everything it had was sent).
-    fn cancel_active(&mut self, out: &mut Outbox, reason: &str) {
-        self.cancel_active_at(out, reason, 0);
     }
 
     /// Ends the active response as cancelled, its last `undelivered` messages unsent: the item with what the

@@ -71,3 +71,46 @@ fn chaos_fails_a_realtime_turn_as_it_fails_a_request() {
     let entry = &mock.entries()[0];
     assert!(entry.chaos, "journaled as chaos: {entry:?}");
 }
+
+/// `text` in cuecard's voice at 24 kHz, base64, as an `input_audio_buffer.append` body.
+fn append(text: &str, silence_frames: usize) -> Vec<u8> {
+    use base64::Engine;
+    let mut audio = crate::media::audio::pcm16(text, 24_000);
+    audio.extend(vec![0u8; 960 * silence_frames]);
+    let audio = base64::engine::general_purpose::STANDARD.encode(audio);
+    serde_json::json!({"type": "input_audio_buffer.append", "audio": audio}).to_string().into_bytes()
+}
+
+#[test]
+fn speech_while_a_response_is_sent_interrupts_it_where_the_client_saw_it() {
+    let mock = MockModel::builder().responds("one two three four five").responds("Yes?").build().unwrap();
+    crate::wire::handle(&mock, &upgrade("/v1/realtime"));
+    let ws = |body: Vec<u8>, delivered: Option<&str>| {
+        let mut headers = vec![(SOCKET_HEADER.to_string(), "ws_1".to_string())];
+        if let Some(sent) = delivered {
+            headers.push((DELIVERED_HEADER.to_string(), sent.to_string()));
+        }
+        crate::wire::handle(&mock, &HttpRequest::new("WS", "/v1/realtime", headers, body))
+    };
+    let session = br#"{"type":"session.update","session":{"type":"realtime","output_modalities":["text"]}}"#;
+    ws(session.to_vec(), None);
+    let HttpReply::Socket { frames, .. } = ws(br#"{"type":"response.create"}"#.to_vec(), None) else { panic!() };
+    // The client had the first 7 events (up to the delta " two") when the user spoke.
+    let HttpReply::Socket { frames: cut, interrupt, .. } = ws(append("Stop!", 0), Some("7")) else { panic!() };
+    assert!(interrupt);
+    let types: Vec<String> = cut
+        .iter()
+        .map(|f| serde_json::from_str::<serde_json::Value>(&f.data).unwrap()["type"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(types, ["input_audio_buffer.speech_started", "response.output_item.done", "response.done"]);
+    let done: serde_json::Value = serde_json::from_str(&cut[2].data).unwrap();
+    assert_eq!(done["response"]["status_details"], serde_json::json!({"type": "cancelled", "reason": "turn_detected"}));
+    assert_eq!(done["response"]["output"][0]["content"][0]["text"], "one two");
+    // The journal keeps what crossed: the answer's first 7 events, not the 10 the client never had.
+    let sent = mock.socket_events().iter().filter(|e| e.kind == "response.output_text.delta").count();
+    assert_eq!((frames.len() > 10, sent), (true, 2));
+    // The speech ends: the turn is committed, transcribed from the voice, and answered.
+    let HttpReply::Socket { frames: turn, .. } = ws(append("", 12), None) else { panic!() };
+    assert!(turn.iter().any(|f| f.data.contains("input_audio_buffer.committed")));
+    assert_eq!(mock.entries()[1].request.messages.last().unwrap().text(), "Stop!");
+}
