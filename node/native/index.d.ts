@@ -90,6 +90,8 @@ export declare class NativeMock {
   counts(): string
   /** Steps no request took (JSON). */
   unusedSteps(): string
+  /** The realtime socket messages, both ways, in the order they crossed (JSON). */
+  socketEvents(): string
   /** The MCP journal: every message the scenario's MCP servers received, oldest first (JSON). */
   mcpEntries(): string
   /** MCP tool steps no call took (JSON). */
@@ -241,6 +243,9 @@ export declare function init(makeError: (family: string, json: string) => Error,
  * `recordings/<module>/<names joined with .>.yaml`.
  */
 export declare function recordingPathForTest(module: string, names: Array<string>): string
+
+/** Whether this build serves realtime sockets (the wasm module does not). */
+export declare function servesSockets(): boolean
 
 /** The package's function for `ticket` returned `answer` (a text or a step object). */
 export declare function settleComputed(ticket: number, answer: unknown): void
