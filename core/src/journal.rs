@@ -430,6 +430,10 @@ pub struct McpEntry {
     /// The step closed the connection instead of answering.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub dropped_connection: bool,
+    /// The stateless revision the request was served in (`2026-07-28`: it named it in `params._meta`, or it was
+    /// `server/discover`); absent for the handshake era.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
 }
 
 impl McpEntry {

@@ -1,7 +1,7 @@
 //! The JSON-RPC side of MCP, shared by every transport: one message in, what to send back (notifications first,
 //! then the response), journaled once under the mock's lock.
 
-use super::{LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS};
+use super::{LATEST_PROTOCOL_VERSION, MODERN_VERSIONS, PROTOCOL_VERSIONS};
 use crate::journal::McpEntry;
 use crate::journal::Outcome;
 use crate::mock::mcp::{McpState, Now};
@@ -18,11 +18,24 @@ const METHOD_NOT_FOUND: i64 = -32601;
 const INVALID_PARAMS: i64 = -32602;
 const INTERNAL_ERROR: i64 = -32603;
 const RESOURCE_NOT_FOUND: i64 = -32002;
+/// 2026-07-28: a header that is missing or does not match the body (`Mcp-Method`, `Mcp-Name`, the version).
+pub(crate) const HEADER_MISMATCH: i64 = -32020;
+/// 2026-07-28: the protocol version is not served; `data` lists those that are.
+pub(crate) const UNSUPPORTED_VERSION: i64 = -32022;
+
+/// Where a 2026-07-28 request names its protocol version.
+const VERSION_META: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// The protocol version a stateless (2026-07-28) request names in `params._meta`, if any.
+pub(crate) fn modern_version(message: &Value) -> Option<&str> {
+    message.get("params")?.get("_meta")?.get(VERSION_META)?.as_str()
+}
 
 /// The levels `logging/setLevel` takes (RFC 5424).
 const LOG_LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
 /// Where a message came from.
+#[derive(Clone, Copy)]
 pub(crate) struct Incoming<'a> {
     /// The server it is for (`None` when it named none that exists).
     pub server: Option<usize>,
@@ -113,6 +126,7 @@ fn new_entry(state: &McpState, now: &Now, incoming: &Incoming) -> McpEntry {
         result: None,
         error: None,
         dropped_connection: false,
+        revision: None,
     }
 }
 
@@ -135,16 +149,31 @@ fn answer_locked(state: &mut McpState, now: Now, incoming: &Incoming, message: &
         Ok(Message::Request { id, method, params }) => {
             entry.method = method.to_string();
             entry.id = Some(id.clone());
-            let reply = match incoming.server {
-                Some(server) if incoming.initialized || matches!(method, "initialize" | "ping" | "server/discover") => {
+            // A stateless request: it names its revision (and `server/discover` is that revision's own method).
+            let modern = modern_version(message)
+                .map(str::to_string)
+                .or_else(|| (method == "server/discover").then(|| MODERN_VERSIONS[0].to_string()));
+            entry.revision = modern.clone();
+            let reply = match (incoming.server, modern.as_deref()) {
+                (Some(_), Some(version)) if !MODERN_VERSIONS.contains(&version) => {
+                    entry.outcome = Outcome::Rejected { reason: format!("unsupported protocol version {version}") };
+                    unsupported_version(version)
+                }
+                (Some(server), Some(_)) => {
+                    let reply = request(state, server, method, params, &mut entry, &mut answer);
+                    modern_reply(reply, method, &state.mcp.servers.get(server).map(server_info))
+                }
+                (Some(server), None)
+                    if incoming.initialized || matches!(method, "initialize" | "ping" | "server/discover") =>
+                {
                     request(state, server, method, params, &mut entry, &mut answer)
                 }
-                Some(_) => {
+                (Some(_), None) => {
                     let reason = "Invalid request parameters: the session is not initialized (initialize comes first)";
                     entry.outcome = Outcome::Rejected { reason: reason.into() };
                     error(INVALID_PARAMS, reason)
                 }
-                None => {
+                (None, _) => {
                     entry.outcome = Outcome::Unmatched;
                     error(METHOD_NOT_FOUND, "no such MCP server in the scenario")
                 }
@@ -176,6 +205,42 @@ fn answer_locked(state: &mut McpState, now: Now, incoming: &Incoming, message: &
     *now.clock_ms += waited;
     state.record(entry, now.journal_limit);
     answer
+}
+
+/// The -32022 of a version not served, with those that are (`data.supported`) for the client's retry.
+fn unsupported_version(version: &str) -> Reply {
+    Reply::Error {
+        code: UNSUPPORTED_VERSION,
+        message: format!("Unsupported protocol version: {version} (this server speaks {})", MODERN_VERSIONS.join(", ")),
+        data: Some(json!({"supported": MODERN_VERSIONS, "requested": version})),
+    }
+}
+
+/// A 2026-07-28 result: `resultType`, the server's info in `_meta`, and for what a client may cache (lists, reads,
+/// discover) `ttlMs` and `cacheScope` (nothing is cached: a scenario can change between requests). Methods the
+/// revision removed are unknown there; a resource not found is -32602 in it.
+fn modern_reply(reply: Reply, method: &str, server_info: &Option<Value>) -> Reply {
+    match reply {
+        Reply::Result(mut result) => {
+            if matches!(method, "ping" | "logging/setLevel" | "initialize") {
+                return error(METHOD_NOT_FOUND, format!("Method not found: {method} (not in revision 2026-07-28)"));
+            }
+            insert(&mut result, "resultType", json!("complete"));
+            let cacheable = method.ends_with("/list") || matches!(method, "resources/read" | "server/discover");
+            if cacheable {
+                insert(&mut result, "ttlMs", json!(0));
+                insert(&mut result, "cacheScope", json!("private"));
+            }
+            if let Some(info) = server_info {
+                insert(&mut result, "_meta", json!({"io.modelcontextprotocol/serverInfo": info}));
+            }
+            Reply::Result(result)
+        }
+        Reply::Error { code: RESOURCE_NOT_FOUND, message, data } => {
+            Reply::Error { code: INVALID_PARAMS, message, data }
+        }
+        other => other,
+    }
 }
 
 enum Message<'a> {
@@ -244,16 +309,17 @@ fn request(
             None => error(INVALID_PARAMS, "Invalid params: initialize needs params.protocolVersion"),
         },
         "ping" => Reply::Result(json!({})),
-        // The 2026-07-28 probe, answered at once as a server without that revision answers it (`mcp.md` §6.3):
-        // -32601, on stdio and HTTP alike. Every probing client (the Python SDK 2.x, TypeScript 2.x, mcp-go) then
-        // falls back to `initialize`; a result listing only older versions made mcp-go 1.6 refuse to connect.
-        "server/discover" => error(
-            METHOD_NOT_FOUND,
-            format!(
-                "Method not found: server/discover (this server speaks the handshake revisions {}: initialize)",
-                PROTOCOL_VERSIONS.join(", ")
-            ),
-        ),
+        // 2026-07-28's discovery: the versions served (the stateless one first, then the handshake ones a client
+        // may fall back to with `initialize`), what the server offers, and its instructions.
+        "server/discover" => {
+            let mut supported: Vec<&str> = MODERN_VERSIONS.to_vec();
+            supported.extend(PROTOCOL_VERSIONS);
+            let mut result = json!({"supportedVersions": supported, "capabilities": capabilities(spec)});
+            if let Some(instructions) = &spec.instructions {
+                insert(&mut result, "instructions", json!(instructions));
+            }
+            Reply::Result(result)
+        }
         "tools/list" => page(params, spec.page_size, "tools", spec.tools.iter().map(tool_listing).collect()),
         "tools/call" => call_tool(state, server, params, entry, answer),
         "resources/list" if !spec.resources.is_empty() => {

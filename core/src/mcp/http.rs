@@ -1,9 +1,12 @@
-//! MCP's Streamable HTTP transport (2025-03-26 to 2025-11-25) at `/mcp` and `/mcp/{server}`: a POST per message,
-//! answered with JSON (or SSE when progress goes before the answer), `202` for notifications, a session minted by
-//! `initialize`, `405` for the GET stream (none is offered), `DELETE` to end a session, and an Origin check.
+//! MCP's Streamable HTTP transport at `/mcp` and `/mcp/{server}`: a POST per message, answered with JSON (or SSE when
+//! progress goes before the answer), `202` for notifications, and an Origin check. In the handshake era (2025-03-26
+//! to 2025-11-25) a session is minted by `initialize`, the GET stream is `405` (none is offered) and `DELETE` ends a
+//! session; a 2026-07-28 request (its version in `params._meta` or the `MCP-Protocol-Version` header) is stateless,
+//! its `Mcp-Method` and `Mcp-Name` headers are checked against the body (`400` + -32020), an unsupported version is
+//! `400` + -32022, an unknown method `404` + -32601, and GET and DELETE are `405`.
 
-use super::engine::{self, Answer, Incoming, INVALID_REQUEST, PARSE_ERROR};
-use super::PROTOCOL_VERSIONS;
+use super::engine::{self, Answer, Incoming, HEADER_MISMATCH, INVALID_REQUEST, PARSE_ERROR, UNSUPPORTED_VERSION};
+use super::{MODERN_VERSIONS, PROTOCOL_VERSIONS};
 use crate::http::{Frame, HttpReply, HttpRequest, ReplyHeader, StreamEnd, MAX_BODY_BYTES};
 use crate::journal::Outcome;
 use crate::mock::mcp::Session;
@@ -55,6 +58,14 @@ pub fn handle_http(mock: &MockModel, request: &HttpRequest) -> HttpReply {
             (None, false) => "Not Found".to_string(),
         };
         return refuse(404, INVALID_REQUEST, &reason);
+    }
+    let modern_header = request.header("mcp-protocol-version").filter(|v| MODERN_VERSIONS.contains(v));
+    if modern_header.is_some() && request.method != "POST" {
+        let reason = format!(
+            "Method Not Allowed: {} (the 2026-07-28 revision has no GET stream and no sessions: POST only)",
+            request.method
+        );
+        return refuse(405, INVALID_REQUEST, &reason);
     }
     match request.method.as_str() {
         "POST" => post(mock, request, &incoming, body.as_ref(), refuse),
@@ -108,8 +119,14 @@ fn post(
         return refuse(400, PARSE_ERROR, &reason);
     };
     let method = message.get("method").and_then(Value::as_str).unwrap_or_default();
-    // The 2026-07-28 probe carries that revision's header: it reaches the engine's -32601, as on stdio.
-    if method != "initialize" && method != "server/discover" {
+    let header_version = request.header("mcp-protocol-version");
+    let modern = engine::modern_version(message).is_some()
+        || header_version.is_some_and(|v| MODERN_VERSIONS.contains(&v))
+        || method == "server/discover";
+    if modern {
+        return stateless(mock, request, incoming, message, method, refuse);
+    }
+    if method != "initialize" {
         if let Some(version) = request.header("mcp-protocol-version").filter(|v| !PROTOCOL_VERSIONS.contains(v)) {
             let supported = PROTOCOL_VERSIONS.join(", ");
             return refuse(
@@ -140,6 +157,84 @@ fn post(
         headers.push(("mcp-session-id".into(), open_session(mock, server).into()));
     }
     reply(answer, headers, request.header("accept"))
+}
+
+/// A 2026-07-28 request: its headers checked against its body, then answered without a session (an
+/// `Mcp-Session-Id` is ignored and none is minted).
+fn stateless(
+    mock: &MockModel,
+    request: &HttpRequest,
+    incoming: &Incoming,
+    message: &Value,
+    method: &str,
+    refuse: impl Fn(u16, i64, &str) -> HttpReply,
+) -> HttpReply {
+    let in_body = engine::modern_version(message);
+    let header = request.header("mcp-protocol-version");
+    if let Some(version) = header.filter(|v| !MODERN_VERSIONS.contains(v) && !PROTOCOL_VERSIONS.contains(v)) {
+        let reason =
+            format!("Unsupported protocol version: {version} (this server speaks {})", MODERN_VERSIONS.join(", "));
+        return refuse(400, UNSUPPORTED_VERSION, &reason);
+    }
+    if let (Some(header), Some(body)) = (header, in_body) {
+        if header != body {
+            let reason = format!("Bad Request: MCP-Protocol-Version {header} does not match params._meta's {body}");
+            return refuse(400, HEADER_MISMATCH, &reason);
+        }
+    }
+    // The discovery probe may come before a client knows the revision: its headers are not required.
+    if method != "server/discover" {
+        match request.header("mcp-method") {
+            Some(named) if named == method => {}
+            named => {
+                let reason = match named {
+                    None => format!("Bad Request: the Mcp-Method header is required (it is {method})"),
+                    Some(named) => format!("Bad Request: the Mcp-Method header says {named}, the body {method}"),
+                };
+                return refuse(400, HEADER_MISMATCH, &reason);
+            }
+        }
+        let key = match method {
+            "tools/call" | "prompts/get" => Some("name"),
+            "resources/read" => Some("uri"),
+            _ => None,
+        };
+        if let Some(key) = key {
+            let wanted = message.pointer(&format!("/params/{key}")).and_then(Value::as_str).unwrap_or_default();
+            let named = request.header("mcp-name").map(header_text);
+            if named.as_deref() != Some(wanted) {
+                let reason = match named {
+                    None => format!("Bad Request: the Mcp-Name header is required for {method} (it is {wanted})"),
+                    Some(named) => format!("Bad Request: the Mcp-Name header says {named}, params.{key} {wanted}"),
+                };
+                return refuse(400, HEADER_MISMATCH, &reason);
+            }
+        }
+    }
+    let stateless = Incoming { session: None, ..*incoming };
+    let answer = engine::answer(mock, &stateless, message);
+    // The revision's statuses for the engine's refusals: an unknown method 404, an unsupported version 400.
+    let status = match answer.response.as_ref().and_then(|r| r.pointer("/error/code")).and_then(Value::as_i64) {
+        Some(-32601) => 404,
+        Some(UNSUPPORTED_VERSION) => 400,
+        _ => 200,
+    };
+    if status != 200 {
+        let body = answer.response.unwrap_or(Value::Null);
+        return json_reply(status, Vec::new(), &body);
+    }
+    reply(answer, Vec::new(), request.header("accept"))
+}
+
+/// A header's text: RFC 2047's `=?base64?...?=` decoded (how a non-ASCII `Mcp-Name` travels), else as it is.
+fn header_text(value: &str) -> String {
+    use base64::Engine;
+    value
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+        .and_then(|encoded| base64::engine::general_purpose::STANDARD.decode(encoded).ok())
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .unwrap_or_else(|| value.to_string())
 }
 
 fn reply(answer: Answer, mut headers: Vec<ReplyHeader>, accept: Option<&str>) -> HttpReply {

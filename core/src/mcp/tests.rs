@@ -137,10 +137,12 @@ fn stdio_refuses_requests_before_initialize_but_answers_ping_and_discover() {
     };
     assert_eq!(answer(&mut stdio, rpc(1, "tools/list", json!({})))["error"]["code"], -32602);
     assert_eq!(answer(&mut stdio, rpc(2, "ping", json!({})))["result"], json!({}));
+    // Discovery needs no handshake: it lists the stateless revision first, then the handshake ones (issue #54).
     let discover = answer(&mut stdio, rpc(3, "server/discover", json!({})));
-    assert_eq!(discover["error"]["code"], -32601); // a server without the 2026-07-28 revision (issue #54)
-    let message = discover["error"]["message"].as_str().unwrap();
-    assert!(message.contains("2025-11-25") && message.ends_with(": initialize)"), "{message}");
+    assert_eq!(
+        discover["result"]["supportedVersions"],
+        json!(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"])
+    );
     answer(&mut stdio, rpc(4, "initialize", json!({"protocolVersion": "2025-03-26"})));
     assert_eq!(answer(&mut stdio, rpc(5, "tools/list", json!({})))["result"]["tools"][0]["name"], "get_forecast");
     assert!(StdioSession::new(&mock, Some("nope")).unwrap_err().to_string().contains("weather, second"));
@@ -426,4 +428,112 @@ fn an_oversized_mcp_body_is_413_and_journaled_as_rejected() {
     assert_eq!(body(&reply)["error"]["code"], json!(-32600));
     assert!(body(&reply)["error"]["message"].as_str().unwrap().contains("larger than the limit"));
     assert!(matches!(mock.mcp_entries()[0].outcome, crate::journal::Outcome::Rejected { .. }));
+}
+
+/// A 2026-07-28 request: its revision, client info and capabilities in `params._meta`.
+fn modern(id: u64, method: &str, mut params: Value) -> String {
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    rpc(id, method, params)
+}
+
+/// A 2026-07-28 POST with its headers (`name` for `Mcp-Name`).
+fn post_modern(mock: &MockModel, body: &str, method: &str, name: Option<&str>) -> HttpReply {
+    let mut request = HttpRequest::post_json("/mcp", body)
+        .with_header("content-type", "application/json")
+        .with_header("accept", "application/json, text/event-stream")
+        .with_header("mcp-protocol-version", "2026-07-28")
+        .with_header("mcp-method", method);
+    if let Some(name) = name {
+        request = request.with_header("mcp-name", name);
+    }
+    handle(mock, &request)
+}
+
+#[test]
+fn the_stateless_revision_is_served_without_a_handshake_on_both_transports() {
+    // mcp.md §1.3, §6.3
+    let mock = mock();
+    let mut stdio = StdioSession::new(&mock, Some("weather")).unwrap();
+    let line = |stdio: &mut StdioSession, text: String| -> Value {
+        serde_json::from_str(&stdio.handle_line(&mock, &text).lines[0].1).unwrap()
+    };
+    let discover = line(&mut stdio, modern(1, "server/discover", json!({})));
+    let result = &discover["result"];
+    assert_eq!(
+        (result["resultType"].as_str(), result["ttlMs"].as_u64(), result["cacheScope"].as_str()),
+        (Some("complete"), Some(0), Some("private"))
+    );
+    assert_eq!(result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "weather");
+    assert_eq!(result["instructions"], "Weather tools");
+    // No initialize: a stateless request is served at once, and cacheable results say so.
+    let tools = line(&mut stdio, modern(2, "tools/list", json!({})));
+    assert_eq!(tools["result"]["tools"][0]["name"], "get_forecast");
+    assert_eq!(tools["result"]["ttlMs"], 0);
+    let call =
+        line(&mut stdio, modern(3, "tools/call", json!({"name": "get_forecast", "arguments": {"city": "Paris"}})));
+    assert_eq!(
+        (call["result"]["resultType"].as_str(), call["result"]["content"][0]["text"].as_str()),
+        (Some("complete"), Some("22 °C, sunny"))
+    );
+    assert!(call["result"].get("ttlMs").is_none(), "a tool result is not cacheable");
+    // Methods the revision removed are unknown in it; a resource not found is -32602 there.
+    assert_eq!(line(&mut stdio, modern(4, "ping", json!({})))["error"]["code"], -32601);
+    let missing = line(&mut stdio, modern(5, "resources/read", json!({"uri": "file:///nope"})));
+    assert_eq!(missing["error"]["code"], -32602);
+    // A version not served: -32022 naming those that are.
+    let mut future: Value = serde_json::from_str(&modern(6, "tools/list", json!({}))).unwrap();
+    future["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2030-01-01");
+    let refused = line(&mut stdio, future.to_string());
+    assert_eq!(
+        (refused["error"]["code"].clone(), refused["error"]["data"].clone()),
+        (json!(-32022), json!({"supported": ["2026-07-28"], "requested": "2030-01-01"}))
+    );
+    let revisions: Vec<Option<String>> = mock.mcp_entries().iter().map(|e| e.revision.clone()).collect();
+    assert!(revisions.iter().all(|r| r.is_some()), "{revisions:?}");
+    // The same server still speaks the handshake era to a client that initializes.
+    let (session, init) = initialize(&mock, "2025-11-25");
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    assert!(body(&post(&mock, Some(&session), &rpc(9, "tools/list", json!({}))))["result"].get("resultType").is_none());
+}
+
+#[test]
+fn over_http_the_stateless_revision_checks_its_headers_and_keeps_no_session() {
+    // mcp.md §6.3
+    let mock = mock();
+    let list = post_modern(&mock, &modern(1, "tools/list", json!({})), "tools/list", None);
+    assert_eq!(list.status(), 200);
+    assert!(list.header("mcp-session-id").is_none(), "no session is minted");
+    let call = modern(2, "tools/call", json!({"name": "get_forecast", "arguments": {"city": "Paris"}}));
+    assert_eq!(
+        body(&post_modern(&mock, &call, "tools/call", Some("get_forecast")))["result"]["content"][0]["text"],
+        "22 °C, sunny"
+    );
+    // Mcp-Name may travel as RFC 2047 base64.
+    let encoded = post_modern(&mock, &call, "tools/call", Some("=?base64?Z2V0X2ZvcmVjYXN0?="));
+    assert_eq!(encoded.status(), 200, "{}", encoded.body_text());
+    for (method, name, why) in [
+        ("tools/list", Some("get_forecast"), "Mcp-Method header says tools/list"),
+        ("tools/call", None, "Mcp-Name header is required"),
+        ("tools/call", Some("get_time"), "Mcp-Name header says get_time"),
+    ] {
+        let refused = post_modern(&mock, &call, method, name);
+        assert_eq!((refused.status(), body(&refused)["error"]["code"].clone()), (400, json!(-32020)));
+        assert!(body(&refused)["error"]["message"].as_str().unwrap().contains(why), "{}", refused.body_text());
+    }
+    let unknown = post_modern(&mock, &modern(3, "tools/nothing", json!({})), "tools/nothing", None);
+    assert_eq!((unknown.status(), body(&unknown)["error"]["code"].clone()), (404, json!(-32601)));
+    let get = handle(
+        &mock,
+        &HttpRequest::new("GET", "/mcp", vec![("mcp-protocol-version".into(), "2026-07-28".into())], Vec::new()),
+    );
+    assert_eq!(get.status(), 405);
+    let future = HttpRequest::post_json("/mcp", &rpc(4, "tools/list", json!({})))
+        .with_header("content-type", "application/json")
+        .with_header("mcp-protocol-version", "2031-01-01")
+        .with_header("mcp-method", "tools/list");
+    let refused = handle(&mock, &future);
+    assert_eq!(refused.status(), 400);
+    assert!(mock.mcp_entries().iter().all(|e| e.session.is_none()));
 }

@@ -129,18 +129,73 @@ def test_the_official_client_over_streamable_http(cuecard):
     assert mcp["unused_steps"] == []
 
 
-def test_the_probing_client_falls_back_to_initialize_at_once(cuecard):
+async def exercise_modern(client) -> list:
+    """The same steps through the 2.x `Client` in the stateless 2026-07-28 revision (no initialize, no session)."""
+    assert client.protocol_version == "2026-07-28"
+    assert [t.name for t in (await client.list_tools()).tools] == ["get_forecast"]
+    seen = [(await client.call_tool("get_forecast", {"city": "Paris"})).content[0].text]
+    structured = await client.call_tool("get_forecast", {"city": "Oslo"})
+    seen.append((structured.content[0].text, structured.structured_content))
+    failed = await client.call_tool("get_forecast", {"city": "Atlantis"})
+    seen.append((failed.is_error, failed.content[0].text))
+    with pytest.raises(MCPError, match="backend down") as error:
+        await client.call_tool("get_forecast", {"city": "Rome"})
+    seen.append(error.value.error.code)
+    seen.append((await client.call_tool("get_forecast", {"city": "Lima"})).content[0].text)
+    seen.append((await client.read_resource("file:///notes.txt")).contents[0].text)
+    seen.append((await client.get_prompt("summarize", {"topic": "cats"})).messages[0].content.text)
+    return seen
+
+
+MODERN_EXPECTED = ["22 °C, sunny", ("4 °C", {"temp_c": 4}), (True, "city not found"), -32603, "done",
+                   "remember the milk", "Summarize cats"]
+
+
+@pytest.mark.parametrize("mode", ["auto", "2026-07-28"])
+def test_the_2_x_client_speaks_the_stateless_revision_over_http(cuecard, mode):
+    """`auto` probes `server/discover` and adopts 2026-07-28; the revision string adopts it directly."""
     from mcp.client import Client
 
     cuecard.load(mcp_scenario())
 
     async def run():
-        async with Client(cuecard.base + "/mcp/weather") as client:
-            return [t.name for t in (await client.list_tools()).tools]
+        async with Client(cuecard.base + "/mcp/weather", mode=mode) as client:
+            return await exercise_modern(client)
 
-    assert asyncio.run(asyncio.wait_for(run(), timeout=5)) == ["get_forecast"]
-    methods = [e["method"] for e in cuecard.journal()["mcp"]["entries"]]
-    assert methods.index("server/discover") < methods.index("initialize")
+    assert asyncio.run(asyncio.wait_for(run(), timeout=10)) == MODERN_EXPECTED
+    entries = cuecard.journal()["mcp"]["entries"]
+    methods = [e["method"] for e in entries]
+    assert "initialize" not in methods and ("server/discover" in methods) == (mode == "auto")
+    assert {e.get("revision") for e in entries} == {"2026-07-28"}
+    assert {e.get("session") for e in entries} == {None}, "the stateless revision keeps no session"
+
+
+def test_the_2_x_client_speaks_the_stateless_revision_over_stdio(tmp_path):
+    from mcp.client import Client
+
+    scenario = tmp_path / "mcp.json"
+    scenario.write_text(json.dumps(mcp_scenario()))
+    params = StdioServerParameters(command=_binary(), args=["mcp", "--scenario", str(scenario)])
+
+    async def run():
+        async with Client(params, mode="auto") as client:
+            return await exercise_modern(client)
+
+    assert asyncio.run(asyncio.wait_for(run(), timeout=10)) == MODERN_EXPECTED
+
+
+def test_the_2_x_client_in_legacy_mode_still_initializes(cuecard):
+    from mcp.client import Client
+
+    cuecard.load(mcp_scenario())
+
+    async def run():
+        async with Client(cuecard.base + "/mcp/weather", mode="legacy") as client:
+            return client.protocol_version, [t.name for t in (await client.list_tools()).tools]
+
+    assert asyncio.run(asyncio.wait_for(run(), timeout=5)) == ("2025-11-25", ["get_forecast"])
+    entries = cuecard.journal()["mcp"]["entries"]
+    assert entries[0]["method"] == "initialize" and "revision" not in entries[0]
 
 
 # ANCHOR: agent
