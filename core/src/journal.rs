@@ -165,6 +165,9 @@ pub struct JournalEntry {
     /// The `chaos` setting failed it (its `error`), before the script was reached: no step was used.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub chaos: bool,
+    /// The `answer_faults` setting rewrote its step into a faulty answer of this kind (`invalid_arguments`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer_fault: Option<crate::faults::FaultKind>,
     /// The seed its streamed reply's writes were drawn from (the `delivery` setting; derived from the delivery
     /// seed and the request's index, so the same scenario gives the same writes again). Also in the reply's
     /// `x-cuecard-delivery-seed` header.
@@ -500,6 +503,7 @@ mod tests {
             error: None,
             left_mid_stream: false,
             chaos: false,
+            answer_fault: None,
             delivery_seed: None,
         }
     }

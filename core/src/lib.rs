@@ -33,6 +33,7 @@ mod contracts;
 mod delivery;
 pub mod embed;
 mod error;
+pub mod faults;
 pub mod generate;
 mod http;
 pub mod input;

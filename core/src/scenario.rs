@@ -54,6 +54,9 @@ struct ScenarioSpec {
     delivery: Option<crate::delivery::Delivery>,
     #[serde(default)]
     chaos: Option<crate::chaos::Chaos>,
+    /// Faults inside answered steps, at seeded rates (`faults::AnswerFaults`).
+    #[serde(default)]
+    answer_faults: Option<crate::faults::AnswerFaults>,
     #[serde(default)]
     latency: Option<crate::latency::Latency>,
     #[serde(default)]
@@ -318,6 +321,10 @@ impl Scenario {
         if let Some((field, problem)) = spec.chaos.as_ref().and_then(|c| c.problem(Some(spec.routes.len()))) {
             issues.push(Issue { path: format!("chaos.{field}"), message: problem });
         }
+        let faults_problem = spec.answer_faults.as_ref().and_then(|f| f.problem(Some(spec.routes.len())));
+        if let Some((field, problem)) = faults_problem {
+            issues.push(Issue { path: format!("answer_faults.{field}"), message: problem });
+        }
         if let Some((field, problem)) = spec.latency.as_ref().and_then(crate::latency::Latency::problem) {
             issues.push(Issue { path: format!("latency.{field}"), message: problem });
         }
@@ -404,6 +411,7 @@ impl Scenario {
             recording: spec.recording.is_some().then_some(true),
             delivery: spec.delivery,
             chaos: spec.chaos,
+            answer_faults: spec.answer_faults,
             latency: spec.latency,
             contracts: spec.contracts,
             rate_limits: spec.rate_limits,

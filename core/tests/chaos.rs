@@ -48,3 +48,37 @@ fn ten_thousand_requests_fail_as_the_golden_journal_says() {
         assert_eq!(golden["journal"].as_str().unwrap(), line, "the chaos journal differs from the golden one");
     }
 }
+
+/// Faults inside the answer (`answer_faults`): drawn at their rate from the seed and the request's index, the same
+/// on a second run, journaled with their kind, and only among the kinds that apply to the step.
+#[test]
+fn answer_faults_are_seeded_journaled_and_only_where_they_apply() {
+    let yaml = "cuecard: 1\nseed: 11\nanswer_faults: {rates: {invalid_arguments: 0.3, refusal: 0.2}}\nroutes:\n  - steps:\n      - tool_calls: [{name: get_weather, arguments: {city: Paris}}]\n    on_exhausted: cycle\n    match: {operation: tools}\n  - steps:\n      - text: Sunny.\n    on_exhausted: cycle\n";
+    let run = || {
+        let mock = cuecard::MockModel::from_scenario(&cuecard::Scenario::from_yaml(yaml).unwrap()).unwrap();
+        for i in 0..400 {
+            let operation = if i % 2 == 0 { "tools" } else { "text" };
+            let request = cuecard::wire::HttpRequest::post_json(
+                "/v1/chat/completions",
+                r#"{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}"#,
+            )
+            .with_header("x-cuecard-operation", operation);
+            cuecard::wire::handle(&mock, &request);
+        }
+        mock.entries()
+            .iter()
+            .map(|e| (e.request.metadata.operation.clone(), e.answer_fault.map(|k| k.as_str())))
+            .collect::<Vec<_>>()
+    };
+    let faults = run();
+    assert_eq!(faults, run(), "the same requests get the same faults");
+    let count = |operation: &str, kind: &str| {
+        faults.iter().filter(|(o, f)| o.as_deref() == Some(operation) && *f == Some(kind)).count()
+    };
+    // Tool steps: invalid arguments at 0.3 (the refusal, which needs text, never applies).
+    assert!((40..=80).contains(&count("tools", "invalid_arguments")), "{}", count("tools", "invalid_arguments"));
+    assert_eq!(count("tools", "refusal"), 0);
+    // Text steps: refusals at about 0.2 of 200, never a tool-call fault.
+    assert!((25..=60).contains(&count("text", "refusal")), "{}", count("text", "refusal"));
+    assert_eq!(count("text", "invalid_arguments"), 0);
+}

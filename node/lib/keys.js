@@ -13,6 +13,7 @@ const FAILURE_FIELDS = {
 };
 const SETTINGS_FIELDS = {
   onExhausted: 'on_exhausted', providerId: 'provider_id', stepDefaults: 'step_defaults', journalLimit: 'journal_limit',
+  answerFaults: 'answer_faults',
   reasoningField: 'reasoning_field',
 };
 const USAGE_FIELDS = { inputTokens: 'input_tokens', outputTokens: 'output_tokens' };

@@ -181,6 +181,7 @@ impl MockModel {
             error: None,
             left_mid_stream: false,
             chaos: false,
+            answer_fault: None,
             delivery_seed: None,
         };
         let evicted = state.journal.push(entry);
@@ -224,6 +225,7 @@ impl MockModel {
             error: None,
             left_mid_stream: false,
             chaos: false,
+            answer_fault: None,
             delivery_seed: match &state.settings.delivery {
                 // Only a streamed wire request is delivered in writes (an in-process stream is events).
                 Some(delivery) if request.stream && entry_raw_is_wire => {
@@ -303,6 +305,18 @@ impl MockModel {
             return Err((index, CallError::Cuecard(Error::new(ErrorKind::Internal, "step index out of range"))));
         };
         entry.step = u32::try_from(step_index).ok();
+        // A fault inside the answer (`answer_faults`), drawn like chaos: the step is rewritten, the entry says so.
+        let faulted =
+            state.settings.answer_faults.as_ref().and_then(|faults| {
+                super::faulted::fault(faults, state.settings.seed, index, route_index, &step, request)
+            });
+        let step = match faulted {
+            Some((kind, faulted)) => {
+                entry.answer_fault = Some(kind);
+                Arc::new(faulted)
+            }
+            None => step,
+        };
         let number = state.next_response_number;
         state.next_response_number += 1;
         let missing_ids = missing_tool_call_ids(&step);

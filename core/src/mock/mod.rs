@@ -7,6 +7,7 @@
 
 mod answering;
 mod builder;
+mod faulted;
 pub(crate) mod files;
 pub(crate) mod mcp;
 pub mod pending;
@@ -104,6 +105,7 @@ struct Settings {
     recording: bool,
     delivery: Option<crate::delivery::Delivery>,
     chaos: Option<crate::chaos::Chaos>,
+    answer_faults: Option<crate::faults::AnswerFaults>,
     latency: Option<crate::latency::Latency>,
     contracts: crate::contracts::Contracts,
     /// Some route has a `contracts` of its own (the wire then finds the request's route before it checks).
@@ -127,6 +129,7 @@ impl Default for Settings {
             recording: false,
             delivery: None,
             chaos: None,
+            answer_faults: None,
             latency: None,
             contracts: crate::contracts::Contracts::default(),
             route_contracts: false,

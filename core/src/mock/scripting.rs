@@ -137,6 +137,9 @@ impl MockModel {
         if let Some((field, problem)) = settings.chaos.as_ref().and_then(|c| c.problem(None)) {
             return Err(crate::error::invalid_argument(format!("invalid chaos.{field}: {problem}")));
         }
+        if let Some((field, problem)) = settings.answer_faults.as_ref().and_then(|f| f.problem(None)) {
+            return Err(crate::error::invalid_argument(format!("invalid answer_faults.{field}: {problem}")));
+        }
         if let Some((field, problem)) = settings.latency.as_ref().and_then(crate::latency::Latency::problem) {
             return Err(crate::error::invalid_argument(format!("invalid latency.{field}: {problem}")));
         }
@@ -198,6 +201,10 @@ impl MockModel {
             // No rates turns chaos off.
             current.chaos = Some(chaos.clone()).filter(|c| !c.rates.is_empty());
         }
+        if let Some(faults) = &settings.answer_faults {
+            // No rates turns the faults off.
+            current.answer_faults = Some(faults.clone()).filter(|f| !f.rates.is_empty());
+        }
         if let Some(contracts) = &settings.contracts {
             current.contracts = contracts.clone();
         }
@@ -237,6 +244,7 @@ impl MockModel {
             recording: Some(settings.recording),
             delivery: settings.delivery,
             chaos: settings.chaos,
+            answer_faults: settings.answer_faults,
             latency: settings.latency,
             contracts: Some(settings.contracts),
             rate_limits: Some(settings.rate_limits),

@@ -53,6 +53,9 @@ pub struct MockSettings {
     /// Provider failures injected at seeded rates (`chaos::Chaos`); `{"rates": {}}` turns it off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chaos: Option<crate::chaos::Chaos>,
+    /// Faults inside answered steps, drawn at seeded rates (`faults::AnswerFaults`); `{"rates": {}}` turns it off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_faults: Option<crate::faults::AnswerFaults>,
     /// Time to first token and inter-token latency drawn from seeded log-normal profiles (`latency::Latency`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency: Option<crate::latency::Latency>,

@@ -1,0 +1,202 @@
+//! Seeded faults inside the answer (issue #54 §1): the model answers, but wrongly in a way agents must survive —
+//! arguments that are not JSON or break the tool's schema, a tool the request did not offer, two calls with one id,
+//! a `length` stop in the middle of a tool call or of JSON output, a refusal, a content-filter stop, an answer that is
+//! only reasoning, an empty answer. Drawn like chaos (`chaos.rs`): from the seed and the request's journal index, at
+//! per-kind rates, only among the kinds that apply to the step (a tool-call fault needs tool calls), so the same
+//! requests get the same faults in every language.
+//!
+//! This unit holds the setting and the draw; the step is rewritten where it is taken (`mock/faulted.rs`), so every
+//! protocol's own encoder renders the fault, whole and streamed.
+
+use crate::seeded::{request_seed, Seeded};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The `answer_faults` setting.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnswerFaults {
+    /// The seed of the draws (default: the scenario's `seed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// The probability of each fault kind per answered request (`{"invalid_arguments": 0.1}`); the rates add up to
+    /// at most 1. Only kinds that apply to the step are drawn among.
+    pub rates: Map<String, Value>,
+    /// The routes (by index) whose answers may be faulted; all when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routes: Option<Vec<usize>>,
+}
+
+/// A fault inside the answer. As data, its snake_case name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    /// A tool call's arguments are not JSON (cut before their end).
+    InvalidArguments,
+    /// A tool call's arguments are JSON that breaks the offered tool's schema (a required field missing, else a
+    /// field of the wrong type).
+    SchemaViolation,
+    /// A call to a tool the request did not offer.
+    UnknownTool,
+    /// Two calls with the same id (the first call repeated).
+    DuplicateCallId,
+    /// A call with an empty tool name.
+    EmptyToolName,
+    /// A `length` stop in the middle of a tool call's arguments.
+    LengthInToolCall,
+    /// A `length` stop in the middle of the text (JSON output cut short).
+    TruncatedOutput,
+    /// The model refuses (its text becomes a refusal).
+    Refusal,
+    /// A content-filter stop after part of the text.
+    ContentFilter,
+    /// Only reasoning: the text becomes thinking, no text and no tool calls.
+    ReasoningOnly,
+    /// Nothing: no text, no tool calls.
+    EmptyAnswer,
+}
+
+impl FaultKind {
+    /// Every kind, in the order draws are made (fixed, so a draw means the same however a host orders the keys).
+    pub const ALL: [FaultKind; 11] = [
+        FaultKind::InvalidArguments,
+        FaultKind::SchemaViolation,
+        FaultKind::UnknownTool,
+        FaultKind::DuplicateCallId,
+        FaultKind::EmptyToolName,
+        FaultKind::LengthInToolCall,
+        FaultKind::TruncatedOutput,
+        FaultKind::Refusal,
+        FaultKind::ContentFilter,
+        FaultKind::ReasoningOnly,
+        FaultKind::EmptyAnswer,
+    ];
+
+    /// The snake_case name (the setting's key, the journal's `answer_fault`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FaultKind::InvalidArguments => "invalid_arguments",
+            FaultKind::SchemaViolation => "schema_violation",
+            FaultKind::UnknownTool => "unknown_tool",
+            FaultKind::DuplicateCallId => "duplicate_call_id",
+            FaultKind::EmptyToolName => "empty_tool_name",
+            FaultKind::LengthInToolCall => "length_in_tool_call",
+            FaultKind::TruncatedOutput => "truncated_output",
+            FaultKind::Refusal => "refusal",
+            FaultKind::ContentFilter => "content_filter",
+            FaultKind::ReasoningOnly => "reasoning_only",
+            FaultKind::EmptyAnswer => "empty_answer",
+        }
+    }
+
+    /// The kind of a name.
+    pub fn named(name: &str) -> Option<FaultKind> {
+        FaultKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
+    /// Whether the fault needs the answer's tool calls (else its text).
+    pub const fn needs_tool_calls(self) -> bool {
+        matches!(
+            self,
+            FaultKind::InvalidArguments
+                | FaultKind::SchemaViolation
+                | FaultKind::UnknownTool
+                | FaultKind::DuplicateCallId
+                | FaultKind::EmptyToolName
+                | FaultKind::LengthInToolCall
+        )
+    }
+}
+
+/// `seeded::request_seed`'s purpose for answer faults ("afault" in ASCII).
+const PURPOSE: u64 = 0x6166_6175_6c74;
+
+impl AnswerFaults {
+    /// What is wrong with the setting, if anything: `(field path below "answer_faults", problem)`.
+    pub fn problem(&self, route_count: Option<usize>) -> Option<(String, String)> {
+        let mut total = 0.0;
+        for (kind, rate) in &self.rates {
+            if FaultKind::named(kind).is_none() {
+                let kinds: Vec<&str> = FaultKind::ALL.iter().map(|k| k.as_str()).collect();
+                return Some((format!("rates.{kind}"), format!("not a fault kind (one of {})", kinds.join(", "))));
+            }
+            match rate.as_f64() {
+                Some(rate) if rate.is_finite() && (0.0..=1.0).contains(&rate) => total += rate,
+                _ => return Some((format!("rates.{kind}"), format!("{rate} is not a probability from 0 to 1"))),
+            }
+        }
+        if total > 1.0 + 1e-9 {
+            return Some(("rates".into(), format!("the rates add up to {total}, more than 1")));
+        }
+        if let (Some(routes), Some(count)) = (&self.routes, route_count) {
+            if let Some(missing) = routes.iter().find(|r| **r >= count) {
+                return Some(("routes".into(), format!("there is no route {missing}: the scenario has {count}")));
+            }
+        }
+        None
+    }
+
+    /// The fault drawn for request `index` taken by route `route`, among the kinds that apply to its step (`tools`:
+    /// the step calls tools; `text`: it has text).
+    pub(crate) fn fault_for(
+        &self,
+        scenario_seed: u64,
+        index: u64,
+        route: usize,
+        tools: bool,
+        text: bool,
+    ) -> Option<FaultKind> {
+        if self.routes.as_ref().is_some_and(|routes| !routes.contains(&route)) {
+            return None;
+        }
+        let draw = Seeded::new(request_seed(self.seed.unwrap_or(scenario_seed), PURPOSE, index)).unit();
+        let applies = |kind: FaultKind| match kind {
+            k if k.needs_tool_calls() => tools,
+            FaultKind::TruncatedOutput | FaultKind::ContentFilter | FaultKind::Refusal => text,
+            _ => tools || text,
+        };
+        let mut upper = 0.0;
+        for kind in FaultKind::ALL.into_iter().filter(|k| applies(*k)) {
+            upper += self.rates.get(kind.as_str()).and_then(Value::as_f64).unwrap_or(0.0);
+            if draw < upper {
+                return Some(kind);
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn faults(rates: &[(&str, f64)]) -> AnswerFaults {
+        AnswerFaults {
+            seed: Some(7),
+            rates: rates.iter().map(|(k, r)| (k.to_string(), Value::from(*r))).collect(),
+            routes: None,
+        }
+    }
+
+    #[test]
+    fn faults_come_at_their_rates_only_where_they_apply_and_the_same_each_time() {
+        let faults = faults(&[("invalid_arguments", 0.1), ("refusal", 0.05)]);
+        let draws: Vec<Option<FaultKind>> = (0..50_000).map(|i| faults.fault_for(0, i, 0, true, true)).collect();
+        let share = |kind| draws.iter().filter(|d| **d == Some(kind)).count() as f64 / 50_000.0;
+        assert!((share(FaultKind::InvalidArguments) - 0.1).abs() < 0.006);
+        assert!((share(FaultKind::Refusal) - 0.05).abs() < 0.004);
+        assert_eq!(draws, (0..50_000).map(|i| faults.fault_for(0, i, 0, true, true)).collect::<Vec<_>>());
+        // A text-only step never gets a tool-call fault.
+        assert!((0..1000).all(|i| faults.fault_for(0, i, 0, false, true) != Some(FaultKind::InvalidArguments)));
+    }
+
+    #[test]
+    fn bad_settings_are_named() {
+        assert_eq!(faults(&[("gibberish", 0.1)]).problem(None).unwrap().0, "rates.gibberish");
+        assert!(faults(&[("refusal", 1.5)]).problem(None).unwrap().1.contains("not a probability"));
+        assert!(faults(&[("refusal", 0.6), ("empty_answer", 0.6)]).problem(None).unwrap().1.contains("more than 1"));
+        let mut routed = faults(&[("refusal", 0.1)]);
+        routed.routes = Some(vec![3]);
+        assert!(routed.problem(Some(1)).unwrap().1.contains("no route 3"));
+    }
+}

@@ -1,0 +1,138 @@
+//! A taken step rewritten into a faulty one (`faults::AnswerFaults`): the answer as the fault makes it, so every
+//! protocol's encoder renders the fault as that protocol would carry it, whole and streamed.
+
+use crate::answer::{Answer, Chunks};
+use crate::faults::{AnswerFaults, FaultKind};
+use crate::model::{ChatRequest, FinishReason};
+use crate::script::{Step, StepBody};
+use serde_json::Value;
+
+/// What a refused answer says.
+const REFUSAL: &str = "I'm sorry, but I can't help with that request.";
+
+/// The fault drawn for this step, if any, and the step it makes.
+pub(super) fn fault(
+    faults: &AnswerFaults,
+    seed: u64,
+    index: u64,
+    route: usize,
+    step: &Step,
+    request: &ChatRequest,
+) -> Option<(FaultKind, Step)> {
+    let StepBody::Answer(answer) = &step.body else { return None };
+    let tools = !answer.tool_calls.is_empty();
+    let text = answer.text.as_ref().is_some_and(|t| !t.is_empty());
+    let kind = faults.fault_for(seed, index, route, tools, text)?;
+    let (answer, finish) = rewrite(kind, answer, request);
+    let mut faulted = step.clone();
+    faulted.body = StepBody::Answer(answer);
+    faulted.finish_reason = finish;
+    // A recorded reply would be replayed as it was: the faulty answer is encoded instead.
+    faulted.recorded = None;
+    Some((kind, faulted))
+}
+
+/// The first half of `text` (at a character boundary), at least one character short of it.
+fn half(text: &str) -> String {
+    let mut end = text.len() / 2;
+    while end > 0 && !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.get(..end).unwrap_or_default().to_string()
+}
+
+fn rewrite(kind: FaultKind, answer: &Answer, request: &ChatRequest) -> (Answer, Option<FinishReason>) {
+    let mut faulted = answer.clone();
+    let text = answer.text.as_ref().map(Chunks::text).unwrap_or_default();
+    let first = faulted.tool_calls.first_mut();
+    match (kind, first) {
+        (FaultKind::InvalidArguments, Some(call)) => {
+            // JSON cut before its end: the closing brace (at least) is missing.
+            call.arguments = half(&call.arguments);
+            if serde_json::from_str::<Value>(&call.arguments).is_ok() {
+                call.arguments.push('{');
+            }
+        }
+        (FaultKind::SchemaViolation, Some(call)) => {
+            let schema = request.tools.iter().find(|t| t.name == call.name).map(|t| &t.parameters);
+            call.arguments = break_schema(&call.arguments, schema).to_string();
+        }
+        (FaultKind::UnknownTool, Some(call)) => {
+            let mut name = format!("{}_unavailable", call.name);
+            while request.tools.iter().any(|t| t.name == name) {
+                name.push('_');
+            }
+            call.name = name;
+        }
+        (FaultKind::DuplicateCallId, Some(call)) => {
+            let id = call.id.clone().unwrap_or_else(|| "call_duplicate".to_string());
+            call.id = Some(id);
+            let again = call.clone();
+            faulted.tool_calls.insert(1, again);
+        }
+        (FaultKind::EmptyToolName, Some(call)) => call.name.clear(),
+        (FaultKind::LengthInToolCall, Some(call)) => {
+            call.arguments = half(&call.arguments);
+            faulted.tool_calls.truncate(1);
+            return (faulted, Some(FinishReason::Length));
+        }
+        (FaultKind::TruncatedOutput, _) => {
+            faulted.text = Some(Chunks::Words(half(&text))).filter(|c| !c.is_empty());
+            faulted.tool_calls.clear();
+            return (faulted, Some(FinishReason::Length));
+        }
+        (FaultKind::ContentFilter, _) => {
+            faulted.text = Some(Chunks::Words(half(&text))).filter(|c| !c.is_empty());
+            faulted.tool_calls.clear();
+            return (faulted, Some(FinishReason::ContentFilter));
+        }
+        (FaultKind::Refusal, _) => {
+            let refusal = Answer { text: Some(Chunks::Words(REFUSAL.to_string())), ..Answer::default() };
+            return (refusal, Some(FinishReason::Refusal));
+        }
+        (FaultKind::ReasoningOnly, _) => {
+            // The text becomes reasoning, after the thinking there was; the calls are gone.
+            let mut thought = answer.thinking.as_ref().map(Chunks::text).unwrap_or_default();
+            thought.push_str(&text);
+            let thinking = Some(Chunks::Words(thought)).filter(|c| !c.is_empty());
+            return (Answer { thinking, ..Answer::default() }, Some(FinishReason::Stop));
+        }
+        (FaultKind::EmptyAnswer, _) => return (Answer::default(), Some(FinishReason::Stop)),
+        // A tool-call kind is only drawn for a step with tool calls.
+        (_, None) => {}
+    }
+    let finish = answer.tool_calls.is_empty().then_some(FinishReason::Stop).or(Some(FinishReason::ToolCalls));
+    (faulted, finish)
+}
+
+/// Arguments that break `schema`: a required field left out, else a declared field of the wrong type, else a field
+/// the schema does not declare when it allows none.
+fn break_schema(arguments: &str, schema: Option<&Value>) -> Value {
+    let mut object = match serde_json::from_str::<Value>(arguments) {
+        Ok(Value::Object(object)) => object,
+        _ => serde_json::Map::new(),
+    };
+    let schema = schema.cloned().unwrap_or(Value::Null);
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if let Some(field) = required.iter().find(|f| object.contains_key(**f)) {
+        object.remove(*field);
+        return Value::Object(object);
+    }
+    let properties = schema.get("properties").and_then(Value::as_object);
+    if let Some((name, declared)) = properties.and_then(|p| p.iter().next()) {
+        let wrong = match declared.get("type").and_then(Value::as_str) {
+            Some("string") => Value::from(12345),
+            Some("number" | "integer") => Value::from("not a number"),
+            Some("boolean") => Value::from("yes"),
+            _ => Value::Null,
+        };
+        object.insert(name.clone(), wrong);
+        return Value::Object(object);
+    }
+    object.insert("unexpected_field".to_string(), Value::Bool(true));
+    Value::Object(object)
+}
