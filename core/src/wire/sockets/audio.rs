@@ -44,7 +44,7 @@ impl Format {
 
     /// Milliseconds of audio in `bytes` bytes.
     pub(super) fn ms(self, bytes: usize) -> u64 {
-        (bytes as u64 / self.width() as u64) * 1000 / u64::from(self.rate())
+        (bytes as u64 / self.width() as u64) * 1000 / u64::from(self.rate().max(1))
     }
 
     /// Bytes of one 20 ms frame (one byte of spoken text).

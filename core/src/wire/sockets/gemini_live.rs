@@ -199,7 +199,13 @@ impl Session {
                 return None;
             };
             let mime = field(blob, "mimeType", "mime_type").and_then(Value::as_str).unwrap_or("audio/pcm;rate=16000");
-            self.rate = mime.split("rate=").nth(1).and_then(|r| r.parse().ok()).unwrap_or(16_000);
+            // A rate the VAD can count in (`rate=0` would divide by zero): 8 to 48 kHz, else Gemini's native 16 kHz.
+            self.rate = mime
+                .split("rate=")
+                .nth(1)
+                .and_then(|r| r.parse().ok())
+                .filter(|rate| (8_000..=48_000).contains(rate))
+                .unwrap_or(16_000);
             self.audio.extend_from_slice(&bytes);
             if !self.automatic_detection() {
                 return None;

@@ -114,3 +114,27 @@ fn speech_while_a_response_is_sent_interrupts_it_where_the_client_saw_it() {
     assert!(turn.iter().any(|f| f.data.contains("input_audio_buffer.committed")));
     assert_eq!(mock.entries()[1].request.messages.last().unwrap().text(), "Stop!");
 }
+
+#[test]
+fn gemini_audio_with_a_rate_of_zero_is_read_at_the_native_rate_not_a_division_by_zero() {
+    use base64::Engine;
+    let mock = MockModel::builder().responds("Heard.").build().unwrap();
+    let path = "/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent";
+    crate::wire::handle(&mock, &upgrade(path));
+    let ws = |body: serde_json::Value| {
+        let headers = vec![(SOCKET_HEADER.to_string(), "ws_1".to_string())];
+        crate::wire::handle(&mock, &HttpRequest::new("WS", path, headers, body.to_string().into_bytes()))
+    };
+    ws(serde_json::json!({"setup": {"model": "models/gemini-live-2.5-flash"}}));
+    let mut audio = crate::media::audio::pcm16("ok", 16_000);
+    audio.extend(vec![0u8; 640 * 40]);
+    let data = base64::engine::general_purpose::STANDARD.encode(audio);
+    let HttpReply::Socket { frames, end, .. } =
+        ws(serde_json::json!({"realtimeInput": {"audio": {"data": data, "mimeType": "audio/pcm;rate=0"}}}))
+    else {
+        panic!("a socket reply")
+    };
+    assert_eq!(end, SocketEnd::Open);
+    assert!(frames.iter().any(|f| f.data.contains("Heard")), "{frames:?}");
+    assert_eq!(mock.entries()[0].request.messages.last().unwrap().text(), "ok");
+}
