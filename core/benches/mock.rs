@@ -37,13 +37,16 @@ fn calls(c: &mut Criterion) {
     });
 }
 
+/// bench/load.json's answer (75 tokens): what the wire and realtime benchmarks answer.
+const ANSWER: &str = "The weather in Paris is sunny, 22 degrees. Tomorrow brings light rain in the morning, clearing \
+    by noon, with a high of 19 degrees and a gentle westerly breeze. Carry an umbrella if you head out early; by \
+    evening the sky should be clear enough for a walk along the river, and the forecast for the weekend stays dry \
+    and mild, with sunshine on both days and temperatures around twenty degrees.";
+
 /// One request through the wire layer, as the server answers it: the body parsed and decoded, the step taken and
 /// journaled (bounded, as `serve` is by default), the reply encoded. The answer is bench/load.json's (75 tokens).
 fn wire_requests(c: &mut Criterion) {
-    let answer = "The weather in Paris is sunny, 22 degrees. Tomorrow brings light rain in the morning, clearing by \
-        noon, with a high of 19 degrees and a gentle westerly breeze. Carry an umbrella if you head out early; by \
-        evening the sky should be clear enough for a walk along the river, and the forecast for the weekend stays \
-        dry and mild, with sunshine on both days and temperatures around twenty degrees.";
+    let answer = ANSWER;
     let mock = MockModel::builder().responds(answer).repeats().build().unwrap();
     mock.set_journal_limit(Some(1000));
     let request = |stream: bool| {
@@ -86,10 +89,7 @@ fn wire_requests(c: &mut Criterion) {
 /// the session set to speak, `response.create` answered with every event (the 75-token answer spoken in
 /// cuecard's voice, audio and transcript deltas), and the socket closed. Reported in events per second.
 fn realtime_audio(c: &mut Criterion) {
-    let answer = "The weather in Paris is sunny, 22 degrees. Tomorrow brings light rain in the morning, clearing by \
-        noon, with a high of 19 degrees and a gentle westerly breeze. Carry an umbrella if you head out early; by \
-        evening the sky should be clear enough for a walk along the river, and the forecast for the weekend stays \
-        dry and mild, with sunshine on both days and temperatures around twenty degrees.";
+    let answer = ANSWER;
     let mock = MockModel::builder().responds(answer).repeats().build().unwrap();
     mock.set_journal_limit(Some(1000));
     let message = |socket: &str, body: &str| {

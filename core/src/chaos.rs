@@ -6,7 +6,7 @@
 //! failure is (`outcome: failed`, with its `error`), and marked `chaos: true`.
 
 use crate::provider_error::{ProviderError, ProviderErrorKind};
-use crate::seeded::{request_seed, Seeded};
+use crate::seeded::draw_kind;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -39,32 +39,10 @@ impl Chaos {
     /// What is wrong with the setting, if anything: `(field path below "chaos", problem)`. `route_count` is the
     /// number of routes, when known (a scenario), to check `routes`.
     pub fn problem(&self, route_count: Option<usize>) -> Option<(String, String)> {
-        let mut total = 0.0;
-        for (kind, rate) in &self.rates {
-            let Some(rate) = rate.as_f64() else {
-                return Some((format!("rates.{kind}"), format!("{rate} is not a number")));
-            };
-            let rate = &rate;
-            match ProviderErrorKind::from_code(kind) {
-                None | Some(ProviderErrorKind::Custom) => {
-                    let kinds: Vec<&str> = ProviderErrorKind::ALL
-                        .iter()
-                        .filter(|k| **k != ProviderErrorKind::Custom)
-                        .map(|k| k.code())
-                        .collect();
-                    return Some((
-                        format!("rates.{kind}"),
-                        format!("not a failure kind (one of {})", kinds.join(", ")),
-                    ));
-                }
-                Some(_) if !(rate.is_finite() && (0.0..=1.0).contains(rate)) => {
-                    return Some((format!("rates.{kind}"), format!("{rate} is not a probability from 0 to 1")));
-                }
-                Some(_) => total += rate,
-            }
-        }
-        if total > 1.0 + 1e-9 {
-            return Some(("rates".into(), format!("the rates add up to {total}, more than 1")));
+        let kinds: Vec<&str> =
+            ProviderErrorKind::ALL.iter().filter(|k| **k != ProviderErrorKind::Custom).map(|k| k.code()).collect();
+        if let Some(problem) = crate::seeded::rates_problem(&self.rates, &kinds, "a failure kind") {
+            return Some(problem);
         }
         if let (Some(routes), Some(count)) = (&self.routes, route_count) {
             if let Some(missing) = routes.iter().find(|r| **r >= count) {
@@ -79,22 +57,13 @@ impl Chaos {
         if self.routes.as_ref().is_some_and(|routes| !routes.contains(&route)) {
             return None;
         }
-        let draw = Seeded::new(request_seed(self.seed.unwrap_or(scenario_seed), PURPOSE, index)).unit();
-        let mut upper = 0.0;
-        // In the kinds' fixed order (`ProviderErrorKind::ALL`), not the map's, so that a draw means the same
-        // however a host ordered the keys.
-        for kind in ProviderErrorKind::ALL {
-            upper += self.rates.get(kind.code()).and_then(Value::as_f64).unwrap_or(0.0);
-            if draw < upper {
-                let error =
-                    ProviderError::new(kind).with_message(format!("{} (cuecard chaos)", kind.default_message()));
-                return Some(match self.retry_after_ms {
-                    Some(ms) if kind.default_status().is_some() => error.with_retry_after_ms(ms),
-                    _ => error,
-                });
-            }
-        }
-        None
+        let kinds = ProviderErrorKind::ALL.into_iter().map(|kind| (kind, kind.code()));
+        let kind = draw_kind(&self.rates, self.seed.unwrap_or(scenario_seed), PURPOSE, index, kinds)?;
+        let error = ProviderError::new(kind).with_message(format!("{} (cuecard chaos)", kind.default_message()));
+        Some(match self.retry_after_ms {
+            Some(ms) if kind.default_status().is_some() => error.with_retry_after_ms(ms),
+            _ => error,
+        })
     }
 }
 

@@ -8,7 +8,7 @@
 //! This unit holds the setting and the draw; the step is rewritten where it is taken (`mock/faulted.rs`), so every
 //! protocol's own encoder renders the fault, whole and streamed.
 
-use crate::seeded::{request_seed, Seeded};
+use crate::seeded::draw_kind;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -114,19 +114,9 @@ const PURPOSE: u64 = 0x6166_6175_6c74;
 impl AnswerFaults {
     /// What is wrong with the setting, if anything: `(field path below "answer_faults", problem)`.
     pub fn problem(&self, route_count: Option<usize>) -> Option<(String, String)> {
-        let mut total = 0.0;
-        for (kind, rate) in &self.rates {
-            if FaultKind::named(kind).is_none() {
-                let kinds: Vec<&str> = FaultKind::ALL.iter().map(|k| k.as_str()).collect();
-                return Some((format!("rates.{kind}"), format!("not a fault kind (one of {})", kinds.join(", "))));
-            }
-            match rate.as_f64() {
-                Some(rate) if rate.is_finite() && (0.0..=1.0).contains(&rate) => total += rate,
-                _ => return Some((format!("rates.{kind}"), format!("{rate} is not a probability from 0 to 1"))),
-            }
-        }
-        if total > 1.0 + 1e-9 {
-            return Some(("rates".into(), format!("the rates add up to {total}, more than 1")));
+        let kinds: Vec<&str> = FaultKind::ALL.iter().map(|k| k.as_str()).collect();
+        if let Some(problem) = crate::seeded::rates_problem(&self.rates, &kinds, "a fault kind") {
+            return Some(problem);
         }
         if let (Some(routes), Some(count)) = (&self.routes, route_count) {
             if let Some(missing) = routes.iter().find(|r| **r >= count) {
@@ -149,20 +139,13 @@ impl AnswerFaults {
         if self.routes.as_ref().is_some_and(|routes| !routes.contains(&route)) {
             return None;
         }
-        let draw = Seeded::new(request_seed(self.seed.unwrap_or(scenario_seed), PURPOSE, index)).unit();
         let applies = |kind: FaultKind| match kind {
             k if k.needs_tool_calls() => tools,
             FaultKind::TruncatedOutput | FaultKind::ContentFilter | FaultKind::Refusal => text,
             _ => tools || text,
         };
-        let mut upper = 0.0;
-        for kind in FaultKind::ALL.into_iter().filter(|k| applies(*k)) {
-            upper += self.rates.get(kind.as_str()).and_then(Value::as_f64).unwrap_or(0.0);
-            if draw < upper {
-                return Some(kind);
-            }
-        }
-        None
+        let kinds = FaultKind::ALL.into_iter().filter(|k| applies(*k)).map(|kind| (kind, kind.as_str()));
+        draw_kind(&self.rates, self.seed.unwrap_or(scenario_seed), PURPOSE, index, kinds)
     }
 }
 

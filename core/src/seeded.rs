@@ -77,6 +77,50 @@ impl Seeded {
     }
 }
 
+/// Rates per kind (`{"rate_limited": 0.05}`), as the `chaos` and `answer_faults` settings give them: what is wrong
+/// with them (`(field below the setting, problem)`), given the kinds that exist.
+pub(crate) fn rates_problem(
+    rates: &serde_json::Map<String, serde_json::Value>,
+    kinds: &[&str],
+    what: &str,
+) -> Option<(String, String)> {
+    let mut total = 0.0;
+    for (kind, rate) in rates {
+        let Some(rate) = rate.as_f64() else {
+            return Some((format!("rates.{kind}"), format!("{rate} is not a number")));
+        };
+        if !kinds.contains(&kind.as_str()) {
+            return Some((format!("rates.{kind}"), format!("not {what} (one of {})", kinds.join(", "))));
+        }
+        if !(rate.is_finite() && (0.0..=1.0).contains(&rate)) {
+            return Some((format!("rates.{kind}"), format!("{rate} is not a probability from 0 to 1")));
+        }
+        total += rate;
+    }
+    (total > 1.0 + 1e-9).then(|| ("rates".into(), format!("the rates add up to {total}, more than 1")))
+}
+
+/// The kind drawn at `rates` for one request: one unit draw from `seed`, `purpose` and the request's index, matched
+/// against the rates added up in the order of `kinds` (fixed, so a draw means the same however a host ordered the
+/// keys); `None` when the draw falls past them all.
+pub(crate) fn draw_kind<K: Copy>(
+    rates: &serde_json::Map<String, serde_json::Value>,
+    seed: u64,
+    purpose: u64,
+    index: u64,
+    kinds: impl IntoIterator<Item = (K, &'static str)>,
+) -> Option<K> {
+    let draw = Seeded::new(request_seed(seed, purpose, index)).unit();
+    let mut upper = 0.0;
+    for (kind, name) in kinds {
+        upper += rates.get(name).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
+        if draw < upper {
+            return Some(kind);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
