@@ -1,7 +1,7 @@
 //! Seeded faults inside the answer (issue #54 §1): the model answers, but wrongly in a way agents must survive —
 //! arguments that are not JSON or break the tool's schema, a tool the request did not offer, two calls with one id,
 //! a `length` stop in the middle of a tool call or of JSON output, a refusal, a content-filter stop, an answer that is
-//! only reasoning, an empty answer. Drawn like chaos (`chaos.rs`): from the seed and the request's journal index, at
+//! only reasoning, an empty answer, structured output that breaks the requested schema. Drawn like chaos (`chaos.rs`): from the seed and the request's journal index, at
 //! per-kind rates, only among the kinds that apply to the step (a tool-call fault needs tool calls), so the same
 //! requests get the same faults in every language.
 //!
@@ -27,7 +27,7 @@ pub struct AnswerFaults {
     pub routes: Option<Vec<usize>>,
 }
 
-/// A fault inside the answer. As data, its snake_case name.
+/// A fault inside the answer. As data (the setting's rates, a step's `fault`, the journal), its snake_case name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FaultKind {
@@ -54,11 +54,14 @@ pub enum FaultKind {
     ReasoningOnly,
     /// Nothing: no text, no tool calls.
     EmptyAnswer,
+    /// Structured output (the request asked for JSON of a schema) that is JSON but breaks the schema: a required
+    /// field missing, else a field of the wrong type.
+    OutputSchemaViolation,
 }
 
 impl FaultKind {
     /// Every kind, in the order draws are made (fixed, so a draw means the same however a host orders the keys).
-    pub const ALL: [FaultKind; 11] = [
+    pub const ALL: [FaultKind; 12] = [
         FaultKind::InvalidArguments,
         FaultKind::SchemaViolation,
         FaultKind::UnknownTool,
@@ -70,6 +73,7 @@ impl FaultKind {
         FaultKind::ContentFilter,
         FaultKind::ReasoningOnly,
         FaultKind::EmptyAnswer,
+        FaultKind::OutputSchemaViolation,
     ];
 
     /// The snake_case name (the setting's key, the journal's `answer_fault`).
@@ -86,6 +90,7 @@ impl FaultKind {
             FaultKind::ContentFilter => "content_filter",
             FaultKind::ReasoningOnly => "reasoning_only",
             FaultKind::EmptyAnswer => "empty_answer",
+            FaultKind::OutputSchemaViolation => "output_schema_violation",
         }
     }
 
@@ -108,6 +113,23 @@ impl FaultKind {
     }
 }
 
+// Read by name through `FaultKind::named` rather than derived: one reader of the names (the WASM module is measured
+// by the kilobyte, and a derived visitor repeats every name).
+impl<'de> Deserialize<'de> for FaultKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<FaultKind, D::Error> {
+        let name = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        FaultKind::named(&name).ok_or_else(|| {
+            let kinds: Vec<&str> = FaultKind::ALL.iter().map(|k| k.as_str()).collect();
+            serde::de::Error::custom(format!("unknown fault kind `{name}`: one of {}", kinds.join(", ")))
+        })
+    }
+}
+
+/// Whether `text` is a JSON object (what structured output answers, and what `output_schema_violation` breaks).
+pub(crate) fn is_json_object(text: &str) -> bool {
+    matches!(serde_json::from_str::<Value>(text), Ok(Value::Object(_)))
+}
+
 /// `seeded::request_seed`'s purpose for answer faults ("afault" in ASCII).
 const PURPOSE: u64 = 0x6166_6175_6c74;
 
@@ -126,24 +148,17 @@ impl AnswerFaults {
         None
     }
 
-    /// The fault drawn for request `index` taken by route `route`, among the kinds that apply to its step (`tools`:
-    /// the step calls tools; `text`: it has text).
+    /// The fault drawn for request `index` taken by route `route`, among the kinds that `applies` to its step.
     pub(crate) fn fault_for(
         &self,
         scenario_seed: u64,
         index: u64,
         route: usize,
-        tools: bool,
-        text: bool,
+        applies: impl Fn(FaultKind) -> bool,
     ) -> Option<FaultKind> {
         if self.routes.as_ref().is_some_and(|routes| !routes.contains(&route)) {
             return None;
         }
-        let applies = |kind: FaultKind| match kind {
-            k if k.needs_tool_calls() => tools,
-            FaultKind::TruncatedOutput | FaultKind::ContentFilter | FaultKind::Refusal => text,
-            _ => tools || text,
-        };
         let kinds = FaultKind::ALL.into_iter().filter(|k| applies(*k)).map(|kind| (kind, kind.as_str()));
         draw_kind(&self.rates, self.seed.unwrap_or(scenario_seed), PURPOSE, index, kinds)
     }
@@ -164,13 +179,15 @@ mod tests {
     #[test]
     fn faults_come_at_their_rates_only_where_they_apply_and_the_same_each_time() {
         let faults = faults(&[("invalid_arguments", 0.1), ("refusal", 0.05)]);
-        let draws: Vec<Option<FaultKind>> = (0..50_000).map(|i| faults.fault_for(0, i, 0, true, true)).collect();
+        let any = |_| true;
+        let draws: Vec<Option<FaultKind>> = (0..50_000).map(|i| faults.fault_for(0, i, 0, any)).collect();
         let share = |kind| draws.iter().filter(|d| **d == Some(kind)).count() as f64 / 50_000.0;
         assert!((share(FaultKind::InvalidArguments) - 0.1).abs() < 0.006);
         assert!((share(FaultKind::Refusal) - 0.05).abs() < 0.004);
-        assert_eq!(draws, (0..50_000).map(|i| faults.fault_for(0, i, 0, true, true)).collect::<Vec<_>>());
-        // A text-only step never gets a tool-call fault.
-        assert!((0..1000).all(|i| faults.fault_for(0, i, 0, false, true) != Some(FaultKind::InvalidArguments)));
+        assert_eq!(draws, (0..50_000).map(|i| faults.fault_for(0, i, 0, any)).collect::<Vec<_>>());
+        // A kind that does not apply to the step is never drawn.
+        let text_only = |k: FaultKind| !k.needs_tool_calls();
+        assert!((0..1000).all(|i| faults.fault_for(0, i, 0, text_only) != Some(FaultKind::InvalidArguments)));
     }
 
     #[test]

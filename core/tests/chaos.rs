@@ -82,3 +82,64 @@ fn answer_faults_are_seeded_journaled_and_only_where_they_apply() {
     assert!((25..=60).contains(&count("text", "refusal")), "{}", count("text", "refusal"));
     assert_eq!(count("text", "invalid_arguments"), 0);
 }
+
+/// A step's `fault` is made every time it is taken, without the setting; a kind that cannot apply to the step (a
+/// tool-call fault on a text step, a structured-output fault on text that is not JSON) refuses the scenario, naming
+/// the step.
+#[test]
+fn a_step_names_its_fault_and_a_fault_that_cannot_apply_is_refused() {
+    let yaml = "cuecard: 1\nroutes:\n  - steps:\n      - {text: Sunny all day in Paris., fault: truncated_output}\n    on_exhausted: repeat_last\n";
+    let mock = cuecard::MockModel::from_scenario(&cuecard::Scenario::from_yaml(yaml).unwrap()).unwrap();
+    for _ in 0..3 {
+        let request = cuecard::wire::HttpRequest::post_json(
+            "/v1/chat/completions",
+            r#"{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}"#,
+        );
+        let cuecard::wire::HttpReply::Full { body, .. } = cuecard::wire::handle(&mock, &request) else {
+            panic!("a whole answer")
+        };
+        let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(body["choices"][0]["finish_reason"], "length");
+        assert_eq!(body["choices"][0]["message"]["content"], "Sunny all d");
+    }
+    assert!(mock.entries().iter().all(|e| e.answer_fault == Some(cuecard::faults::FaultKind::TruncatedOutput)));
+
+    for (step, problem) in [
+        ("{text: Sunny., fault: invalid_arguments}", "fault invalid_arguments needs a step with tool calls"),
+        ("{text: Sunny., fault: output_schema_violation}", "needs a step with a JSON object as its text"),
+        ("{fail: rate_limited, fault: refusal}", "needs an answer step"),
+        ("{text: Sunny., fault: gibberish}", "unknown fault kind `gibberish`"),
+    ] {
+        let yaml = format!("cuecard: 1\nroutes:\n  - steps:\n      - {step}\n");
+        let err = cuecard::Scenario::from_yaml(&yaml).and_then(|s| cuecard::MockModel::from_scenario(&s)).unwrap_err();
+        assert!(err.to_string().contains(problem), "{step}: {err}");
+        assert!(err.to_string().contains("routes[0].steps[0]"), "{step}: {err}");
+    }
+}
+
+/// The runs an agent's tool call is faulted in, from the scenario of `tests/golden/agent-recovery-100.json` alone:
+/// the golden list the OpenAI Agents SDK suites of Python and Node find again with a real agent.
+#[test]
+fn an_agents_faulted_runs_are_the_golden_ones() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/agent-recovery-100.json");
+    let mut golden: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mock = MockModel::from_scenario(&Scenario::from_value(golden["scenario"].clone()).unwrap()).unwrap();
+    let ask = ChatRequest::user("gpt-4o", "Weather in Paris?");
+    for _ in 0..golden["runs"].as_u64().unwrap() {
+        let call = mock.chat(&ask).unwrap();
+        let mut answer = ask.clone();
+        answer.messages.push(cuecard::Message::assistant_tool_calls(call.message.tool_calls.clone()));
+        answer.messages.push(cuecard::Message::tool_result("call_1", "Sunny in Paris."));
+        assert_eq!(mock.chat(&answer).unwrap().text(), "It is sunny in Paris.");
+    }
+    let faulted: Vec<u64> = mock.entries().iter().filter(|e| e.answer_fault.is_some()).map(|e| e.index / 2).collect();
+    assert!(faulted.iter().all(|run| mock.entries()[(*run * 2) as usize].step == Some(0)), "only tool calls fault");
+    // A rate of 0.25 over 100 tool calls.
+    assert!((12..=40).contains(&faulted.len()), "{}", faulted.len());
+    if std::env::var_os("UPDATE_VECTORS").is_some() {
+        golden["faulted_runs"] = json!(faulted);
+        std::fs::write(&path, serde_json::to_string_pretty(&golden).unwrap() + "\n").unwrap();
+    } else {
+        assert_eq!(golden["faulted_runs"], json!(faulted), "the faulted runs differ from the golden ones");
+    }
+}

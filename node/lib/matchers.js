@@ -126,6 +126,12 @@ const matchers = {
     const check = { check: 'socket_sent', type, ...(fields !== undefined && { fields }) };
     return result(this, received, check, `a socket sent ${type}`);
   },
+  /** Answers were made faulty with `kind` (any when omitted), and the code went on past each to a clean answer. */
+  toHaveRecoveredFromAnswerFault(received, kind) {
+    requireMock(received, 'toHaveRecoveredFromAnswerFault');
+    const check = { check: 'answer_fault', recovered: true, ...(kind !== undefined && { kind }) };
+    return result(this, received, check, `recovered from ${kind ?? 'an answer fault'}`);
+  },
   /** Any check of the core as data: `expect(mock).toPassCheck({check: 'has_model', model: 'gpt-4o'})`. */
   toPassCheck(received, check) {
     requireMock(received, 'toPassCheck');

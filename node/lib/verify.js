@@ -125,6 +125,14 @@ class Verification {
       ...(direction !== undefined && { direction }), ...(session !== undefined && { session }) });
   }
 
+  /** Answers were made faulty (`answerFaults` drew a fault, or a step named one): of `kind` when given, `times` of
+   * them exactly when given (else at least one); with `recovered`, each followed by a request answered without one. */
+  answerFault(kind, options = {}) {
+    const { times, recovered } = options;
+    return this._run({ check: 'answer_fault', ...(kind !== undefined && kind !== null && { kind }),
+      ...(times !== undefined && { times }), ...(recovered && { recovered: true }) });
+  }
+
   /** Every step used and no request beyond the script. */
   scriptFullyUsed() {
     return this._run({ check: 'script_fully_used' });

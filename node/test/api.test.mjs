@@ -245,7 +245,7 @@ test('every check of the core has a method in the fluent chain, and a failure is
     no_unexpected_mcp_calls: ['Verification', 'noUnexpectedMcpCalls'], all_mcp_steps_used: ['Verification', 'allMcpStepsUsed'],
     batch_held: ['Verification', 'batchHeld'], batch_lines_answered: ['Verification', 'batchLinesAnswered'],
     socket_received: ['Verification', 'socketReceived'], socket_sent: ['Verification', 'socketSent'],
-    socket_events_in_order: ['Verification', 'socketEventsInOrder'],
+    socket_events_in_order: ['Verification', 'socketEventsInOrder'], answer_fault: ['Verification', 'answerFault'],
     was_called_times: ['MethodCheck', 'wasCalledTimes'], and_retried: ['MethodCheck', 'andRetried'],
     and_parsed_successfully: ['MethodCheck', 'andParsedSuccessfully'],
     and_observed_parse_failure: ['MethodCheck', 'andObservedParseFailure'],

@@ -135,6 +135,12 @@ export interface FailureOptions {
   errorCode?: string;
 }
 
+/** A fault inside the answer: a kind of the `answer_faults` setting, a step's `fault`, the journal's `answer_fault`. */
+export type AnswerFaultKind =
+  | 'invalid_arguments' | 'schema_violation' | 'unknown_tool' | 'duplicate_call_id' | 'empty_tool_name'
+  | 'length_in_tool_call' | 'truncated_output' | 'refusal' | 'content_filter' | 'reasoning_only' | 'empty_answer'
+  | 'output_schema_violation';
+
 export interface ToolCallSpec {
   name: string;
   arguments?: ToolArguments;
@@ -160,6 +166,8 @@ export interface StepObject {
   stallMs?: number;
   /** On a realtime socket: the session ends after this answer, announced this many milliseconds ahead. */
   goAwayMs?: number;
+  /** A fault inside the answer, every time the step is taken (as `answer_faults` would draw it). */
+  fault?: AnswerFaultKind;
   [snakeCaseAlias: string]: unknown;
 }
 
@@ -363,6 +371,8 @@ export declare class Verification {
   socketSent(type: string, fields?: Record<string, unknown>, options?: { session?: string; times?: number }): this;
   /** Socket messages of these types crossed in this order. */
   socketEventsInOrder(types: string[], options?: { direction?: 'client' | 'server'; session?: string }): this;
+  /** Answers were made faulty (of `kind` when given); `times` exactly, `recovered`: each followed by a clean answer. */
+  answerFault(kind?: AnswerFaultKind | null, options?: { times?: number; recovered?: boolean }): this;
   scriptFullyUsed(): this;
   receivedRequests(times: number): this;
   lastRequest(): RequestCheck;

@@ -1,5 +1,5 @@
 // The matchers `cuecard/vitest` and `cuecard/jest` add to `expect`.
-import type { Check } from './index.js';
+import type { AnswerFaultKind, Check } from './index.js';
 
 /** The matchers added to `expect`. `toHaveBeenCalledTimes(n)` is also extended (on a MockModel: it received `n`
  * requests; on a spy: its usual meaning); its type is the runner's own. */
@@ -26,6 +26,8 @@ export interface CuecardMatchers<R = unknown> {
   toHaveAnsweredEveryBatchLine(batch?: string): R;
   toHaveReceivedSocketEvent(type: string, fields?: Record<string, unknown>): R;
   toHaveSentSocketEvent(type: string, fields?: Record<string, unknown>): R;
+  /** Answers were made faulty with `kind` (any when omitted), and the code went on past each to a clean answer. */
+  toHaveRecoveredFromAnswerFault(kind?: AnswerFaultKind): R;
   /** Any check of the core as data. */
   toPassCheck(check: Check): R;
 }

@@ -305,11 +305,10 @@ impl MockModel {
             return Err((index, CallError::Cuecard(Error::new(ErrorKind::Internal, "step index out of range"))));
         };
         entry.step = u32::try_from(step_index).ok();
-        // A fault inside the answer (`answer_faults`), drawn like chaos: the step is rewritten, the entry says so.
-        let faulted =
-            state.settings.answer_faults.as_ref().and_then(|faults| {
-                super::faulted::fault(faults, state.settings.seed, index, route_index, &step, request)
-            });
+        // A fault inside the answer (the step's `fault`, or one `answer_faults` draws like chaos): the step is
+        // rewritten, the entry says so.
+        let faults = state.settings.answer_faults.as_ref();
+        let faulted = super::faulted::fault(faults, state.settings.seed, index, route_index, &step, request);
         let step = match faulted {
             Some((kind, faulted)) => {
                 entry.answer_fault = Some(kind);

@@ -10,9 +10,10 @@ use serde_json::Value;
 /// What a refused answer says.
 const REFUSAL: &str = "I'm sorry, but I can't help with that request.";
 
-/// The fault drawn for this step, if any, and the step it makes.
+/// The fault of this step, if any, and the step it makes: the one the step names (`fault`), else one drawn by the
+/// `answer_faults` setting among the kinds that apply to the step and the request.
 pub(super) fn fault(
-    faults: &AnswerFaults,
+    faults: Option<&AnswerFaults>,
     seed: u64,
     index: u64,
     route: usize,
@@ -20,9 +21,10 @@ pub(super) fn fault(
     request: &ChatRequest,
 ) -> Option<(FaultKind, Step)> {
     let StepBody::Answer(answer) = &step.body else { return None };
-    let tools = !answer.tool_calls.is_empty();
-    let text = answer.text.as_ref().is_some_and(|t| !t.is_empty());
-    let kind = faults.fault_for(seed, index, route, tools, text)?;
+    let kind = match step.fault {
+        Some(kind) => kind,
+        None => faults?.fault_for(seed, index, route, |kind| applies(kind, answer, request))?,
+    };
     let (answer, finish) = rewrite(kind, answer, request);
     let mut faulted = step.clone();
     faulted.body = StepBody::Answer(answer);
@@ -30,6 +32,30 @@ pub(super) fn fault(
     // A recorded reply would be replayed as it was: the faulty answer is encoded instead.
     faulted.recorded = None;
     Some((kind, faulted))
+}
+
+/// Whether a fault can be drawn for this answer to this request: a tool-call fault needs tool calls, a text fault
+/// text, a structured-output fault a request for JSON of a schema answered with a JSON object.
+fn applies(kind: FaultKind, answer: &Answer, request: &ChatRequest) -> bool {
+    let tools = !answer.tool_calls.is_empty();
+    let text = answer.text.as_ref().is_some_and(|t| !t.is_empty());
+    match kind {
+        k if k.needs_tool_calls() => tools,
+        FaultKind::TruncatedOutput | FaultKind::ContentFilter | FaultKind::Refusal => text,
+        FaultKind::OutputSchemaViolation => {
+            output_schema(request).is_some()
+                && answer.text.as_ref().is_some_and(|t| crate::faults::is_json_object(&t.text()))
+        }
+        _ => tools || text,
+    }
+}
+
+/// The schema the request asked its output to match, if any.
+fn output_schema(request: &ChatRequest) -> Option<&Value> {
+    match request.response_format.as_deref() {
+        Some(crate::model::ResponseFormat::JsonSchema { schema, .. }) => Some(schema),
+        _ => None,
+    }
 }
 
 /// The first half of `text` (at a character boundary), at least one character short of it.
@@ -98,7 +124,13 @@ fn rewrite(kind: FaultKind, answer: &Answer, request: &ChatRequest) -> (Answer, 
             return (Answer { thinking, ..Answer::default() }, Some(FinishReason::Stop));
         }
         (FaultKind::EmptyAnswer, _) => return (Answer::default(), Some(FinishReason::Stop)),
-        // A tool-call kind is only drawn for a step with tool calls.
+        (FaultKind::OutputSchemaViolation, _) => {
+            let broken = break_schema(&text, output_schema(request)).to_string();
+            faulted.text = Some(Chunks::Words(broken));
+            faulted.tool_calls.clear();
+            return (faulted, Some(FinishReason::Stop));
+        }
+        // A tool-call kind is only drawn for (or named by) a step with tool calls.
         (_, None) => {}
     }
     let finish = answer.tool_calls.is_empty().then_some(FinishReason::Stop).or(Some(FinishReason::ToolCalls));

@@ -276,6 +276,10 @@ pub struct StepSpec {
     /// Live's `goAway` with `timeLeft`, OpenAI Realtime's `session_expired` error), then closed with 1000.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub go_away_ms: Option<u64>,
+    /// A fault inside the answer, every time this step is taken (a kind of the `answer_faults` setting:
+    /// `invalid_arguments`, `refusal`, ...), rendered by each protocol as the setting would render a drawn one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<crate::faults::FaultKind>,
     /// What a real provider sent for this answer (a recording's step): replayed as is on the protocol it came
     /// from, while the fields above are the neutral answer every other protocol is encoded from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -483,6 +487,12 @@ impl StepSpec {
         }
         if let Some(ms) = self.go_away_ms {
             step = step.with_go_away(ms);
+        }
+        if let Some(kind) = self.fault {
+            if self.generate.is_some() {
+                return Err(SpecProblem::new(".fault", "a generated answer cannot name a fault: script the answer"));
+            }
+            step = step.with_fault(kind).map_err(|e| SpecProblem::new(".fault", e.message()))?;
         }
         if let Some(recorded) = &self.recorded {
             check_recorded(recorded)?;

@@ -191,6 +191,8 @@ pub struct Step {
     pub(crate) reply_headers: Vec<(String, String)>,
     /// On a realtime socket, the session ends after this answer, announced this many milliseconds ahead.
     pub(crate) go_away_ms: Option<u64>,
+    /// A fault inside the answer this step always makes (`faults::FaultKind`), as `answer_faults` would draw it.
+    pub(crate) fault: Option<crate::faults::FaultKind>,
     /// The estimated output tokens of the answer as scripted, counted on first use.
     pub(crate) output_tokens: OutputTokensOnce,
 }
@@ -225,6 +227,7 @@ impl Step {
             recorded: None,
             reply_headers: Vec::new(),
             go_away_ms: None,
+            fault: None,
             output_tokens: OutputTokensOnce::default(),
         }
     }
@@ -242,6 +245,31 @@ impl Step {
     pub fn with_go_away(mut self, ms: u64) -> Step {
         self.go_away_ms = Some(ms);
         self
+    }
+
+    /// Makes this step's answer faulty in the way `kind` names (`FaultKind`), every time it is taken, as the
+    /// `answer_faults` setting would when it draws `kind`. The kind must apply to the answer: a tool-call fault needs
+    /// tool calls, a text fault text, `output_schema_violation` a JSON object as text.
+    pub fn with_fault(mut self, kind: crate::faults::FaultKind) -> Result<Step> {
+        let StepBody::Answer(answer) = &self.body else {
+            return Err(invalid_argument(format!("fault {} needs an answer step, not a failure", kind.as_str())));
+        };
+        let text = answer.text.as_ref().map(Chunks::text).unwrap_or_default();
+        let missing = match kind {
+            k if k.needs_tool_calls() => answer.tool_calls.is_empty().then_some("tool calls"),
+            crate::faults::FaultKind::OutputSchemaViolation => {
+                (!crate::faults::is_json_object(&text)).then_some("a JSON object as its text")
+            }
+            crate::faults::FaultKind::TruncatedOutput
+            | crate::faults::FaultKind::ContentFilter
+            | crate::faults::FaultKind::Refusal => text.is_empty().then_some("text"),
+            _ => (text.is_empty() && answer.tool_calls.is_empty()).then_some("text or tool calls"),
+        };
+        if let Some(missing) = missing {
+            return Err(invalid_argument(format!("fault {} needs a step with {missing}", kind.as_str())));
+        }
+        self.fault = Some(kind);
+        Ok(self)
     }
 
     /// Adds `headers` to this step's wire reply (names lower-cased), replacing any of the same name: a

@@ -283,10 +283,24 @@ pub enum Check {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         session: Option<String>,
     },
+    /// Answers were made faulty (the `answer_faults` setting drew a fault, or a step named one): of `kind` when given
+    /// (else any), `times` of them exactly when given (else at least one); with `recovered`, each was followed by a
+    /// request answered without a fault (the code went on past it: a retry, or the error sent back and answered).
+    AnswerFault {
+        /// The fault kind (`invalid_arguments`, `refusal`, ...).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        kind: Option<crate::faults::FaultKind>,
+        /// How many.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        times: Option<u64>,
+        /// Each fault followed by a clean answer.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        recovered: bool,
+    },
 }
 
 /// The name of every check, as `Check`'s `"check"` tag: each binding's test asserts its fluent chain covers them.
-pub const CHECK_NAMES: [&str; 29] = [
+pub const CHECK_NAMES: [&str; 30] = [
     "all_steps_used",
     "no_unexpected_requests",
     "script_fully_used",
@@ -316,6 +330,7 @@ pub const CHECK_NAMES: [&str; 29] = [
     "socket_received",
     "socket_sent",
     "socket_events_in_order",
+    "answer_fault",
 ];
 
 impl Check {
@@ -356,6 +371,7 @@ pub fn run_check(mock: &MockModel, observer: Option<&RecordingObserver>, check: 
         Check::SocketSent { kind, fields, session, times } => {
             super::sockets::exchanged(mock, "server", kind, fields.as_ref(), session.as_deref(), *times)
         }
+        Check::AnswerFault { kind, times, recovered } => super::faults::answer_fault(mock, *kind, *times, *recovered),
         Check::SocketEventsInOrder { types, direction, session } => {
             super::sockets::in_order(mock, types, direction.as_deref(), session.as_deref())
         }

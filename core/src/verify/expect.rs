@@ -124,6 +124,18 @@ impl<'a> Expect<'a> {
         self
     }
 
+    /// Panics unless answers were made faulty with `kind` and the code went on past each to a clean answer.
+    pub fn recovered_from_answer_fault(&self, kind: crate::faults::FaultKind) -> &Self {
+        or_panic(self.inner.recovered_from_answer_fault(kind));
+        self
+    }
+
+    /// Panics unless exactly `times` answers were made faulty, of `kind` when given.
+    pub fn answer_faults(&self, kind: Option<crate::faults::FaultKind>, times: u64) -> &Self {
+        or_panic(self.inner.answer_faults(kind, times));
+        self
+    }
+
     /// Panics unless the mock received exactly `n` requests.
     pub fn received_requests(&self, n: u64) -> &Self {
         or_panic(self.inner.received_requests(n));

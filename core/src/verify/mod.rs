@@ -19,6 +19,7 @@ mod assertion;
 mod batches;
 mod check;
 mod expect;
+mod faults;
 mod mcp;
 mod sockets;
 mod tables;
@@ -141,6 +142,17 @@ impl<'a> Verification<'a> {
     pub fn socket_events_in_order(&self, types: &[&str]) -> CheckResult<&Self> {
         let types = types.iter().map(|t| t.to_string()).collect();
         self.check(&Check::SocketEventsInOrder { types, direction: None, session: None })
+    }
+
+    /// An answer was made faulty with `kind` (`answer_faults` drew it or a step named it), and the code went on
+    /// past each such fault to a clean answer; [`Check::AnswerFault`] as data also counts them.
+    pub fn recovered_from_answer_fault(&self, kind: crate::faults::FaultKind) -> CheckResult<&Self> {
+        self.check(&Check::AnswerFault { kind: Some(kind), times: None, recovered: true })
+    }
+
+    /// Exactly `times` answers were made faulty, of `kind` when given.
+    pub fn answer_faults(&self, kind: Option<crate::faults::FaultKind>, times: u64) -> CheckResult<&Self> {
+        self.check(&Check::AnswerFault { kind, times: Some(times), recovered: false })
     }
 
     /// The mock received exactly `n` requests.

@@ -33,6 +33,7 @@ fn every_check_name_is_a_variant_and_back() {
         json!({"check": "socket_received", "type": "response.create", "fields": {"event_id": "e"}, "session": "ws_1", "times": 1}),
         json!({"check": "socket_sent", "type": "response.done"}),
         json!({"check": "socket_events_in_order", "types": ["open", "close"], "direction": "client", "session": "ws_2"}),
+        json!({"check": "answer_fault", "kind": "invalid_arguments", "times": 2, "recovered": true}),
     ];
     assert_eq!(samples.len(), CHECK_NAMES.len());
     for (sample, name) in samples.iter().zip(CHECK_NAMES) {

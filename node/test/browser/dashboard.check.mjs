@@ -1,6 +1,6 @@
 // The journal dashboard (GET /_cuecard/ on a server) in headless Chromium (Debian's, driven by playwright-core): it
 // loads, shows a request the official openai SDK made within a second, highlights an unexpected one, filters by
-// outcome, opens a request as sent, and shows a hostile message as text. A screenshot is written to
+// outcome, opens a request as sent, shows a hostile message as text and a step's answer fault beside its outcome. A screenshot is written to
 // CUECARD_SCREENSHOT (docs/dashboard.png when run by hand; CI writes its own beside its build).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +15,7 @@ const SCREENSHOT = process.env.CUECARD_SCREENSHOT ?? fileURLToPath(new URL('../.
 test('the journal dashboard in headless Chromium', async () => {
   const mock = MockModel.fromScenario({
     cuecard: 1,
-    routes: [{ steps: [{ text: 'Sunny in Paris, 22 °C.' }, { text: 'Light rain tomorrow.' }, { text: 'never asked' }] }],
+    routes: [{ steps: [{ text: 'Sunny in Paris, 22 °C.' }, { text: 'Light rain tomorrow.' }, { text: 'Dry all weekend long.', fault: 'truncated_output' }] }],
   });
   const server = new Server(mock, { instant: true });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -44,7 +44,7 @@ test('the journal dashboard in headless Chromium', async () => {
     await page.waitForSelector('#entries tr.unexpected', { timeout: 2000 });
     const rows = await page.$$eval('#entries tr.entry', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
     assert.equal(rows.length, 4);
-    assert.deepEqual(rows.map((r) => r[6]), ['answered', 'answered', 'answered', 'exhausted']);
+    assert.deepEqual(rows.map((r) => r[6]), ['answered', 'answered', 'answered (fault: truncated_output)', 'exhausted']);
     assert.equal(rows[1][7], '<img src=x onerror=alert(1)>');
     assert.equal(await page.$$eval('#entries img', (images) => images.length), 0, 'the message was not parsed as HTML');
     assert.equal(await page.$eval('#entries tr.unexpected', (tr) => tr.children[7].textContent), 'one too many');

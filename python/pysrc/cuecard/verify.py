@@ -97,6 +97,14 @@ class Verification:
         given = {"direction": direction, "session": session}
         return self._run("socket_events_in_order", types=list(types), **{k: v for k, v in given.items() if v is not None})
 
+    def answer_fault(self, kind: Optional[str] = None, *, times: Optional[int] = None,
+                     recovered: bool = False) -> "Verification":
+        """Answers were made faulty (the `answer_faults` setting drew a fault, or a step named one): of `kind`
+        (`"invalid_arguments"`, ...) when given, `times` of them exactly when given, else at least one; with
+        `recovered=True`, each was followed by a request answered without a fault (the code went on past it)."""
+        given = {"kind": kind, "times": times, "recovered": recovered or None}
+        return self._run("answer_fault", **{k: v for k, v in given.items() if v is not None})
+
     def last_request(self) -> "RequestCheck":
         return RequestCheck(self, "last")
 

@@ -70,3 +70,29 @@ def test_anthropic_sees_max_tokens_and_an_answer_with_only_thinking(cuecard):
                                   thinking={"type": "enabled", "budget_tokens": 1024},
                                   messages=[{"role": "user", "content": "Weather?"}])
     assert [block.type for block in thought.content] == ["thinking"]
+
+
+def test_structured_output_that_breaks_the_schema_fails_the_sdks_parse(cuecard):
+    import pydantic
+
+    class Weather(pydantic.BaseModel):
+        city: str
+        forecast: str
+
+    sdk = openai.OpenAI(base_url=cuecard.openai_url, api_key="test-key", max_retries=0)
+    cuecard.load(faulted("output_schema_violation", '{"city": "Paris", "forecast": "sunny"}'))
+    with pytest.raises(pydantic.ValidationError, match="city"):
+        sdk.chat.completions.parse(model="gpt-4o", messages=[{"role": "user", "content": "Weather?"}],
+                                   response_format=Weather)
+    assert cuecard.entries()[0]["answer_fault"] == "output_schema_violation"
+
+
+def test_a_content_filter_stop_an_empty_answer_and_an_empty_tool_name(cuecard):
+    cuecard.load(faulted("content_filter", "The weather in Paris is sunny and warm."))
+    choice = chat(cuecard).choices[0]
+    assert choice.finish_reason == "content_filter" and choice.message.content == "The weather in Pari"
+    cuecard.load(faulted("empty_answer", "The weather is sunny."))
+    message = chat(cuecard).choices[0].message
+    assert not message.content and not message.tool_calls
+    cuecard.load(faulted("empty_tool_name", CALL))
+    assert chat(cuecard, tools=TOOLS).choices[0].message.tool_calls[0].function.name == ""

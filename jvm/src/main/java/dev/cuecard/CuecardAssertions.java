@@ -187,6 +187,26 @@ public final class CuecardAssertions {
             return check;
         }
 
+        /**
+         * An answer was made faulty with {@code kind} ({@code "invalid_arguments"}, ...; the {@code answer_faults}
+         * setting drew it or a step named it), and the code went on past each such fault to a clean answer.
+         */
+        public MockAssert recoveredFromAnswerFault(String kind) {
+            return answerFault(CuecardException.notNull(kind, "kind"), null, true);
+        }
+
+        /**
+         * Answers were made faulty: of {@code kind} when not null (else any), {@code times} of them exactly when not
+         * null (else at least one); with {@code recovered}, each followed by a request answered without a fault.
+         */
+        public MockAssert answerFault(String kind, Integer times, boolean recovered) {
+            Map<String, Object> check = check("answer_fault");
+            if (kind != null) with(check, "kind", kind);
+            if (times != null) with(check, "times", times);
+            if (recovered) with(check, "recovered", true);
+            return run(check);
+        }
+
         /** Every step used and no request beyond the script. */
         public MockAssert scriptFullyUsed() {
             return run(check("script_fully_used"));

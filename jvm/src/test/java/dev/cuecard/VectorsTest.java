@@ -209,6 +209,8 @@ class VectorsTest {
                 if (name.equals("socket_received")) chain.socketReceived(type, fields, session, times);
                 else chain.socketSent(type, fields, session, times);
             }
+            case "answer_fault" -> chain.answerFault(check.path("kind").asText(null),
+                    check.has("times") ? check.get("times").asInt() : null, check.path("recovered").asBoolean(false));
             case "socket_events_in_order" -> {
                 List<String> types = new ArrayList<>();
                 check.get("types").forEach(t -> types.add(t.asText()));
@@ -287,7 +289,7 @@ class VectorsTest {
         }
         assertThat(ran).isEqualTo(checks);
         assertThat(vectors.size()).isGreaterThanOrEqualTo(7);
-        assertThat(names).as("the vectors reach every check (the core has 29: verify::CHECK_NAMES)").hasSize(29);
+        assertThat(names).as("the vectors reach every check (the core has 30: verify::CHECK_NAMES)").hasSize(30);
     }
 
     private static void report(RecordingObserver.CallObservation call, JsonNode event) {
