@@ -219,6 +219,17 @@ cuecard_status cuecard_tokenize(const char *text_ptr, size_t text_len, char **ou
 cuecard_status cuecard_count_tokens(const char *text_ptr, size_t text_len, size_t *out_count, struct cuecard_error **err);
 
 /**
+ * The drift report of the recording at the UTF-8 `path` (`cuecard drift`): `*out_report_json` is
+ * `{"drifted", "exchanges", "not_compared"}`, each exchange with its `differences` (what the real API sent that
+ * cuecard does not, or differently) and `only_cuecard`. A missing file is `CUECARD_STATUS_NOT_FOUND`; one that is
+ * not a recording `CUECARD_STATUS_INVALID_SCENARIO`. Caller owns the report; free it with `cuecard_string_free`.
+ *
+ * # Safety
+ * `path_ptr` is valid for `path_len` bytes; out-parameters are writable.
+ */
+cuecard_status cuecard_drift(const char *path_ptr, size_t path_len, char **out_report_json, struct cuecard_error **err);
+
+/**
  * Answers with JSON: for a computed answer, a JSON text (`"Hello"`) or a step object; for a tool, its result. The
  * text is copied. Calling it again replaces the answer.
  *

@@ -122,6 +122,17 @@ enum Command {
         #[arg(long, default_value_t = 2000)]
         timeout_ms: u64,
     },
+    /// Compare recordings with what cuecard sends for the same answers: for each recorded exchange, fields the real
+    /// API sent that cuecard does not (or of another type), kind names that differ, a stream's event types and their
+    /// order, the status, content type and the headers SDKs read. Exit 1 when something drifted, 0 when not.
+    Drift {
+        /// The recordings (cuecard's, YAML or JSON, or vcrpy cassettes).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print one JSON report per file (`{"file", "drifted", "exchanges", "not_compared"}`) instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Check scenario files (JSON, or YAML for .yaml/.yml) and print each problem with its path.
     Validate {
         /// The scenario files.
@@ -222,6 +233,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
         },
         Command::Tokenize { count } => tokenize(count),
         Command::Validate { files } => validate(&files),
+        Command::Drift { files, json } => drift(&files, json),
         Command::Health { url, admin_token, timeout_ms } => {
             health::check(&url, admin_token.as_deref(), std::time::Duration::from_millis(timeout_ms.max(1)))
         }
@@ -473,6 +485,38 @@ fn tokenize(count: bool) -> Result<ExitCode, String> {
     };
     written.map_err(|e| format!("cannot write stdout: {e}"))?;
     Ok(0)
+}
+
+/// `cuecard drift`: core's drift report of each recording; 1 when one drifted, 2 when one cannot be read.
+fn drift(files: &[PathBuf], json: bool) -> Result<ExitCode, String> {
+    let mut out = std::io::stdout().lock();
+    let mut worst = 0u8;
+    for file in files {
+        let shown = file.display().to_string();
+        let report = cuecard::Scenario::read_text(file).and_then(|text| cuecard::record::drift_report(&text));
+        let text = match report {
+            Ok(report) => {
+                if report.drifted() {
+                    worst = worst.max(1);
+                }
+                if json {
+                    let mut document = report.to_json();
+                    if let Some(fields) = document.as_object_mut() {
+                        fields.insert("file".into(), serde_json::Value::String(shown));
+                    }
+                    format!("{document}\n")
+                } else {
+                    report.to_text(&shown)
+                }
+            }
+            Err(error) => {
+                worst = 2;
+                format!("{shown}: {error} ({})\n", error.code())
+            }
+        };
+        out.write_all(text.as_bytes()).map_err(|e| format!("cannot write stdout: {e}"))?;
+    }
+    Ok(worst)
 }
 
 fn validate(files: &[PathBuf]) -> Result<ExitCode, String> {

@@ -158,6 +158,29 @@ pub unsafe extern "C" fn cuecard_count_tokens(
     })
 }
 
+/// The drift report of the recording at the UTF-8 `path` (`cuecard drift`): `*out_report_json` is
+/// `{"drifted", "exchanges", "not_compared"}`, each exchange with its `differences` (what the real API sent that
+/// cuecard does not, or differently) and `only_cuecard`. A missing file is `CUECARD_STATUS_NOT_FOUND`; one that is
+/// not a recording `CUECARD_STATUS_INVALID_SCENARIO`. Caller owns the report; free it with `cuecard_string_free`.
+///
+/// # Safety
+/// `path_ptr` is valid for `path_len` bytes; out-parameters are writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuecard_drift(
+    path_ptr: *const c_char,
+    path_len: usize,
+    out_report_json: *mut *mut c_char,
+    err: *mut *mut errors::cuecard_error,
+) -> cuecard_status {
+    guard(err, || {
+        let slot = out(out_report_json, "out_report_json")?;
+        // SAFETY: the caller's promise.
+        let path = unsafe { text(path_ptr, path_len, "path")? };
+        *slot = json_string(&cuecard::record::drift_file(path)?.to_json())?;
+        Ok(())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,7 @@ export const {
   MockModel, MockStream, assertThat, verify, runCheck, RecordingObserver, MockTool, MockMemory, Server, createFetch, createWebSocket,
   McpTransport,
   awsRequestHandler,
-  openaiOptions, anthropicOptions, BASE_URL, cuecardMock, Recording, cuecardRecording, tokenize, countTokens, checkNames, VERSION, version, CuecardError,
+  openaiOptions, anthropicOptions, BASE_URL, cuecardMock, Recording, cuecardRecording, tokenize, countTokens, drift, checkNames, VERSION, version, CuecardError,
   InvalidScenarioError, InvalidRequestError, ScriptExhaustedError, NoRouteMatchedError, InvalidArgumentError,
   InvalidStateError, RequestCountMismatchError, AssertionFailedError, CallbackFailedError, InvalidUtf8Error,
   CuecardIOError, ToolFailedError, InternalError, NotFoundError, RequestTooLargeError, HostCallbackError,

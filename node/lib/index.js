@@ -22,6 +22,14 @@ function tokenize(text) {
   return native.tokenize(text);
 }
 
+/** The drift report of a recording (cuecard's, or a vcrpy cassette), as `cuecard drift --json` gives it: `drifted`,
+ * and per recorded exchange the `differences` between what the real API sent and what cuecard sends for the same
+ * answer (fields, types, kind names, stream events, status, the headers SDKs read) and `only_cuecard`. */
+function drift(path) {
+  if (typeof path !== 'string') throw errors.wrongType('path', 'a string', path);
+  return JSON.parse(native.driftReport(path));
+}
+
 /** Counts the word-like tokens of a text. */
 function countTokens(text) {
   if (typeof text !== 'string') throw errors.wrongType('text', 'a string', text);
@@ -50,6 +58,7 @@ module.exports = {
   cuecardRecording,
   tokenize,
   countTokens,
+  drift,
   checkNames: native.checkNames,
   VERSION: native.version(),
   // The same, as `require('cuecard').version` (the release's one version: Cargo.toml, package.json, the wheel, the jar).

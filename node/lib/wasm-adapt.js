@@ -40,6 +40,7 @@ function adaptWasm(wasm, readFile) {
     NativeServer: unavailable('Server'),
     NativeRecordingFile: unavailable('Recording (replay a recording with MockModel.fromScenario(path))'),
     recordingPathForTest: unavailable('a per-test recording'),
+    driftReport: unavailable('drift (it reads a recording file)'),
     cliMain: unavailable('the cuecard command'),
     settleComputed: unavailable('a server thread'),
     failComputed: unavailable('a server thread'),

@@ -226,6 +226,9 @@ export declare function cliMain(argv: Array<string>): Promise<number>
 /** Counts the word-like tokens of a text. */
 export declare function countTokens(text: string): number
 
+/** The drift report of the recording at `path`, as JSON text (`cuecard drift --json`); the package parses it. */
+export declare function driftReport(path: string): string
+
 /** Every cuecard error kind as `[code, number, description]`, so the package can prove it maps them all. */
 export declare function errorCatalogue(): Array<[string, number, string]>
 

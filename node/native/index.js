@@ -845,6 +845,7 @@ module.exports.NativeTool = nativeBinding.NativeTool
 module.exports.checkNames = nativeBinding.checkNames
 module.exports.cliMain = nativeBinding.cliMain
 module.exports.countTokens = nativeBinding.countTokens
+module.exports.driftReport = nativeBinding.driftReport
 module.exports.errorCatalogue = nativeBinding.errorCatalogue
 module.exports.failComputed = nativeBinding.failComputed
 module.exports.init = nativeBinding.init

@@ -125,3 +125,9 @@ impl NativeRecordingFile {
 pub fn recording_path_for_test(module: String, names: Vec<String>) -> String {
     cuecard::record::recording_path_for_test(&module, &names.iter().map(String::as_str).collect::<Vec<_>>())
 }
+
+/// The drift report of the recording at `path`, as JSON text (`cuecard drift --json`); the package parses it.
+#[napi]
+pub fn drift_report(env: Env, path: String) -> napi::Result<String> {
+    cuecard::record::drift_file(&path).map(|report| report.to_json().to_string()).or_throw(&env)
+}

@@ -5,13 +5,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
-import { MockModel, Server, Recording, openaiOptions, anthropicOptions, assertThat, NotFoundError, InvalidArgumentError } from 'cuecard';
+import { MockModel, Server, Recording, openaiOptions, anthropicOptions, assertThat, drift, NotFoundError, InvalidArgumentError } from 'cuecard';
 
 const WASM = process.env.CUECARD_BACKEND === 'wasm';
 const skip = WASM && 'the wasm module has no files or sockets (replay a recording there with MockModel.fromScenario)';
@@ -33,6 +33,29 @@ async function outsideCi(fn) {
     if (saved !== undefined) process.env.CI = saved;
   }
 }
+
+test('drift finds nothing in a fresh recording, and a renamed field in an edited one', { skip }, async () => {
+  const dir = scratch();
+  const path = join(dir, 'weather.yaml');
+  await outsideCi(async () => {
+    const upstream = new Server(MockModel.thatResponds('It is sunny in Paris.'), { instant: true });
+    try {
+      const recording = new Recording(path, { mode: 'once', upstream: upstream.baseURL });
+      await ask(new OpenAI(openaiOptions(recording, { apiKey: KEY, maxRetries: 0 })), 'Weather in Paris?');
+    } finally {
+      upstream.stop();
+    }
+  });
+  const clean = drift(path);
+  assert.deepEqual([clean.drifted, clean.exchanges.length, clean.exchanges[0].differences], [false, 1, []]);
+  writeFileSync(path, readFileSync(path, 'utf8').replaceAll('finish_reason', 'finish_reasons'));
+  const edited = drift(path);
+  assert.equal(edited.drifted, true);
+  assert.deepEqual(edited.exchanges[0].differences[0], { what: 'field', at: 'choices[].finish_reasons', recorded: 'string', cuecard: '-' });
+  assert.throws(() => drift(join(dir, 'absent.yaml')), NotFoundError);
+  assert.throws(() => drift(42), TypeError);
+  rmSync(dir, { recursive: true });
+});
 
 test('record once against an upstream, then replay without it: the same answers and stream chunks', { skip }, async () => {
   const dir = scratch();

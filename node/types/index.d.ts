@@ -637,6 +637,19 @@ export declare function cuecardRecording(t: { after(fn: () => void): void; name:
 
 export declare function tokenize(text: string): string[];
 export declare function countTokens(text: string): number;
+
+/** One way cuecard's reply differs from a recorded one (`what`: status, content_type, header, field, type, kind,
+ * events). */
+export interface DriftDifference { what: string; at: string; recorded: string; cuecard: string }
+/** The drift report of a recording, as `cuecard drift --json` gives it. */
+export interface DriftReport {
+  drifted: boolean;
+  exchanges: Array<{ route: number; step: number; endpoint: string; stream: boolean;
+    differences: DriftDifference[]; only_cuecard: string[] }>;
+  not_compared: Array<{ route: number; step: number; why: string }>;
+}
+/** The drift report of the recording at `path` (cuecard's, or a vcrpy cassette); the native addon only. */
+export declare function drift(path: string): DriftReport;
 export declare const VERSION: string;
 /** The release's version, the same as {@link VERSION} (`require('cuecard').version`). */
 export declare const version: string;

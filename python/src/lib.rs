@@ -52,6 +52,13 @@ fn error_catalogue() -> Vec<(&'static str, u32, &'static str)> {
     cuecard::ErrorKind::ALL.iter().map(|k| (k.code(), k.number(), k.description())).collect()
 }
 
+/// The drift report of the recording at `path` as JSON text (`cuecard drift --json`).
+#[pyfunction]
+fn drift_report(py: Python<'_>, path: std::path::PathBuf) -> PyResult<String> {
+    let report = py.detach(|| cuecard::record::drift_file(&path));
+    report.map(|r| r.to_json().to_string()).map_err(|e| errors::cuecard_error(py, &e))
+}
+
 /// Runs the `cuecard` command line (`argv[0]` is the program name) and returns its exit code; the GIL is released
 /// while it runs (`serve` runs until Ctrl-C or SIGTERM).
 #[pyfunction]
@@ -87,6 +94,7 @@ fn _cuecard(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(message_text, module)?)?;
     module.add_function(wrap_pyfunction!(error_catalogue, module)?)?;
     module.add_function(wrap_pyfunction!(cli_main, module)?)?;
+    module.add_function(wrap_pyfunction!(drift_report, module)?)?;
     module.add_function(wrap_pyfunction!(record::recording_path_for_test, module)?)?;
     #[cfg(feature = "testing")]
     module.add_function(wrap_pyfunction!(_raise_error, module)?)?;

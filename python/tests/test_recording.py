@@ -218,3 +218,24 @@ def test_a_tool_loop_records_one_route_per_exchange_and_its_continuation_replays
     assert run(cuecard.openai_client(replay)) == live == ("get_weather", "Clear skies.")
     assert [e["route"] for e in replay.mock.entries()] == [0, 1]
     cuecard.assert_that(replay.mock).script_fully_used()
+
+
+def test_drift_finds_nothing_in_a_fresh_recording_and_a_renamed_field_in_an_edited_one(tmp_path, monkeypatch):
+    monkeypatch.delenv("CI", raising=False)
+    path = tmp_path / "weather.yaml"
+    with cuecard.Server(upstream_mock(), instant=True) as upstream:
+        recording = cuecard.Recording(path, "once", upstream=upstream.base_url)
+        client = cuecard.openai_client(recording, api_key=KEY, max_retries=0)
+        ask(client, "Weather in Paris?")
+        list(ask(client, "Stream it", stream=True))
+    report = cuecard.drift(path)
+    assert report["drifted"] is False and report["not_compared"] == []
+    assert [(e["endpoint"], e["stream"], e["differences"]) for e in report["exchanges"]] == [
+        ("chat_completions", False, []), ("chat_completions", True, [])]
+    path.write_text(path.read_text().replace("finish_reason", "finish_reasons"))
+    report = cuecard.drift(path)
+    assert report["drifted"] is True
+    assert {"what": "field", "at": "choices[].finish_reasons", "recorded": "string", "cuecard": "-"} in \
+        report["exchanges"][0]["differences"]
+    with pytest.raises(cuecard.CuecardError, match="absent.yaml"):
+        cuecard.drift(tmp_path / "absent.yaml")

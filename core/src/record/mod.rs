@@ -11,6 +11,7 @@
 //! they reappear, key-shaped words are replaced, and the text is checked once more before it is returned.
 
 mod answer;
+mod drift;
 mod file;
 mod import;
 #[cfg(feature = "proxy")]
@@ -21,6 +22,7 @@ mod stream_redact;
 pub mod upstream;
 mod writer;
 
+pub use drift::{drift_file, drift_report, Difference, DriftReport, ExchangeDrift, NotCompared};
 pub use file::{
     is_yaml, recording_path_for_test, RecordMode, RecordingFile, RecordingSettings, CI_VARIABLE, PUBLIC_UPSTREAMS,
     RECORD_MODE_VARIABLE,

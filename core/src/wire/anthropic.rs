@@ -335,7 +335,9 @@ fn message_envelope(envelope: &Envelope, usage: crate::model::Usage) -> Value {
             "input_tokens": usage.input_tokens.saturating_sub(usage.cached_tokens.unwrap_or(0)),
             "cache_creation_input_tokens": 0,
             "cache_read_input_tokens": usage.cached_tokens.unwrap_or(0),
+            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
             "output_tokens": usage.output_tokens,
+            "service_tier": "standard",
         },
     })
 }

@@ -296,7 +296,7 @@ struct RoleDelta<'a> {
 struct NoDelta {}
 
 /// What follows `choices` in a `chat.completion` or a `chat.completion.chunk`, up to its closing brace:
-/// `"created":…,"id":…,"model":…,"object":…,"system_fingerprint":"fp_cuecard"`, then the usage when it is sent
+/// `"created":…,"id":…,"model":…,"object":…,` (`"service_tier":"default",` whole) `"system_fingerprint":"fp_cuecard"`, then the usage when it is sent
 /// (`None`: absent; `Some(None)`: `null`, as every chunk but the last of a stream asked to include usage). Written
 /// by hand with keys in serde_json's sorted order, so the bytes are those of the typed body it replaced
 /// (`tests/vectors/wire.json` holds them); serializing it was most of what a whole completion still cost.
@@ -309,6 +309,11 @@ fn push_envelope_tail(out: &mut Vec<u8>, envelope: &Envelope, object: &str, usag
     push_json_str(out, &envelope.model);
     out.extend_from_slice(b",\"object\":");
     push_json_str(out, object);
+    // A whole completion says its tier, as the API's does (`cuecard drift` on the spec's example found it missing);
+    // the chunks of the recorded streams do not.
+    if object == "chat.completion" {
+        out.extend_from_slice(b",\"service_tier\":\"default\"");
+    }
     out.extend_from_slice(b",\"system_fingerprint\":\"fp_cuecard\"");
     match usage {
         None => {}

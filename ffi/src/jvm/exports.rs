@@ -56,6 +56,18 @@ pub extern "system" fn Java_dev_cuecard_internal_Native_errorCatalogue<'l>(
     })
 }
 
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_cuecard_internal_Native_drift<'l>(
+    env: EnvUnowned<'l>,
+    _: JClass<'l>,
+    path: JString<'l>,
+) -> jstring {
+    run(env, |env| {
+        let path = text(env, &path, "path")?;
+        java_string(env, json_text(&cuecard::record::drift_file(path)?.to_json()))
+    })
+}
+
 /// Forgets a handle (close()). Unknown or already released ids are ignored.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_cuecard_internal_Native_release<'l>(env: EnvUnowned<'l>, _: JClass<'l>, id: jlong) {

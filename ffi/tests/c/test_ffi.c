@@ -737,6 +737,21 @@ static void misuse(void) {
     CHECK(strcmp(cuecard_status_code(999), "unknown") == 0, "unknown status");
 }
 
+/* `cuecard_drift`: the committed recording of the real APIs' replies has no drift; a missing file and NULLs are
+ * typed errors. */
+static void drift_reports(const char *root) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/recordings/wire-spec-examples.yaml", root);
+    char *report = NULL;
+    cuecard_error *err = NULL;
+    CHECK(cuecard_drift(path, strlen(path), &report, &err) == CUECARD_STATUS_OK, "drift %s", err ? cuecard_error_message(err) : "");
+    CHECK(report && strstr(report, "\"drifted\":false") && strstr(report, "\"endpoint\":\"messages\""), "drift report %s",
+          report ? report : "NULL");
+    cuecard_string_free(report);
+    expect_invalid(cuecard_drift("/nonexistent/r.yaml", 19, &report, &err), &err, CUECARD_STATUS_NOT_FOUND, "/nonexistent/r.yaml", "drift of a missing file");
+    expect_invalid(cuecard_drift(path, strlen(path), NULL, &err), &err, CUECARD_STATUS_INVALID_ARGUMENT, "out_report_json", "drift without an out pointer");
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s REPO_ROOT\n", argv[0]);
@@ -753,6 +768,7 @@ int main(int argc, char **argv) {
     tools_memory_and_observer();
     server_answers_http();
     recording_proxy_records_and_replays();
+    drift_reports(argv[1]);
     misuse();
     printf("c ffi: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

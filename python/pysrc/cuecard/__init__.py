@@ -8,14 +8,14 @@ from .errors import (ArgumentTypeError, AssertionFailedError, CallbackFailedErro
                      InvalidUtf8Error, NoRecordingError, NoRouteMatchedError, NotFoundError, ProviderError, RequestCountMismatchError,
                      RequestTooLargeError, ScenarioFileNotFoundError, ScriptExhaustedError, ToolFailedError)
 from .mock import MockModel
-from .recording import Recording, RecordingWarning
+from .recording import Recording, RecordingWarning, drift
 from . import mcp, tools
 from .transport import (anthropic_client, async_transport_for, bedrock_client, gemini_client, ollama_client,
                         openai_client, transport_for)
 from .verify import assert_that
 
 __all__ = [
-    "MockModel", "Recording", "RecordingWarning", "MockTool", "MockMemory", "RecordingObserver", "CallObservation", "Server", "tools",
+    "MockModel", "Recording", "RecordingWarning", "drift", "MockTool", "MockMemory", "RecordingObserver", "CallObservation", "Server", "tools",
     "openai_client", "anthropic_client", "gemini_client", "ollama_client", "bedrock_client", "transport_for", "async_transport_for", "assert_that", "tokenize",
     "count_tokens", "message_text", "CuecardError", "ProviderError", "InvalidScenarioError", "InvalidRequestError",
     "ScriptExhaustedError", "NoRouteMatchedError", "NoRecordingError", "InvalidArgumentError", "InvalidStateError",

@@ -20,6 +20,15 @@ from . import _cuecard
 from .errors import CuecardError
 from .mock import MockModel
 
+def drift(path: "str | os.PathLike[str]") -> dict:
+    """The drift report of a recording (cuecard's, or a vcrpy cassette), as `cuecard drift --json` gives it:
+    `drifted`, and per recorded exchange the `differences` between what the real API sent and what cuecard sends for
+    the same answer (fields, types, kind names, stream events, status, the headers SDKs read), and `only_cuecard`."""
+    import json
+
+    return json.loads(_cuecard.drift_report(os.fspath(path)))
+
+
 class RecordingWarning(UserWarning):
     """An exchange was forwarded but could not be recorded (a request that is not a model call, for example)."""
 

@@ -24,4 +24,13 @@ public final class Cuecard {
     public static int countTokens(String text) {
         return (int) Native.countTokens(CuecardException.notNull(text, "text"));
     }
+
+    /**
+     * The drift report of a recording (cuecard's, or a vcrpy cassette), as {@code cuecard drift --json} gives it:
+     * {@code drifted}, and per recorded exchange the {@code differences} between what the real API sent and what
+     * cuecard sends for the same answer (fields, types, kind names, stream events, status, headers).
+     */
+    public static JsonNode drift(java.nio.file.Path recording) {
+        return Json.tree(Native.drift(CuecardException.notNull(recording, "recording").toString()));
+    }
 }

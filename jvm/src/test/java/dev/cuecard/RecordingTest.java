@@ -48,6 +48,21 @@ public class RecordingTest {
     }
 
     @Test
+    void aRecordingHasNoDriftUntilAFieldIsRenamedInIt(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("weather.yaml");
+        recordOnce(file);
+        assertThat(Cuecard.drift(file).get("drifted").asBoolean()).isFalse();
+        Files.writeString(file, Files.readString(file).replace("finish_reason", "finish_reasons"));
+        var report = Cuecard.drift(file);
+        assertThat(report.get("drifted").asBoolean()).isTrue();
+        assertThat(report.at("/exchanges/0/differences/0/at").asText()).isEqualTo("choices[].finish_reasons");
+        Path spec = Path.of(System.getProperty("cuecard.repo", ".."), "tests", "recordings", "wire-spec-examples.yaml");
+        assertThat(Cuecard.drift(spec).get("exchanges")).hasSize(4);
+        assertThatThrownBy(() -> Cuecard.drift(dir.resolve("absent.yaml")))
+                .isInstanceOfSatisfying(CuecardException.class, e -> assertThat(e.code()).isEqualTo("not_found"));
+    }
+
+    @Test
     void aMissingRecordingAndABadModeAreTypedErrors(@TempDir Path dir) {
         assertThatThrownBy(() -> RecordingProxy.start(dir.resolve("absent.yaml"), Map.of()))
                 .isInstanceOfSatisfying(CuecardException.class, e -> assertThat(e.code()).isEqualTo("not_found"))

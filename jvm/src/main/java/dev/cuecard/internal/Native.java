@@ -69,6 +69,7 @@ public final class Native {
     public static native String tokenize(String text);
     public static native long countTokens(String text);
     public static native String errorCatalogue();
+    public static native String drift(String path);
     public static native void release(long id);
 
     public static native long mockNew(String settingsJson);
