@@ -224,7 +224,11 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
             command: RecordingCommand::Import { format: _, input, out, redact_texts, redact_fields },
         } => {
             let description = Some(format!("imported by cuecard recording import from {}", input.display()));
-            import_recording(&input, &out, cuecard::record::RecordOptions { redact_texts, redact_fields, description })
+            import_recording(
+                &input,
+                &out,
+                cuecard::record::RecordOptions { redact_texts, redact_fields, description, ..Default::default() },
+            )
         }
         Command::Mcp { scenario, server, instant, journal } => match read_scenario(Some(&scenario)) {
             Ok(Ok(scenario)) => mcp::serve_stdio(&scenario, server.as_deref(), instant, journal.as_deref()),
@@ -334,10 +338,17 @@ fn read_scenario(path: Option<&std::path::Path>) -> Result<Result<cuecard::Scena
 }
 
 fn serve(scenario: Option<PathBuf>, options: ServeOptions) -> Result<ExitCode, String> {
-    let scenario = match read_scenario(scenario.as_deref())? {
+    let path = scenario;
+    let scenario = match read_scenario(path.as_deref())? {
         Ok(scenario) => scenario,
         Err(code) => return Ok(code),
     };
+    if let (Some(path), Some((day, Some(max)))) = (&path, scenario.recording_age()) {
+        let today = cuecard::record::today();
+        if let Some(warning) = cuecard::record::age_problem(&path.display().to_string(), day, max, today) {
+            writeln!(std::io::stderr(), "cuecard: warning: {warning}").map_err(|e| e.to_string())?;
+        }
+    }
     let mock = std::sync::Arc::new(cuecard::MockModel::from_scenario(&scenario).map_err(|e| e.to_string())?);
     mock.set_journal_limit(Some(options.journal_limit));
     let server_options = cuecard::ServerOptions {

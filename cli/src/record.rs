@@ -27,6 +27,12 @@ pub fn record(settings: RecordSettings, until_stopped: impl FnOnce() -> Result<(
         let _ = writeln!(out, "{doing} {}", settings.out.display());
         let _ = out.flush();
     }
+    if let Some(warning) = proxy.age_warning() {
+        let _ = {
+            use std::io::Write;
+            writeln!(std::io::stderr(), "cuecard: warning: {warning}")
+        };
+    }
     until_stopped()?;
     proxy.stop();
     let recorded = proxy.recorded();

@@ -31,3 +31,57 @@ pub const MAX_WAIT_MS: u64 = 86_400_000;
 
 /// The crate version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The days from 1970-01-01 to a `YYYY-MM-DD` date (a recording's `recorded_on`), or `None` when the text is not a
+/// real date. Howard Hinnant's `days_from_civil`: proleptic Gregorian, exact for every year a recording can carry.
+pub fn date_days(text: &str) -> Option<i64> {
+    let mut parts = text.split('-');
+    let (year, month, day) = (parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() || year.len() != 4 || month.len() != 2 || day.len() != 2 {
+        return None;
+    }
+    let (year, month, day): (i64, i64, i64) = (year.parse().ok()?, month.parse().ok()?, day.parse().ok()?);
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    let month_days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    if !(1..=12).contains(&month) || day < 1 || day > *month_days.get(usize::try_from(month - 1).ok()?)? {
+        return None;
+    }
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let year_of_era = y - era * 400;
+    let day_of_year = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    Some(era * 146_097 + day_of_era - 719_468)
+}
+
+/// The `YYYY-MM-DD` date `days` after 1970-01-01 (the inverse of [`date_days`]).
+pub fn days_date(days: i64) -> String {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z - era * 146_097;
+    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let mp = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_days_from_the_epoch_and_back() {
+        assert_eq!(date_days("1970-01-01"), Some(0));
+        assert_eq!(date_days("2000-03-01"), Some(11_017));
+        assert_eq!(date_days("2024-02-29"), Some(19_782));
+        for days in [-100_000, -1, 0, 59, 11_016, 19_782, 20_428, 2_932_896] {
+            assert_eq!(date_days(&days_date(days)), Some(days), "{}", days_date(days));
+        }
+        for bad in ["2025-02-29", "2025-13-01", "2025-1-01", "2025-01-00", "20250101", "2025-01-01-", "yyyy-mm-dd"] {
+            assert_eq!(date_days(bad), None, "{bad}");
+        }
+    }
+}

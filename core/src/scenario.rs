@@ -77,6 +77,12 @@ struct RecordingSpec {
     version: u64,
     #[serde(default)]
     ignore: Vec<String>,
+    /// The day the recording was made (`YYYY-MM-DD`, UTC); written by the recorder.
+    #[serde(default)]
+    recorded_on: Option<String>,
+    /// How many days a replay trusts it: replaying an older recording warns, naming the file.
+    #[serde(default)]
+    max_age_days: Option<u64>,
 }
 
 /// The recording format version this build reads (`recording.version`).
@@ -95,6 +101,8 @@ pub fn yaml_value(text: &str) -> Result<Value> {
 pub struct Scenario {
     script: Script,
     description: Option<String>,
+    /// A recording's `recorded_on` and `max_age_days`.
+    recording_age: Option<(String, Option<u64>)>,
 }
 
 fn invalid(path: &str, message: impl Into<String>) -> Error {
@@ -308,6 +316,10 @@ impl Scenario {
                     ),
                 });
             }
+            if let Some(day) = recording.recorded_on.as_deref().filter(|d| crate::clock::date_days(d).is_none()) {
+                let message = format!("{day:?} is not a date written YYYY-MM-DD");
+                issues.push(Issue { path: "recording.recorded_on".into(), message });
+            }
         }
         if let Some(speed) = spec.replay_speed.filter(|s| !(s.is_finite() && *s > 0.0)) {
             issues.push(Issue {
@@ -397,6 +409,8 @@ impl Scenario {
         if !issues.is_empty() {
             return Err(Error::with_issues(ErrorKind::InvalidScenario, "invalid scenario", issues));
         }
+        let recording_age =
+            spec.recording.as_ref().and_then(|r| r.recorded_on.clone().map(|day| (day, r.max_age_days)));
         let settings = MockSettings {
             on_exhausted: Some(exhaustion),
             usage: Some(spec.usage.unwrap_or_default()),
@@ -417,7 +431,7 @@ impl Scenario {
             rate_limits: spec.rate_limits,
             mcp: spec.mcp,
         };
-        Ok(Scenario { script: Script { routes, settings }, description: spec.description })
+        Ok(Scenario { script: Script { routes, settings }, description: spec.description, recording_age })
     }
 
     /// The script: routes and settings.
@@ -428,6 +442,11 @@ impl Scenario {
     /// The routes.
     pub fn routes(&self) -> &[Route] {
         &self.script.routes
+    }
+
+    /// A recording's `recorded_on` (`YYYY-MM-DD`) and `max_age_days`, when it says the day it was made.
+    pub fn recording_age(&self) -> Option<(&str, Option<u64>)> {
+        self.recording_age.as_ref().map(|(day, max)| (day.as_str(), *max))
     }
 
     /// The description, if the scenario has one.

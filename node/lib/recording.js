@@ -37,6 +37,9 @@ class Recording {
     this.#fetch = forwarding ?? globalThis.fetch;
     this.path = path;
     this.mock = this.#native.replays ? MockModel.fromScenario(path) : new MockModel();
+    // A recording older than its max_age_days is still replayed, with a warning naming it.
+    const stale = this.#native.ageWarning;
+    if (stale) process.emitWarning(stale, { type: 'RecordingWarning', code: 'CUECARD_RECORDING_AGE' });
     /** What could not be recorded, in order. */
     this.failures = [];
   }

@@ -151,6 +151,8 @@ export declare class NativeRecordingFile {
   get mode(): string
   /** Whether requests are answered from the file first. */
   get replays(): boolean
+  /** A warning naming the file when it is replayed past its `max_age_days`. */
+  get ageWarning(): string | null
   /** Whether requests the file lacks are forwarded and recorded. */
   get records(): boolean
   /** How many exchanges were recorded since the file was opened. */

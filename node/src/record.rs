@@ -52,6 +52,12 @@ impl NativeRecordingFile {
         self.with(&env, |f| Ok(f.replays()))
     }
 
+    /// A warning naming the file when it is replayed past its `max_age_days`.
+    #[napi(getter)]
+    pub fn age_warning(&self, env: Env) -> napi::Result<Option<String>> {
+        self.with(&env, |f| Ok(f.age_warning()))
+    }
+
     /// Whether requests the file lacks are forwarded and recorded.
     #[napi(getter)]
     pub fn records(&self, env: Env) -> napi::Result<bool> {

@@ -57,6 +57,37 @@ test('drift finds nothing in a fresh recording, and a renamed field in an edited
   rmSync(dir, { recursive: true });
 });
 
+test('a recording replayed past its max_age_days warns, naming the file', { skip }, async () => {
+  const dir = scratch();
+  const path = join(dir, 'weather.yaml');
+  await outsideCi(async () => {
+    const upstream = new Server(MockModel.thatResponds('It is sunny in Paris.'), { instant: true });
+    try {
+      const recording = new Recording(path, { mode: 'once', upstream: upstream.baseURL });
+      await ask(new OpenAI(openaiOptions(recording, { apiKey: KEY, maxRetries: 0 })), 'Weather in Paris?');
+    } finally {
+      upstream.stop();
+    }
+  });
+  const text = readFileSync(path, 'utf8');
+  assert.match(text, /recorded_on: \d{4}-\d{2}-\d{2}/);
+  writeFileSync(path, text.replace(/recorded_on: \S+/, 'max_age_days: 7\n  recorded_on: 2025-01-15'));
+  const warnings = [];
+  const listen = (warning) => warnings.push(warning);
+  process.on('warning', listen);
+  try {
+    const replay = new Recording(path);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal((await ask(new OpenAI(openaiOptions(replay)), 'Weather in Paris?')).choices[0].message.content, 'It is sunny in Paris.');
+  } finally {
+    process.off('warning', listen);
+  }
+  assert.equal(warnings.length, 1);
+  assert.equal(warnings[0].name, 'RecordingWarning');
+  assert.match(warnings[0].message, /weather\.yaml was recorded on 2025-01-15, \d+ days ago, more than its max_age_days of 7/);
+  rmSync(dir, { recursive: true });
+});
+
 test('record once against an upstream, then replay without it: the same answers and stream chunks', { skip }, async () => {
   const dir = scratch();
   const path = join(dir, 'recordings', 'weather.yaml');

@@ -55,6 +55,12 @@ impl PyRecordingFile {
         self.with(py, |f| Ok(f.replays()))
     }
 
+    /// A warning naming the file when it is replayed past its `max_age_days`.
+    #[getter]
+    fn age_warning(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        self.with(py, |f| Ok(f.age_warning()))
+    }
+
     /// Whether requests the file lacks are forwarded and recorded.
     #[getter]
     fn records(&self, py: Python<'_>) -> PyResult<bool> {

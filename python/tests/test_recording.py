@@ -239,3 +239,18 @@ def test_drift_finds_nothing_in_a_fresh_recording_and_a_renamed_field_in_an_edit
         report["exchanges"][0]["differences"]
     with pytest.raises(cuecard.CuecardError, match="absent.yaml"):
         cuecard.drift(tmp_path / "absent.yaml")
+
+
+def test_a_recording_replayed_past_its_max_age_warns_naming_the_file(tmp_path, monkeypatch):
+    monkeypatch.delenv("CI", raising=False)
+    path = tmp_path / "weather.yaml"
+    with cuecard.Server(upstream_mock(), instant=True) as upstream:
+        recording = cuecard.Recording(path, "once", upstream=upstream.base_url)
+        ask(cuecard.openai_client(recording, api_key=KEY, max_retries=0), "Weather in Paris?")
+    text = path.read_text()
+    assert "recorded_on:" in text
+    path.write_text(text.replace("recorded_on:", "max_age_days: 7\n  recorded_on: 2025-01-15\n  old_day:", 1)
+                    .replace("  old_day:", "  #", 1))
+    with pytest.warns(cuecard.RecordingWarning, match=r"weather\.yaml was recorded on 2025-01-15, \d+ days ago, more than its max_age_days of 7"):
+        replay = cuecard.Recording(path)
+    assert ask(cuecard.openai_client(replay), "Weather in Paris?").choices[0].message.content == "It is sunny in Paris."

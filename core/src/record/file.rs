@@ -150,10 +150,25 @@ impl RecordingFile {
         // Locked and checked before the file is read: a recording another recorder is writing, or that cannot be
         // written, is refused before anything is forwarded (issue #59 S7, S8).
         let writer = records.then(|| Writer::open(&path)).transpose()?;
-        let recorder = match (records, replays) {
+        // The file it goes on from (or replaces) says its first day and how long it is trusted.
+        // (A file mode `all` replaces may be broken: it is read only for what it says of itself.)
+        let existing = match (records && exists, replays) {
             (false, _) => None,
-            (true, true) => Some(Recorder::appending(options, &read_document(&path)?)?),
-            (true, false) => Some(Recorder::new(options)?),
+            (true, true) => Some(read_document(&path)?),
+            (true, false) => read_document(&path).ok(),
+        };
+        let head = |field: &str| existing.as_ref().and_then(|d| d.get("recording")).and_then(|r| r.get(field)).cloned();
+        let mut options = options;
+        options.max_age_days = options.max_age_days.or_else(|| head("max_age_days").and_then(|v| v.as_u64()));
+        let first_day = if replays { head("recorded_on").and_then(|v| v.as_str().map(str::to_string)) } else { None };
+        options.recorded_on = options.recorded_on.or(first_day).or_else(|| {
+            // A file that goes on from an undated one cannot say when its first exchanges were made.
+            (!replays).then(|| crate::clock::days_date(today()))
+        });
+        let recorder = match (records, existing) {
+            (false, _) => None,
+            (true, Some(existing)) if replays => Some(Recorder::appending(options, &existing)?),
+            (true, _) => Some(Recorder::new(options)?),
         };
         Ok(RecordingFile { path, mode, replays, recorder, writer, upstreams: Vec::new() })
     }
@@ -165,6 +180,7 @@ impl RecordingFile {
             redact_texts: settings.redact.clone(),
             redact_fields: settings.redact_fields.clone(),
             description: settings.description.clone(),
+            ..RecordOptions::default()
         };
         let upstreams = if settings.upstream.is_empty() {
             parse_upstreams(&PUBLIC_UPSTREAMS)?
@@ -221,6 +237,11 @@ impl RecordingFile {
         } else {
             Ok(None)
         }
+    }
+
+    /// A warning naming the file when it is replayed and older than its `max_age_days` (None otherwise).
+    pub fn age_warning(&self) -> Option<String> {
+        self.replays.then(|| age_warning(&self.path, today())).flatten()
     }
 
     /// Whether a replayed answer is a miss that a recording file forwards instead: its `x-cuecard-error` header
@@ -296,4 +317,51 @@ fn read_document(path: &Path) -> Result<serde_json::Value> {
         serde_json::from_str(&text).map_err(|e| Error::new(ErrorKind::InvalidScenario, format!("{shown}: {e}")))
     };
     document.map_err(|e| e.with_context("path", shown))
+}
+
+/// Today, as days from 1970-01-01 (UTC), for a recording's age.
+pub fn today() -> i64 {
+    let seconds = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    i64::try_from(seconds / 86_400).unwrap_or(i64::MAX)
+}
+
+/// The head of a recording: its `recording` section, everything else skipped unread.
+#[derive(serde::Deserialize)]
+struct Head {
+    #[serde(default)]
+    recording: Option<HeadRecording>,
+}
+
+#[derive(serde::Deserialize)]
+struct HeadRecording {
+    #[serde(default)]
+    recorded_on: Option<String>,
+    #[serde(default)]
+    max_age_days: Option<u64>,
+}
+
+/// A warning naming the recording at `path` when, on day `today`, it is older than its `max_age_days`. Only the
+/// `recording` section is read: in YAML the lines before the top-level `routes:` (where the recorder writes it),
+/// in JSON the document with every other field skipped, so a 15 MB recording is not parsed twice.
+pub fn age_warning(path: &Path, today: i64) -> Option<String> {
+    let text = Scenario::read_text(path).ok()?;
+    let head: Head = if is_yaml(path) {
+        let end = text.find("\nroutes:").map_or(text.len(), |at| at + 1);
+        serde_yaml_ng::from_str(text.get(..end)?).ok()?
+    } else {
+        serde_json::from_str(&text).ok()?
+    };
+    let recording = head.recording?;
+    age_problem(&path.display().to_string(), &recording.recorded_on?, recording.max_age_days?, today)
+}
+
+/// The warning for the recording `shown`, made on `day` and trusted `max` days, when on day `today` it is older.
+pub fn age_problem(shown: &str, day: &str, max: u64, today: i64) -> Option<String> {
+    let age = today - crate::clock::date_days(day)?;
+    (age > i64::try_from(max).unwrap_or(i64::MAX)).then(|| {
+        format!(
+            "{shown} was recorded on {day}, {age} days ago, more than its max_age_days of {max}: the real API may \
+             have moved since (record it again with mode all, or check it with cuecard drift)"
+        )
+    })
 }

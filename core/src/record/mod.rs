@@ -24,8 +24,8 @@ mod writer;
 
 pub use drift::{drift_file, drift_report, Difference, DriftReport, ExchangeDrift, NotCompared};
 pub use file::{
-    is_yaml, recording_path_for_test, RecordMode, RecordingFile, RecordingSettings, CI_VARIABLE, PUBLIC_UPSTREAMS,
-    RECORD_MODE_VARIABLE,
+    age_problem, age_warning, is_yaml, recording_path_for_test, today, RecordMode, RecordingFile, RecordingSettings,
+    CI_VARIABLE, PUBLIC_UPSTREAMS, RECORD_MODE_VARIABLE,
 };
 pub use import::{import_vcrpy, Imported};
 #[cfg(feature = "proxy")]
@@ -50,6 +50,12 @@ pub struct RecordOptions {
     pub redact_fields: Vec<String>,
     /// The recording's description.
     pub description: Option<String>,
+    /// The day the recording is made (`YYYY-MM-DD`), written as `recording.recorded_on`; a recording file sets it
+    /// to today when it starts a file, and keeps the first day when it appends.
+    pub recorded_on: Option<String>,
+    /// How many days a replay trusts the recording (`recording.max_age_days`), kept from the file it replaces or
+    /// goes on from.
+    pub max_age_days: Option<u64>,
 }
 
 /// A reply as it came from the upstream.
@@ -216,6 +222,12 @@ impl Recorder {
         let mut recording = vec![("version", json!(crate::scenario::RECORDING_VERSION))];
         if !self.options.redact_fields.is_empty() {
             recording.push(("ignore", json!(self.options.redact_fields)));
+        }
+        if let Some(day) = &self.options.recorded_on {
+            recording.push(("recorded_on", json!(day)));
+        }
+        if let Some(days) = self.options.max_age_days {
+            recording.push(("max_age_days", json!(days)));
         }
         let mut fields = vec![("cuecard", json!(crate::scenario::FORMAT_VERSION))];
         if let Some(description) = &self.options.description {

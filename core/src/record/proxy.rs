@@ -54,6 +54,8 @@ pub struct RecordingProxy {
     proxy: Arc<Proxy>,
     addr: SocketAddr,
     replays: bool,
+    /// The file's age warning, when it is replayed past its `max_age_days`.
+    age_warning: Option<String>,
     replay_mock: Option<Arc<crate::mock::MockModel>>,
     /// The proxy's threads, until stopped.
     runtime: Mutex<Option<tokio::runtime::Runtime>>,
@@ -71,7 +73,7 @@ impl RecordingProxy {
     pub fn start(path: impl AsRef<Path>, settings: &RecordingSettings, options: &ProxyOptions) -> Result<Self> {
         let io = |what: String| Error::new(ErrorKind::Io, what);
         let file = RecordingFile::open_with(path, settings)?;
-        let (records, replays) = (file.records(), file.replays());
+        let (records, replays, age_warning) = (file.records(), file.replays(), file.age_warning());
         let mut replay_mock = None;
         let replay = match file.replay_scenario()? {
             Some(scenario) => {
@@ -108,7 +110,7 @@ impl RecordingProxy {
                 });
             }
         });
-        Ok(RecordingProxy { proxy, addr, replays, replay_mock, runtime: Mutex::new(Some(runtime)) })
+        Ok(RecordingProxy { proxy, addr, replays, age_warning, replay_mock, runtime: Mutex::new(Some(runtime)) })
     }
 
     /// The address it listens on.
@@ -129,6 +131,11 @@ impl RecordingProxy {
     /// Whether it answers from the file first.
     pub fn replays(&self) -> bool {
         self.replays
+    }
+
+    /// A warning naming the file when it is replayed past its `max_age_days` (`record::age_warning`).
+    pub fn age_warning(&self) -> Option<&str> {
+        self.age_warning.as_deref()
     }
 
     /// Whether it forwards and records what the file lacks.

@@ -390,6 +390,48 @@ fn a_recording_file_follows_its_mode_and_writes_after_every_exchange() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A recording says the day it was made and keeps it when appended to; replayed past its `max_age_days` it warns,
+/// naming the file; a `recorded_on` that is not a date is refused as the scenario's problem.
+#[test]
+fn a_recording_says_its_day_and_warns_when_replayed_past_its_max_age() {
+    let dir = scratch("age");
+    let path = dir.join("weather.yaml");
+    let mock = upstream();
+    let (_, request) = requests().remove(0);
+    let mut file = record_into(&path, &mock, std::slice::from_ref(&request));
+    file.close();
+    let today = crate::clock::days_date(super::today());
+    let document = crate::scenario::yaml_value(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(document["recording"]["recorded_on"], today.as_str());
+    // Dated long ago and trusted for 30 days: replaying warns, naming the file; recording more keeps the first day.
+    let text = std::fs::read_to_string(&path).unwrap().replace(&today, "2025-01-15");
+    let text = text.replacen("recorded_on:", "max_age_days: 30\n  recorded_on:", 1);
+    std::fs::write(&path, text).unwrap();
+    let settings = |mode| RecordingSettings { mode, allow_in_ci: true, ..RecordingSettings::default() };
+    let replay = RecordingFile::open_with(&path, &settings(RecordMode::None)).unwrap();
+    let warning = replay.age_warning().unwrap();
+    assert!(warning.starts_with(&format!("{} was recorded on 2025-01-15", path.display())), "{warning}");
+    assert!(warning.contains("more than its max_age_days of 30"), "{warning}");
+    let scenario = replay.replay_scenario().unwrap().unwrap();
+    assert_eq!(scenario.recording_age(), Some(("2025-01-15", Some(30))));
+    let mut appending = RecordingFile::open_with(&path, &settings(RecordMode::New)).unwrap();
+    appending.record(&lyon(), &as_upstream(&handle(&mock, &lyon()))).unwrap();
+    appending.close();
+    let document = crate::scenario::yaml_value(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(
+        (document["recording"]["recorded_on"].as_str(), document["recording"]["max_age_days"].as_u64()),
+        (Some("2025-01-15"), Some(30))
+    );
+    // Within its age, or without a max age: no warning.
+    assert_eq!(super::age_problem("r.yaml", "2025-01-15", 30, crate::clock::date_days("2025-02-14").unwrap()), None);
+    assert!(super::age_problem("r.yaml", "2025-01-15", 30, crate::clock::date_days("2025-02-15").unwrap()).is_some());
+    let bad = crate::scenario::Scenario::from_yaml(
+        "cuecard: 1\nrecording: {version: 1, recorded_on: 2025-02-30}\nroutes: [{steps: [hi]}]\n",
+    );
+    assert_eq!(bad.unwrap_err().issues()[0].path, "recording.recorded_on");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A chat request unlike every one of [`requests`].
 fn lyon() -> HttpRequest {
     HttpRequest::post_json(

@@ -472,7 +472,7 @@ pub extern "system" fn Java_dev_cuecard_internal_Native_recordingProxyStart<'l>(
     })
 }
 
-/// `{"base_url", "openai_base_url", "replays", "records", "recorded"}`.
+/// `{"base_url", "openai_base_url", "replays", "records", "recorded", "age_warning"}`.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_cuecard_internal_Native_recordingProxyInfo<'l>(
     env: EnvUnowned<'l>,
@@ -487,6 +487,7 @@ pub extern "system" fn Java_dev_cuecard_internal_Native_recordingProxyInfo<'l>(
             "replays": proxy.replays(),
             "records": proxy.records(),
             "recorded": proxy.recorded(),
+            "age_warning": proxy.age_warning(),
         });
         java_string(env, info.to_string())
     })

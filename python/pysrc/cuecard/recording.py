@@ -30,7 +30,8 @@ def drift(path: "str | os.PathLike[str]") -> dict:
 
 
 class RecordingWarning(UserWarning):
-    """An exchange was forwarded but could not be recorded (a request that is not a model call, for example)."""
+    """An exchange was forwarded but could not be recorded (a request that is not a model call, for example), or a
+    replayed recording is older than its `max_age_days`."""
 
 
 class Recording:
@@ -48,6 +49,9 @@ class Recording:
             settings["upstream"] = [upstream]
         self.file = _cuecard.RecordingFile(os.fspath(path), mode=mode, **settings)
         self.mock = MockModel.from_scenario(os.fspath(path)) if self.file.replays else MockModel()
+        # A recording older than its max_age_days is still replayed, with a warning naming it.
+        if self.file.age_warning:
+            warnings.warn(self.file.age_warning, RecordingWarning, stacklevel=2)
         #: What could not be recorded, in order (each also warned with `RecordingWarning`).
         self.failures: list[str] = []
 

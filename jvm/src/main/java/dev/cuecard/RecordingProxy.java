@@ -24,6 +24,14 @@ public final class RecordingProxy implements AutoCloseable {
         this.handle = new Handle(this, id, "a RecordingProxy");
         this.path = path;
         this.info = Json.tree(Native.recordingProxyInfo(id));
+        // A recording older than its max_age_days is still replayed, with a warning naming it.
+        ageWarning().ifPresent(warning -> System.getLogger("dev.cuecard").log(System.Logger.Level.WARNING, warning));
+    }
+
+    /** The warning naming the file when it is replayed past its {@code max_age_days} (also logged at start). */
+    public java.util.Optional<String> ageWarning() {
+        JsonNode warning = info.get("age_warning");
+        return warning == null || warning.isNull() ? java.util.Optional.empty() : java.util.Optional.of(warning.asText());
     }
 
     /**

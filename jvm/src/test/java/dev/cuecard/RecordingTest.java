@@ -58,6 +58,12 @@ public class RecordingTest {
         assertThat(report.at("/exchanges/0/differences/0/at").asText()).isEqualTo("choices[].finish_reasons");
         Path spec = Path.of(System.getProperty("cuecard.repo", ".."), "tests", "recordings", "wire-spec-examples.yaml");
         assertThat(Cuecard.drift(spec).get("exchanges")).hasSize(4);
+        // Dated long ago and trusted for a week: replaying it warns, naming the file.
+        Files.writeString(file, Files.readString(file).replaceFirst("recorded_on: \\S+", "max_age_days: 7\n  recorded_on: 2025-01-15"));
+        try (RecordingProxy replay = RecordingProxy.start(file, Map.of())) {
+            assertThat(replay.ageWarning()).hasValueSatisfying(w -> assertThat(w)
+                    .contains("weather.yaml was recorded on 2025-01-15").contains("more than its max_age_days of 7"));
+        }
         assertThatThrownBy(() -> Cuecard.drift(dir.resolve("absent.yaml")))
                 .isInstanceOfSatisfying(CuecardException.class, e -> assertThat(e.code()).isEqualTo("not_found"));
     }
