@@ -7,6 +7,7 @@
 
 mod health;
 mod mcp;
+mod mcp_record;
 mod record;
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -103,6 +104,12 @@ enum Command {
         /// a mistake).
         #[arg(long)]
         allow_in_ci: bool,
+        /// An MCP server over stdio to record instead (`-- npx -y @modelcontextprotocol/server-everything`): cuecard
+        /// spawns it and relays the client's stdin and the server's stdout, writing its tools, resources, prompts
+        /// and each call's result into the recording's `mcp` section (replay: `cuecard mcp --scenario FILE`). An
+        /// MCP server over HTTP is recorded by the proxy: `--upstream mcp=URL`, the client on `<proxy>/mcp`.
+        #[arg(last = true, value_name = "COMMAND")]
+        command: Vec<String>,
     },
     /// Work with recordings: `cuecard recording import --from vcrpy CASSETTE --out FILE`.
     Recording {
@@ -207,7 +214,18 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
     };
     let result = match cli.command {
         Command::Serve { scenario, options } => serve(scenario, options),
-        Command::Record { upstreams, out, host, port, mode, upstream_ca, redact_texts, redact_fields, allow_in_ci } => {
+        Command::Record {
+            upstreams,
+            out,
+            host,
+            port,
+            mode,
+            upstream_ca,
+            redact_texts,
+            redact_fields,
+            allow_in_ci,
+            command,
+        } => {
             let recording = cuecard::record::RecordingSettings {
                 mode,
                 upstream: upstreams,
@@ -216,6 +234,15 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
                 allow_in_ci,
                 description: Some("recorded by cuecard record".into()),
             };
+            if !command.is_empty() {
+                return match mcp_record::record_stdio(&out, &recording, &command) {
+                    Ok(code) => code,
+                    Err(message) => {
+                        let _ = writeln!(std::io::stderr(), "cuecard: {message}");
+                        2
+                    }
+                };
+            }
             let proxy = cuecard::record::ProxyOptions { host, port, upstream_ca };
             let settings = record::RecordSettings { out, recording, proxy };
             Signals::register().and_then(|signals| record::record(settings, || signals.wait()))

@@ -406,3 +406,118 @@ fn a_second_recorder_an_unwritable_out_and_a_fifo_cassette_are_refused() {
     assert!(stderr.contains("not a regular file"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The MCP conversation both MCP recording tests hold: the handshake, every list, calls with a result and with a
+/// tool error, a resource read and a prompt.
+fn mcp_messages() -> Vec<serde_json::Value> {
+    use serde_json::json;
+    let call = |id: u32, city: &str| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "get_forecast", "arguments": {"city": city}}});
+    vec![
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        call(3, "Paris"),
+        call(4, "Atlantis"),
+        json!({"jsonrpc": "2.0", "id": 5, "method": "resources/list"}),
+        json!({"jsonrpc": "2.0", "id": 6, "method": "resources/read", "params": {"uri": "file:///notes.txt"}}),
+        json!({"jsonrpc": "2.0", "id": 7, "method": "prompts/list"}),
+        json!({"jsonrpc": "2.0", "id": 8, "method": "prompts/get", "params": {"name": "summarize", "arguments": {"topic": "rain"}}}),
+    ]
+}
+
+/// Runs `cuecard ARGS` with the MCP messages on stdin; its answers by id.
+fn mcp_over_stdio(args: &[&str]) -> (std::collections::BTreeMap<u64, serde_json::Value>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cuecard"))
+        .args(args)
+        .env_remove("CI")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for message in mcp_messages() {
+        writeln!(stdin, "{message}").unwrap();
+    }
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    let answers = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter_map(|answer| Some((answer["id"].as_u64()?, answer)))
+        .collect();
+    (answers, String::from_utf8(output.stderr).unwrap())
+}
+
+fn mcp_server_scenario() -> String {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/scenarios/mcp-agent.json").to_string()
+}
+
+#[test]
+fn an_mcp_server_over_stdio_is_recorded_and_its_recording_answers_the_same() {
+    let dir = std::env::temp_dir().join(format!("cuecard-record-mcp-stdio-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("weather-mcp.yaml");
+    let (out_text, server) = (out.to_str().unwrap(), mcp_server_scenario());
+    let bin = env!("CARGO_BIN_EXE_cuecard");
+    let (live, said) = mcp_over_stdio(&["record", "--out", out_text, "--", bin, "mcp", "--scenario", &server]);
+    assert_eq!(live.len(), 8, "{said}");
+    assert!(said.contains("8 MCP exchange(s) recorded"), "{said}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("mcp:") && text.contains("name: weather") && text.contains("recorded_on:"), "{text}");
+    let (replayed, said) = mcp_over_stdio(&["mcp", "--scenario", out_text]);
+    for (id, answer) in &live {
+        assert_eq!(replayed.get(id), Some(answer), "answer {id} differs on replay ({said})");
+    }
+    assert_eq!(live[&3]["result"]["content"][0]["text"], "22 °C, sunny");
+    assert_eq!(live[&4]["result"]["isError"], true);
+    // Recording again onto the file in mode once is refused, naming how to replay it.
+    let (_, said) = mcp_over_stdio(&["record", "--out", out_text, "--", bin, "mcp", "--scenario", &server]);
+    assert!(said.contains("replay it with `cuecard mcp --scenario"), "{said}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_mcp_server_over_http_is_recorded_through_the_proxy_and_replayed_by_serve() {
+    let dir = std::env::temp_dir().join(format!("cuecard-record-mcp-http-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("weather-mcp.yaml");
+    let upstream = Running::start(&["serve", "--port", "0", "--scenario", &mcp_server_scenario()]);
+    let url = format!("mcp=http://{}", upstream.addr);
+    let proxy = Running::start(&["record", "--upstream", &url, "--out", out.to_str().unwrap(), "--port", "0"]);
+    let conversation = |addr: &str| {
+        let mut session = String::new();
+        let mut answers = std::collections::BTreeMap::new();
+        for message in mcp_messages() {
+            let mut headers =
+                vec![("content-type", "application/json"), ("accept", "application/json, text/event-stream")];
+            if !session.is_empty() {
+                headers.push(("mcp-session-id", session.as_str()));
+            }
+            let (status, head, body, _) = send(addr, "POST", "/mcp", &headers, &message.to_string());
+            assert!(status == 200 || status == 202, "{status} {head}");
+            if let Some(line) = head.lines().find(|l| l.to_ascii_lowercase().starts_with("mcp-session-id:")) {
+                session = line.split_once(':').unwrap().1.trim().to_string();
+            }
+            let body = String::from_utf8(body).unwrap();
+            let json = body.lines().find_map(|l| l.strip_prefix("data: ")).unwrap_or(&body).to_string();
+            if let (Ok(answer), Some(id)) = (serde_json::from_str::<serde_json::Value>(&json), message["id"].as_u64()) {
+                answers.insert(id, answer);
+            }
+        }
+        answers
+    };
+    let live = conversation(&proxy.addr);
+    let stopped = proxy.stop();
+    assert!(stopped.contains("8 exchange(s) recorded"), "{stopped}");
+    upstream.stop();
+    let replay = Running::start(&["serve", "--port", "0", "--instant", "--scenario", out.to_str().unwrap()]);
+    let replayed = conversation(&replay.addr);
+    replay.stop();
+    assert_eq!(live.len(), 8);
+    for (id, answer) in &live {
+        assert_eq!(replayed.get(id), Some(answer), "answer {id} differs on replay");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

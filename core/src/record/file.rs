@@ -265,8 +265,31 @@ impl RecordingFile {
             };
             return Err(invalid_argument(format!("{} {why} and records nothing", self.path.display())));
         };
+        // An MCP exchange changes the `mcp` section, which is written whole; other requests to an MCP path (the
+        // GET stream, a session's DELETE, a notification) say nothing to keep.
+        if crate::mcp::is_mcp_path(&request.path) {
+            return if recorder.record_mcp(request, reply) { writer.write_whole(recorder) } else { Ok(()) };
+        }
         let route = recorder.record_exchange(request, reply)?;
         writer.write(recorder, &route)
+    }
+
+    /// Records one MCP request and its response as relayed over stdio (`cuecard record -- COMMAND`), and writes the
+    /// recording whole; returns whether the exchange said something kept. Refused as [`RecordingFile::record`] is
+    /// when the file does not record.
+    pub fn record_mcp_message(&mut self, request: &serde_json::Value, response: &serde_json::Value) -> Result<bool> {
+        let (Some(recorder), Some(writer)) = (self.recorder.as_mut(), self.writer.as_mut()) else {
+            return Err(invalid_argument(format!(
+                "{} records nothing (mode {})",
+                self.path.display(),
+                self.mode.name()
+            )));
+        };
+        let kept = recorder.record_mcp_message("/mcp", &[], request, response);
+        if kept {
+            writer.write_whole(recorder)?;
+        }
+        Ok(kept)
     }
 
     /// Stops recording: the file's lock is released at once (another recorder may take the file), and a later

@@ -14,6 +14,7 @@ mod answer;
 mod drift;
 mod file;
 mod import;
+mod mcp;
 #[cfg(feature = "proxy")]
 mod proxy;
 pub mod redact;
@@ -85,6 +86,8 @@ pub struct Recorder {
     by_request: HashMap<String, usize>,
     /// The number of exchanges recorded by this recorder.
     recorded: usize,
+    /// The MCP servers recorded (`mcp::McpRecording`).
+    mcp: mcp::McpRecording,
 }
 
 impl Recorder {
@@ -92,13 +95,22 @@ impl Recorder {
     pub fn new(options: RecordOptions) -> Result<Recorder> {
         let fields = options.redact_fields.iter().map(|p| FieldPath::parse(p)).collect::<Result<Vec<_>>>()?;
         let scrubber = Scrubber { texts: options.redact_texts.iter().filter(|t| !t.is_empty()).cloned().collect() };
-        Ok(Recorder { options, fields, scrubber, routes: Vec::new(), by_request: HashMap::new(), recorded: 0 })
+        Ok(Recorder {
+            options,
+            fields,
+            scrubber,
+            routes: Vec::new(),
+            by_request: HashMap::new(),
+            recorded: 0,
+            mcp: mcp::McpRecording::default(),
+        })
     }
 
     /// A recording that goes on from `existing` (a recording's document): its routes come first, and a request
     /// it already has gets one more step.
     pub fn appending(options: RecordOptions, existing: &Value) -> Result<Recorder> {
         let mut recorder = Recorder::new(options)?;
+        recorder.mcp = mcp::McpRecording::from_document(existing)?;
         let routes = existing.get("routes").and_then(Value::as_array).cloned().unwrap_or_default();
         for route in routes {
             if let Some(key) = route.get("match").map(route_key) {
@@ -163,6 +175,44 @@ impl Recorder {
         }
         self.recorded += 1;
         Ok(exchange)
+    }
+
+    /// Whether a route (a model exchange) was recorded: until then the file's `routes` is `[]`, not a list to
+    /// append to.
+    pub(super) fn has_routes(&self) -> bool {
+        !self.routes.is_empty()
+    }
+
+    /// Records one MCP exchange (a JSON-RPC request over HTTP and the reply), as the server it tells of: its tools,
+    /// resources and prompts, and each call's result as a step. A notification, or a reply without the response,
+    /// records nothing. Returns whether something was kept.
+    pub fn record_mcp(&mut self, request: &HttpRequest, reply: &UpstreamReply) -> bool {
+        let Some(message) = mcp::request_of(&request.body) else { return false };
+        let Some(id) = message.get("id") else { return false };
+        let body: Vec<u8> = reply.chunks.iter().flat_map(|(_, chunk)| chunk.iter().copied()).collect();
+        let Some(response) = mcp::response_of(&body, id) else { return false };
+        self.record_mcp_message(&request.path, &request.headers, &message, &response)
+    }
+
+    /// Records one MCP request and its response as JSON-RPC messages (what `cuecard record -- COMMAND` relays over
+    /// stdio): `path` says which server (`/mcp/{name}`, else the first), `headers` the credentials never written.
+    pub fn record_mcp_message(
+        &mut self,
+        path: &str,
+        headers: &[(String, String)],
+        request: &Value,
+        response: &Value,
+    ) -> bool {
+        for secret in redact::request_secrets(headers, "") {
+            if !self.scrubber.texts.contains(&secret) {
+                self.scrubber.texts.push(secret);
+            }
+        }
+        let kept = self.mcp.record(path, request, response);
+        if kept {
+            self.recorded += 1;
+        }
+        kept
     }
 
     /// The step of one reply: its neutral answer, and the reply as recorded.
@@ -234,6 +284,9 @@ impl Recorder {
             fields.push(("description", json!(description)));
         }
         fields.push(("recording", object(recording)));
+        if !self.mcp.is_empty() {
+            fields.push(("mcp", self.scrubber.scrub_value(self.mcp.to_value())));
+        }
         fields.push(("routes", Value::Array(self.routes.clone())));
         object(fields)
     }

@@ -683,3 +683,56 @@ fn a_secret_split_over_stream_frames_is_cut_from_what_a_reader_reassembles() {
         assert!(!text.contains(secret), "{secret} is in the file");
     }
 }
+
+/// MCP exchanges and model exchanges in one recording file: the `mcp` section is rewritten whole, the routes go on
+/// being appended after it, and the file loads and replays both.
+#[test]
+fn mcp_and_model_exchanges_share_one_recording_file() {
+    let dir = scratch("mcp-and-model");
+    let path = dir.join("agent.yaml");
+    let scenario =
+        Scenario::from_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/scenarios/mcp-agent.json")).unwrap();
+    let upstream = MockModel::from_scenario(&scenario).unwrap();
+    let json_headers = vec![
+        ("content-type".to_string(), "application/json".to_string()),
+        ("accept".to_string(), "application/json, text/event-stream".to_string()),
+        ("authorization".to_string(), "Bearer sk-mcp-secret-0123456789abcdef".to_string()),
+    ];
+    let initialize = HttpRequest::new(
+        "POST",
+        "/mcp",
+        json_headers.clone(),
+        br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_vec(),
+    );
+    let initialized = handle(&upstream, &initialize);
+    let mut headers = json_headers;
+    headers.push(("mcp-session-id".to_string(), initialized.header("mcp-session-id").unwrap().to_string()));
+    let call = HttpRequest::new(
+        "POST",
+        "/mcp",
+        headers,
+        br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_forecast","arguments":{"city":"Paris"}}}"#.to_vec(),
+    );
+    let chat = HttpRequest::post_json(
+        "/v1/chat/completions",
+        r#"{"model":"gpt-4o","messages":[{"role":"user","content":"Weather?"}]}"#,
+    );
+    let settings = RecordingSettings { mode: RecordMode::All, allow_in_ci: true, ..RecordingSettings::default() };
+    let mut file = RecordingFile::open_with(&path, &settings).unwrap();
+    file.record(&initialize, &as_upstream(&initialized)).unwrap();
+    file.record(&call, &as_upstream(&handle(&upstream, &call))).unwrap();
+    file.record(&chat, &as_upstream(&handle(&upstream, &chat))).unwrap();
+    file.record(&chat, &as_upstream(&handle(&upstream, &chat))).unwrap();
+    assert_eq!(file.recorded(), 4);
+    file.close();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(!text.contains("sk-mcp-secret"), "{text}");
+    let replay = MockModel::from_scenario(&Scenario::from_path(&path).unwrap()).unwrap();
+    let document = crate::scenario::yaml_value(&text).unwrap();
+    assert_eq!(document["mcp"]["servers"][0]["tools"][0]["steps"][0]["content"][0]["text"], "22 °C, sunny");
+    // The second model exchange was appended after the first (a route of its own, joined when read).
+    assert_eq!(document["routes"].as_array().unwrap().len(), 2);
+    assert!(handle(&replay, &chat).body_text().contains("get_forecast"));
+    assert!(handle(&replay, &chat).body_text().contains("22 °C and sunny"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

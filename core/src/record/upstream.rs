@@ -6,7 +6,7 @@ use crate::error::{invalid_argument, Result};
 use crate::http::HttpRequest;
 
 /// The protocols an upstream can be named for.
-pub const PROTOCOLS: [&str; 6] = ["openai", "anthropic", "gemini", "ollama", "bedrock", "azure"];
+pub const PROTOCOLS: [&str; 7] = ["openai", "anthropic", "gemini", "ollama", "bedrock", "azure", "mcp"];
 
 /// An upstream: the scheme, host, port and path prefix requests are forwarded to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,11 +85,13 @@ impl std::str::FromStr for Upstream {
     }
 }
 
-/// The protocol family of a request, to pick its upstream: `azure` for `/openai/...`, `anthropic` for Messages,
-/// `gemini`, `ollama` and `bedrock` by endpoint, else `openai`.
+/// The protocol family of a request, to pick its upstream: `mcp` for `/mcp` (an MCP server's Streamable HTTP),
+/// `azure` for `/openai/...`, `anthropic` for Messages, `gemini`, `ollama` and `bedrock` by endpoint, else `openai`.
 pub fn protocol_of(request: &HttpRequest) -> &'static str {
     let endpoint = crate::wire::decode_request(request).map_or("", |(endpoint, _)| endpoint);
-    if request.path.starts_with("/openai/") {
+    if crate::mcp::is_mcp_path(&request.path) {
+        "mcp"
+    } else if request.path.starts_with("/openai/") {
         "azure"
     } else if endpoint == "messages" {
         "anthropic"

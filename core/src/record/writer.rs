@@ -64,11 +64,18 @@ impl Writer {
                 return Ok(());
             }
         }
+        self.write_whole(recorder)
+    }
+
+    /// Writes the whole recording (to a temporary file renamed over the old one, so it is never half written): the
+    /// first exchange, a file changed under the writer, and every MCP exchange (its section is not the last key).
+    pub(super) fn write_whole(&mut self, recorder: &Recorder) -> Result<()> {
         let text = recorder.to_text(self.yaml)?;
         let temporary = self.path.with_extension("cuecard-partial");
         std::fs::write(&temporary, &text).map_err(|e| write_error(&temporary, &e))?;
         std::fs::rename(&temporary, &self.path).map_err(|e| write_error(&self.path, &e))?;
-        self.written = Some(text.len() as u64);
+        // A recording without routes yet (an MCP one) ends `routes: []`: its first route is written whole.
+        self.written = recorder.has_routes().then_some(text.len() as u64);
         Ok(())
     }
 

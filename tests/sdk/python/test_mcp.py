@@ -247,3 +247,39 @@ def test_pydantic_ai_calls_the_scripted_tool_over_mcp(cuecard):
     agent = Agent(model, toolsets=[MCPToolset(cuecard.base + "/mcp")])
     assert agent.run_sync("Weather in Paris?").output == "It is 22 °C and sunny in Paris."
     assert_one_story(cuecard)
+
+
+def test_an_mcp_recording_replays_to_the_official_client_over_stdio_and_http(cuecard):
+    """`tests/recordings/mcp-weather.yaml`, written by `cuecard record -- COMMAND` from a live MCP session: the client
+    gets the recorded tools, results (a tool error too), resource and prompt, over stdio and over HTTP."""
+    recording = pathlib.Path(__file__).resolve().parents[2] / "recordings" / "mcp-weather.yaml"
+
+    async def exercise_recorded(session):
+        await session.initialize()
+        tools = [t.name for t in (await session.list_tools()).tools]
+        paris = await session.call_tool("get_forecast", {"city": "Paris"})
+        atlantis = await session.call_tool("get_forecast", {"city": "Atlantis"})
+        notes = (await session.read_resource("file:///notes.txt")).contents[0].text
+        prompt = (await session.get_prompt("summarize", {"topic": "rain"})).messages[0].content.text
+        return tools, paris.content[0].text, atlantis.is_error, notes, prompt
+
+    expected = (["get_forecast"], "22 °C, sunny", True, "Bring an umbrella on Fridays.", "Summarize rain in one line.")
+
+    async def over_stdio():
+        params = StdioServerParameters(command=_binary(), args=["mcp", "--scenario", str(recording)])
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                return await exercise_recorded(session)
+
+    async def over_http():
+        async with streamable_http_client(cuecard.base + "/mcp") as (read, write, *_):
+            async with ClientSession(read, write) as session:
+                return await exercise_recorded(session)
+
+    assert asyncio.run(asyncio.wait_for(over_stdio(), timeout=10)) == expected
+    import urllib.request
+    put = urllib.request.Request(cuecard.base + "/_cuecard/scenario", data=recording.read_bytes(), method="PUT",
+                                 headers={"content-type": "application/yaml"})
+    with urllib.request.urlopen(put, timeout=10) as loaded:
+        assert json.loads(loaded.read())["ok"]
+    assert asyncio.run(asyncio.wait_for(over_http(), timeout=10)) == expected

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -90,4 +91,18 @@ test('the TypeScript SDK client over stdio, with the journal written at exit', a
   assert.deepEqual(entries.filter((e) => e.method === 'tools/call').map((e) => [e.arguments.city ?? null, e.step ?? null]),
     [['Paris', 0], ['Atlantis', 1], ['Rome', 2], ['Lima', 3], ['Oslo', 4], [null, null]]);
   assert.ok(entries.every((e) => e.transport === 'stdio'));
+});
+
+test('an MCP recording (cuecard record -- COMMAND) replays to the TypeScript client over stdio', async () => {
+  const recording = fileURLToPath(new URL('../../../recordings/mcp-weather.yaml', import.meta.url));
+  const client = new Client({ name: 'node-test', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: binary, args: ['mcp', '--scenario', recording] }));
+  const tools = (await client.listTools()).tools.map((t) => t.name);
+  const paris = await client.callTool({ name: 'get_forecast', arguments: { city: 'Paris' } });
+  const atlantis = await client.callTool({ name: 'get_forecast', arguments: { city: 'Atlantis' } });
+  const notes = (await client.readResource({ uri: 'file:///notes.txt' })).contents[0].text;
+  const prompt = (await client.getPrompt({ name: 'summarize', arguments: { topic: 'rain' } })).messages[0].content.text;
+  await client.close();
+  assert.deepEqual([tools, paris.content[0].text, atlantis.isError, notes, prompt],
+    [['get_forecast'], '22 °C, sunny', true, 'Bring an umbrella on Fridays.', 'Summarize rain in one line.']);
 });
