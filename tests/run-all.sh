@@ -7,8 +7,8 @@
 # release build of the Python test wheel and `pip install ./python`; the napi addon's; the WebAssembly module; fuzz.
 #
 # Needs: rustup/cargo, python3 with venv and pip, node (20 or later) and npm, cc/c++ with valgrind and Debian's libcjson-dev,
-# Debian's chromium (the wasm module's browser test), a JDK 17 with Maven (the JVM package, LangChain4j), and access to crates.io,
-# PyPI, npm and Maven Central (it installs
+# Debian's chromium (the wasm module's browser test), a JDK 17 with Maven (the JVM package, LangChain4j), Go (the Go MCP
+# clients), and access to crates.io, PyPI, npm, Maven Central and the Go proxy (it installs
 # wasm-bindgen-cli 0.2.130 itself when missing).
 # .ci/run installs what a fresh machine lacks and then calls this script.
 set -euo pipefail
@@ -195,6 +195,11 @@ step "wire: the official Python SDKs (openai, anthropic) against cuecard serve"
 
 step "wire: the official Node SDKs (openai, @anthropic-ai/sdk) against cuecard serve"
 (cd tests/sdk/node && npm ci --no-audit --no-fund --silent && node --test)
+
+step "wire: the Go MCP clients (the official go-sdk and mark3labs/mcp-go) against cuecard mcp and /mcp, both revisions"
+# Go is on this kind of machine (/usr/local/go); its modules come from the Go proxy, pinned by tests/sdk/go/go.sum.
+GO="$(command -v go || echo /usr/local/go/bin/go)"
+(cd tests/sdk/go && "$GO" vet ./... && "$GO" test -count=1 -v ./... | grep -E '^(--- |ok|FAIL|panic)')
 
 step "wire: LangChain4j 1.19.0 (OpenAI and Anthropic, blocking, streaming, AiServices tools) against cuecard serve"
 (cd tests/sdk/java && mvn -B -ntp test)
