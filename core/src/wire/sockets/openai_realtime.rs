@@ -633,7 +633,9 @@ impl Session {
                 StreamEvent::ToolCallDelta { .. } => {}
                 StreamEvent::ToolCall { call, .. } => {
                     if let Some((item, full)) = message.take() {
-                        output.push(self.finish_message(out, &id, item, &full, context.audio, output.len()));
+                        let finished =
+                            self.finish_message(out, &id, item, &full, context.audio, (output.len(), "completed"));
+                        output.push(finished);
                     }
                     let item_id = self.item_id();
                     let call_id = call.id.clone();
@@ -665,14 +667,27 @@ impl Session {
                     output.push(item);
                 }
                 StreamEvent::Complete { response: done } => {
+                    // A length or content-filter stop leaves the response (and its message) incomplete, as the
+                    // service reports a response cut by max_output_tokens or its filter.
+                    let stopped = match done.finish_reason {
+                        Some(crate::model::FinishReason::Length) => Some("max_output_tokens"),
+                        Some(crate::model::FinishReason::ContentFilter) => Some("content_filter"),
+                        _ => None,
+                    };
+                    let status = if stopped.is_some() { "incomplete" } else { "completed" };
                     if let Some((item, full)) = message.take() {
-                        output.push(self.finish_message(out, &id, item, &full, context.audio, output.len()));
+                        let finished =
+                            self.finish_message(out, &id, item, &full, context.audio, (output.len(), status));
+                        output.push(finished);
                     }
                     let usage = done.usage.unwrap_or_default();
                     let (input, output_tokens) = (usage.input_tokens, usage.output_tokens);
                     let cached = usage.cached_tokens.unwrap_or(0);
                     let (text_out, audio_out) = if context.audio { (0, output_tokens) } else { (output_tokens, 0) };
-                    response["status"] = "completed".into();
+                    response["status"] = status.into();
+                    if let Some(reason) = stopped {
+                        response["status_details"] = json!({"type": "incomplete", "reason": reason});
+                    }
                     response["output"] = Value::Array(output.clone());
                     response["usage"] = json!({
                         "total_tokens": input + output_tokens, "input_tokens": input, "output_tokens": output_tokens,
@@ -719,7 +734,8 @@ impl Session {
         self.active = Some(active);
     }
 
-    /// The events that close a text or audio item, its content complete.
+    /// The events that close a text or audio item, its content complete: at its output index, with its final status
+    /// (`completed`, or `incomplete` when the response stopped for max_output_tokens or its filter).
     fn finish_message(
         &mut self,
         out: &mut Outbox,
@@ -727,7 +743,7 @@ impl Session {
         mut item: Value,
         full: &str,
         audio: bool,
-        index: usize,
+        (index, status): (usize, &str),
     ) -> Value {
         let at = json!({"response_id": id, "item_id": item["id"], "output_index": index, "content_index": 0});
         if audio {
@@ -744,7 +760,7 @@ impl Session {
         part["part"] =
             if audio { json!({"type": "audio", "transcript": full}) } else { json!({"type": "text", "text": full}) };
         self.emit(out, "response.content_part.done", part, 0);
-        item["status"] = "completed".into();
+        item["status"] = status.into();
         item["content"] = content(full, audio);
         let prev = self
             .position(item["id"].as_str().unwrap_or_default())
