@@ -25,6 +25,12 @@ pub struct AnswerFaults {
     /// The routes (by index) whose answers may be faulted; all when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub routes: Option<Vec<usize>>,
+    /// At most this many faults are drawn in all (a step's own `fault` is not counted); no limit when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub times: Option<u64>,
+    /// Only answers that call one of these tools may be faulted; every answer when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<String>>,
 }
 
 /// A fault inside the answer. As data (the setting's rates, a step's `fault`, the journal), its snake_case name.
@@ -140,6 +146,9 @@ impl AnswerFaults {
         if let Some(problem) = crate::seeded::rates_problem(&self.rates, &kinds, "a fault kind") {
             return Some(problem);
         }
+        if let Some(at) = self.tools.as_ref().and_then(|tools| tools.iter().position(String::is_empty)) {
+            return Some((format!("tools[{at}]"), "a tool name cannot be empty".into()));
+        }
         if let (Some(routes), Some(count)) = (&self.routes, route_count) {
             if let Some(missing) = routes.iter().find(|r| **r >= count) {
                 return Some(("routes".into(), format!("there is no route {missing}: the scenario has {count}")));
@@ -148,15 +157,19 @@ impl AnswerFaults {
         None
     }
 
-    /// The fault drawn for request `index` taken by route `route`, among the kinds that `applies` to its step.
+    /// The fault drawn for request `index` taken by route `route`, among the kinds that `applies` to its step, when
+    /// fewer than `times` were drawn (`made` so far) and the step calls one of `tools` (when given: `called`).
     pub(crate) fn fault_for(
         &self,
         scenario_seed: u64,
-        index: u64,
-        route: usize,
+        (index, route, made): (u64, usize, u64),
+        called: &[&str],
         applies: impl Fn(FaultKind) -> bool,
     ) -> Option<FaultKind> {
-        if self.routes.as_ref().is_some_and(|routes| !routes.contains(&route)) {
+        if self.routes.as_ref().is_some_and(|routes| !routes.contains(&route))
+            || self.times.is_some_and(|times| made >= times)
+            || self.tools.as_ref().is_some_and(|tools| !called.iter().any(|c| tools.iter().any(|t| t == c)))
+        {
             return None;
         }
         let kinds = FaultKind::ALL.into_iter().filter(|k| applies(*k)).map(|kind| (kind, kind.as_str()));
@@ -173,6 +186,8 @@ mod tests {
             seed: Some(7),
             rates: rates.iter().map(|(k, r)| (k.to_string(), Value::from(*r))).collect(),
             routes: None,
+            times: None,
+            tools: None,
         }
     }
 
@@ -180,14 +195,24 @@ mod tests {
     fn faults_come_at_their_rates_only_where_they_apply_and_the_same_each_time() {
         let faults = faults(&[("invalid_arguments", 0.1), ("refusal", 0.05)]);
         let any = |_| true;
-        let draws: Vec<Option<FaultKind>> = (0..50_000).map(|i| faults.fault_for(0, i, 0, any)).collect();
+        let draws: Vec<Option<FaultKind>> = (0..50_000).map(|i| faults.fault_for(0, (i, 0, 0), &[], any)).collect();
         let share = |kind| draws.iter().filter(|d| **d == Some(kind)).count() as f64 / 50_000.0;
         assert!((share(FaultKind::InvalidArguments) - 0.1).abs() < 0.006);
         assert!((share(FaultKind::Refusal) - 0.05).abs() < 0.004);
-        assert_eq!(draws, (0..50_000).map(|i| faults.fault_for(0, i, 0, any)).collect::<Vec<_>>());
+        assert_eq!(draws, (0..50_000).map(|i| faults.fault_for(0, (i, 0, 0), &[], any)).collect::<Vec<_>>());
         // A kind that does not apply to the step is never drawn.
         let text_only = |k: FaultKind| !k.needs_tool_calls();
-        assert!((0..1000).all(|i| faults.fault_for(0, i, 0, text_only) != Some(FaultKind::InvalidArguments)));
+        assert!((0..1000).all(|i| faults.fault_for(0, (i, 0, 0), &[], text_only) != Some(FaultKind::InvalidArguments)));
+        // `times` caps the faults drawn; `tools` keeps them to the answers that call one of them.
+        let mut capped = faults.clone();
+        capped.times = Some(2);
+        let first = (0..1000).find(|i| faults.fault_for(0, (*i, 0, 0), &[], any).is_some()).unwrap();
+        assert!(capped.fault_for(0, (first, 0, 1), &[], any).is_some());
+        assert_eq!(capped.fault_for(0, (first, 0, 2), &[], any), None);
+        let mut scoped = faults.clone();
+        scoped.tools = Some(vec!["get_weather".into()]);
+        assert!(scoped.fault_for(0, (first, 0, 0), &["get_weather"], any).is_some());
+        assert_eq!(scoped.fault_for(0, (first, 0, 0), &["book_flight"], any), None);
     }
 
     #[test]
@@ -195,6 +220,9 @@ mod tests {
         assert_eq!(faults(&[("gibberish", 0.1)]).problem(None).unwrap().0, "rates.gibberish");
         assert!(faults(&[("refusal", 1.5)]).problem(None).unwrap().1.contains("not a probability"));
         assert!(faults(&[("refusal", 0.6), ("empty_answer", 0.6)]).problem(None).unwrap().1.contains("more than 1"));
+        let mut unnamed = faults(&[("refusal", 0.1)]);
+        unnamed.tools = Some(vec![String::new()]);
+        assert_eq!(unnamed.problem(None).unwrap().0, "tools[0]");
         let mut routed = faults(&[("refusal", 0.1)]);
         routed.routes = Some(vec![3]);
         assert!(routed.problem(Some(1)).unwrap().1.contains("no route 3"));

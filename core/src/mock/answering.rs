@@ -308,10 +308,12 @@ impl MockModel {
         // A fault inside the answer (the step's `fault`, or one `answer_faults` draws like chaos): the step is
         // rewritten, the entry says so.
         let faults = state.settings.answer_faults.as_ref();
-        let faulted = super::faulted::fault(faults, state.settings.seed, index, route_index, &step, request);
+        let at = (index, route_index, state.answer_faults_drawn);
+        let faulted = super::faulted::fault(faults, state.settings.seed, at, &step, request);
         let step = match faulted {
-            Some((kind, faulted)) => {
+            Some((kind, faulted, drawn)) => {
                 entry.answer_fault = Some(kind);
+                state.answer_faults_drawn += u64::from(drawn);
                 Arc::new(faulted)
             }
             None => step,

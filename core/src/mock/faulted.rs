@@ -12,26 +12,30 @@ const REFUSAL: &str = "I'm sorry, but I can't help with that request.";
 
 /// The fault of this step, if any, and the step it makes: the one the step names (`fault`), else one drawn by the
 /// `answer_faults` setting among the kinds that apply to the step and the request.
+/// `at` is the request's journal index, the route that took it and how many faults were drawn before; the bool says
+/// whether the fault was drawn (a step's own is not counted against `times`).
 pub(super) fn fault(
     faults: Option<&AnswerFaults>,
     seed: u64,
-    index: u64,
-    route: usize,
+    at: (u64, usize, u64),
     step: &Step,
     request: &ChatRequest,
-) -> Option<(FaultKind, Step)> {
+) -> Option<(FaultKind, Step, bool)> {
     let StepBody::Answer(answer) = &step.body else { return None };
-    let kind = match step.fault {
-        Some(kind) => kind,
-        None => faults?.fault_for(seed, index, route, |kind| applies(kind, answer, request))?,
+    let (kind, drawn) = match step.fault {
+        Some(kind) => (kind, false),
+        None => {
+            let called: Vec<&str> = answer.tool_calls.iter().map(|c| c.name.as_str()).collect();
+            (faults?.fault_for(seed, at, &called, |kind| applies(kind, answer, request))?, true)
+        }
     };
-    let (answer, finish) = rewrite(kind, answer, request);
+    let (answer, finish) = rewrite(kind, answer, request, at.0);
     let mut faulted = step.clone();
     faulted.body = StepBody::Answer(answer);
     faulted.finish_reason = finish;
     // A recorded reply would be replayed as it was: the faulty answer is encoded instead.
     faulted.recorded = None;
-    Some((kind, faulted))
+    Some((kind, faulted, drawn))
 }
 
 /// Whether a fault can be drawn for this answer to this request: a tool-call fault needs tool calls, a text fault
@@ -67,7 +71,7 @@ fn half(text: &str) -> String {
     text.get(..end).unwrap_or_default().to_string()
 }
 
-fn rewrite(kind: FaultKind, answer: &Answer, request: &ChatRequest) -> (Answer, Option<FinishReason>) {
+fn rewrite(kind: FaultKind, answer: &Answer, request: &ChatRequest, index: u64) -> (Answer, Option<FinishReason>) {
     let mut faulted = answer.clone();
     let text = answer.text.as_ref().map(Chunks::text).unwrap_or_default();
     let first = faulted.tool_calls.first_mut();
@@ -81,7 +85,7 @@ fn rewrite(kind: FaultKind, answer: &Answer, request: &ChatRequest) -> (Answer, 
         }
         (FaultKind::SchemaViolation, Some(call)) => {
             let schema = request.tools.iter().find(|t| t.name == call.name).map(|t| &t.parameters);
-            call.arguments = break_schema(&call.arguments, schema).to_string();
+            call.arguments = break_schema(&call.arguments, schema, index).to_string();
         }
         (FaultKind::UnknownTool, Some(call)) => {
             let mut name = format!("{}_unavailable", call.name);
@@ -125,7 +129,7 @@ fn rewrite(kind: FaultKind, answer: &Answer, request: &ChatRequest) -> (Answer, 
         }
         (FaultKind::EmptyAnswer, _) => return (Answer::default(), Some(FinishReason::Stop)),
         (FaultKind::OutputSchemaViolation, _) => {
-            let broken = break_schema(&text, output_schema(request)).to_string();
+            let broken = break_schema(&text, output_schema(request), index).to_string();
             faulted.text = Some(Chunks::Words(broken));
             faulted.tool_calls.clear();
             return (faulted, Some(FinishReason::Stop));
@@ -137,34 +141,57 @@ fn rewrite(kind: FaultKind, answer: &Answer, request: &ChatRequest) -> (Answer, 
     (faulted, finish)
 }
 
-/// Arguments that break `schema`: a required field left out, else a declared field of the wrong type, else a field
-/// the schema does not declare when it allows none.
-fn break_schema(arguments: &str, schema: Option<&Value>) -> Value {
+/// Arguments that break `schema`, in one of the ways the schema allows, chosen by the request's index (so a suite
+/// meets each): a required field left out, a declared field of the wrong type, a value outside a field's `enum`; a
+/// field the schema does not declare when it allows none of those.
+fn break_schema(arguments: &str, schema: Option<&Value>, index: u64) -> Value {
     let mut object = match serde_json::from_str::<Value>(arguments) {
         Ok(Value::Object(object)) => object,
         _ => serde_json::Map::new(),
     };
     let schema = schema.cloned().unwrap_or(Value::Null);
-    let required: Vec<&str> = schema
+    let required = schema
         .get("required")
         .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    if let Some(field) = required.iter().find(|f| object.contains_key(**f)) {
-        object.remove(*field);
-        return Value::Object(object);
-    }
+        .and_then(|r| r.iter().filter_map(Value::as_str).find(|f| object.contains_key(*f)))
+        .map(str::to_string);
     let properties = schema.get("properties").and_then(Value::as_object);
-    if let Some((name, declared)) = properties.and_then(|p| p.iter().next()) {
+    let typed = properties.and_then(|p| p.iter().find(|(_, d)| d.get("type").and_then(Value::as_str).is_some()));
+    let enumerated = properties.and_then(|p| p.iter().find(|(_, d)| d.get("enum").and_then(Value::as_array).is_some()));
+    // Each way is a field and what it becomes (`None`: left out).
+    let mut ways: Vec<(String, Option<Value>)> = Vec::new();
+    if let Some(field) = required {
+        ways.push((field, None));
+    }
+    if let Some((name, declared)) = typed {
         let wrong = match declared.get("type").and_then(Value::as_str) {
             Some("string") => Value::from(12345),
             Some("number" | "integer") => Value::from("not a number"),
             Some("boolean") => Value::from("yes"),
             _ => Value::Null,
         };
-        object.insert(name.clone(), wrong);
-        return Value::Object(object);
+        ways.push((name.clone(), Some(wrong)));
     }
-    object.insert("unexpected_field".to_string(), Value::Bool(true));
+    if let Some((name, declared)) = enumerated {
+        let allowed: Vec<Value> = declared.get("enum").and_then(Value::as_array).cloned().unwrap_or_default();
+        let mut outside = "not_one_of_them".to_string();
+        while allowed.contains(&Value::from(outside.as_str())) {
+            outside.push('_');
+        }
+        ways.push((name.clone(), Some(Value::from(outside))));
+    }
+    let count = ways.len() as u64;
+    let (field, value) = ways
+        .into_iter()
+        .nth(usize::try_from(index % count.max(1)).unwrap_or(0))
+        .unwrap_or_else(|| ("unexpected_field".to_string(), Some(Value::Bool(true))));
+    match value {
+        Some(value) => {
+            object.insert(field, value);
+        }
+        None => {
+            object.remove(&field);
+        }
+    }
     Value::Object(object)
 }

@@ -149,6 +149,8 @@ struct State {
     journal: Journal,
     next_response_number: u64,
     next_tool_call_id: u64,
+    /// How many faults `answer_faults` drew (its `times` caps them).
+    answer_faults_drawn: u64,
     clock_ms: u64,
     /// Where the `rate_limits` stand.
     rate_buckets: crate::rate_limits::Buckets,
@@ -171,6 +173,7 @@ impl State {
             journal: Journal::unbounded(),
             next_response_number: 1,
             next_tool_call_id: 1,
+            answer_faults_drawn: 0,
             clock_ms: 0,
             rate_buckets: crate::rate_limits::Buckets::default(),
             mcp: mcp::McpState::default(),

@@ -389,6 +389,7 @@ impl MockModel {
         }
         state.next_response_number = 1;
         state.next_tool_call_id = 1;
+        state.answer_faults_drawn = 0;
         state.clock_ms = 0;
         state.rate_buckets = crate::rate_limits::Buckets::default();
         state.mcp.reset();
