@@ -164,11 +164,12 @@ WASM_GZIPPED=$(gzip -9c node/wasm-pkg/cuecard_wasm_bg.wasm | wc -c)
 # OpenAI, Anthropic and Gemini and stored Responses (27 KB, much of it `json!` building of their objects); 7 KB were
 # won back by answering every chat protocol through one table of functions instead of a generic copy per protocol.
 # Issue 54's faults inside the answer (the setting, the rewrite, the answer_fault check, a step's fault) 6 KB more
-# (593 KB), 2 KB of which were won back by reading fault kinds by name instead of serde's derived visitor.
+# (593 KB), 2 KB of which were won back by reading fault kinds by name instead of serde's derived visitor; the
+# setting's times and tools and the schema breakages by enum 1 KB more (595 KB).
 # Making room is open work (issue 57, the 400 KB goal): the strict host-data reader's `deserialize_any` is copied
 # per type read (143 KB before wasm-opt), and the internally tagged enums (checks, observer events) go through
 # serde's buffering `ContentDeserializer` (60 KB).
-test "$WASM_GZIPPED" -le 593920 || { echo "the wasm module is $WASM_GZIPPED bytes gzipped, over 580 KiB"; exit 1; }
+test "$WASM_GZIPPED" -le 596992 || { echo "the wasm module is $WASM_GZIPPED bytes gzipped, over 583 KiB"; exit 1; }
 echo "wasm size: 1 passed, 0 failed ($WASM_GZIPPED bytes gzipped)"
 (cd node && CUECARD_BACKEND=wasm "$NODE24" --test "test/*.test.mjs" "test/*.test.ts")
 (cd node && "$NODE24" browser/build.mjs --page)
