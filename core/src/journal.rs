@@ -486,6 +486,54 @@ pub struct UnusedMcpStep {
     pub step: usize,
 }
 
+/// One A2A request the mock received (a JSON-RPC call to a scripted agent, or its card), journaled.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct A2aEntry {
+    /// Arrival index among A2A requests, from 0.
+    pub index: u64,
+    /// How many model requests were journaled before it arrived (its place among them).
+    pub after_requests: u64,
+    /// Virtual time of arrival, in milliseconds since the mock was created.
+    pub at_ms: u64,
+    /// The agent's name (empty when the path named none that exists).
+    pub agent: String,
+    /// The JSON-RPC method as sent (`message/send`, `SendStreamingMessage`), or `card` for a card fetch.
+    pub method: String,
+    /// The protocol generation it was answered in: `0.3` or `1.0`.
+    pub version: &'static str,
+    /// The request id, as sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<Value>,
+    /// The task it concerns (made, followed up, read or cancelled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<String>,
+    /// The message's text parts, joined (for sends).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// The message's parts as sent (for sends).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parts: Option<Value>,
+    /// The agent step that answered it, by index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<u32>,
+    /// What happened: `answered` (a scripted error included), `unmatched` (an unknown agent or method),
+    /// `exhausted` (no step left for the message), `rejected` (not a valid request).
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// The JSON-RPC error sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
+}
+
+/// An agent step no message took.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct UnusedA2aStep {
+    /// The agent.
+    pub agent: String,
+    /// The step's index.
+    pub step: usize,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

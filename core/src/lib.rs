@@ -25,6 +25,7 @@
 #![deny(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing))]
 
+pub mod a2a;
 mod answer;
 pub mod api;
 pub mod chaos;

@@ -66,6 +66,8 @@ struct ScenarioSpec {
     #[serde(default)]
     mcp: Option<crate::script::mcp::Mcp>,
     #[serde(default)]
+    a2a: Option<crate::script::a2a::A2a>,
+    #[serde(default)]
     routes: Vec<RouteSpec>,
 }
 
@@ -299,12 +301,16 @@ impl Scenario {
             });
         }
         let has_mcp = spec.mcp.as_ref().is_some_and(|m| !m.servers.is_empty());
-        if spec.routes.is_empty() && !has_mcp {
-            let message = "a scenario needs at least one route (or an mcp section with servers)";
+        let has_agents = spec.a2a.as_ref().is_some_and(|a| !a.agents.is_empty());
+        if spec.routes.is_empty() && !has_mcp && !has_agents {
+            let message = "a scenario needs at least one route (or an mcp section with servers, or a2a agents)";
             issues.push(Issue { path: "routes".into(), message: message.into() });
         }
         if let Some((field, problem)) = spec.mcp.as_ref().and_then(crate::script::mcp::Mcp::problem) {
             issues.push(Issue { path: format!("mcp.{field}"), message: problem });
+        }
+        if let Some((field, problem)) = spec.a2a.as_ref().and_then(crate::script::a2a::A2a::problem) {
+            issues.push(Issue { path: format!("a2a.{field}"), message: problem });
         }
         if let Some(recording) = &spec.recording {
             if recording.version != RECORDING_VERSION {
@@ -430,6 +436,7 @@ impl Scenario {
             contracts: spec.contracts,
             rate_limits: spec.rate_limits,
             mcp: spec.mcp,
+            a2a: spec.a2a,
         };
         Ok(Scenario { script: Script { routes, settings }, description: spec.description, recording_age })
     }

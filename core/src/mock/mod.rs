@@ -5,6 +5,7 @@
 //! and no step is taken twice. Computed steps (host callbacks) run outside the lock, so a callback may itself
 //! read the mock without deadlocking.
 
+pub(crate) mod a2a;
 mod answering;
 mod builder;
 mod faulted;
@@ -156,6 +157,7 @@ struct State {
     rate_buckets: crate::rate_limits::Buckets,
     /// The scripted MCP servers, their used steps, sessions and journal.
     mcp: mcp::McpState,
+    a2a: a2a::AgentsState,
     /// Uploaded files and batches (the Files and Batch APIs).
     files: files::Store,
     /// Realtime sessions (WebSockets) and their messages.
@@ -177,6 +179,7 @@ impl State {
             clock_ms: 0,
             rate_buckets: crate::rate_limits::Buckets::default(),
             mcp: mcp::McpState::default(),
+            a2a: a2a::AgentsState::default(),
             files: files::Store::default(),
             sockets: sockets::Store::default(),
         }

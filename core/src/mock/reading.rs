@@ -152,6 +152,30 @@ impl MockModel {
         self.lock().mcp.unused_steps()
     }
 
+    /// The A2A journal: every request to a scripted agent, oldest first (see [`crate::a2a`]).
+    pub fn a2a_entries(&self) -> Vec<crate::journal::A2aEntry> {
+        self.lock().a2a.journal.iter().cloned().collect()
+    }
+
+    /// Whether the mock has A2A agents.
+    pub fn has_a2a_agents(&self) -> bool {
+        !self.lock().a2a.a2a.agents.is_empty()
+    }
+
+    /// Agent steps no message took.
+    pub fn a2a_unused_steps(&self) -> Vec<crate::journal::UnusedA2aStep> {
+        self.lock().a2a.unused_steps()
+    }
+
+    /// Runs `f` on the agents' state under the lock, with the model journal's length and the clock.
+    pub(crate) fn with_a2a<R>(&self, f: impl FnOnce(&mut super::a2a::AgentsState, mcp::Now<'_>) -> R) -> R {
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let requests = state.journal.len();
+        let journal_limit = state.settings.journal_limit;
+        f(&mut state.a2a, mcp::Now { requests, clock_ms: &mut state.clock_ms, journal_limit })
+    }
+
     /// Runs `f` on the MCP state under the lock, with the model journal's length and the clock.
     pub(crate) fn with_mcp<R>(&self, f: impl FnOnce(&mut mcp::McpState, mcp::Now<'_>) -> R) -> R {
         let mut guard = self.lock();

@@ -153,6 +153,9 @@ impl MockModel {
         if let Some((field, problem)) = settings.mcp.as_ref().and_then(crate::script::mcp::Mcp::problem) {
             return Err(crate::error::invalid_argument(format!("invalid mcp.{field}: {problem}")));
         }
+        if let Some((field, problem)) = settings.a2a.as_ref().and_then(crate::script::a2a::A2a::problem) {
+            return Err(crate::error::invalid_argument(format!("invalid a2a.{field}: {problem}")));
+        }
         let mut state = self.lock();
         if let Some(exhaustion) = settings.on_exhausted {
             for route in &state.routes {
@@ -219,6 +222,9 @@ impl MockModel {
         if let Some(mcp) = &settings.mcp {
             state.mcp = mcp::McpState::new(std::sync::Arc::new(mcp.clone()));
         }
+        if let Some(a2a) = &settings.a2a {
+            state.a2a = super::a2a::AgentsState::new(std::sync::Arc::new(a2a.clone()));
+        }
         if let Some(limit) = settings.journal_limit {
             state.settings.journal_limit = Some(limit);
             state.journal = Journal::bounded(limit);
@@ -249,6 +255,7 @@ impl MockModel {
             contracts: Some(settings.contracts),
             rate_limits: Some(settings.rate_limits),
             mcp: Some((*state.mcp.mcp).clone()).filter(|m| !m.servers.is_empty()),
+            a2a: Some((*state.a2a.a2a).clone()).filter(|a| !a.agents.is_empty()),
         }
     }
 
@@ -393,6 +400,7 @@ impl MockModel {
         state.clock_ms = 0;
         state.rate_buckets = crate::rate_limits::Buckets::default();
         state.mcp.reset();
+        state.a2a.reset();
         state.files = super::files::Store::default();
         state.sockets = super::sockets::Store::default();
     }

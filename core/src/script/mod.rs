@@ -12,6 +12,7 @@
 //!
 //! A step's answer itself is [`crate::answer::Answer`], one layer down.
 
+pub mod a2a;
 pub mod call_error;
 pub mod mcp;
 pub mod recorded;

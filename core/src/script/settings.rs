@@ -69,6 +69,9 @@ pub struct MockSettings {
     /// MCP servers scripted beside the model (`mcp::Mcp`), served at `/mcp` and by `cuecard mcp`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp: Option<crate::script::mcp::Mcp>,
+    /// Remote agents scripted beside the model (`a2a::A2a`), served over A2A at `/a2a/{name}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub a2a: Option<crate::script::a2a::A2a>,
 }
 
 /// Where Chat Completions replies carry a step's thinking. OpenAI's own API sends no reasoning text, so by default

@@ -145,6 +145,9 @@ pub fn journal_document(mock: &MockModel) -> Value {
     if let Some(mcp) = mcp_journal(mock) {
         document["mcp"] = mcp;
     }
+    if let Some(a2a) = a2a_journal(mock) {
+        document["a2a"] = a2a;
+    }
     let sockets = mock.socket_events();
     if !sockets.is_empty() {
         document["sockets"] = json!(sockets);
@@ -156,6 +159,12 @@ pub fn journal_document(mock: &MockModel) -> Value {
 fn mcp_journal(mock: &MockModel) -> Option<Value> {
     let has_servers = mock.has_mcp_servers();
     has_servers.then(|| json!({"entries": mock.mcp_entries(), "unused_steps": mock.mcp_unused_steps()}))
+}
+
+/// The A2A journal, `{"entries", "unused_steps"}`, when the mock has agents (the journal document's `a2a`).
+fn a2a_journal(mock: &MockModel) -> Option<Value> {
+    let has_agents = mock.has_a2a_agents();
+    has_agents.then(|| json!({"entries": mock.a2a_entries(), "unused_steps": mock.a2a_unused_steps()}))
 }
 
 /// Whether `request` reads the whole journal (`GET /_cuecard/journal` without a page) and passes the admin
@@ -179,7 +188,14 @@ pub fn write_journal_document(mock: &MockModel, page: usize, mut emit: impl FnMu
         let _ = serde_json::to_writer(&mut *out, &value);
     };
     let count = mock.request_count();
-    let mut piece = format!(r#"{{"count":{count},"counts":"#).into_bytes();
+    // `a2a` sorts first.
+    let mut piece = b"{".to_vec();
+    if let Some(a2a) = a2a_journal(mock) {
+        piece.extend_from_slice(br#""a2a":"#);
+        write(&mut piece, a2a);
+        piece.push(b',');
+    }
+    piece.extend_from_slice(format!(r#""count":{count},"counts":"#).as_bytes());
     write(&mut piece, json!(mock.counts()));
     piece.extend_from_slice(br#","entries":["#);
     let mut after = None;

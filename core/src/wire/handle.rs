@@ -14,6 +14,7 @@ use crate::model::ChatRequest;
 pub(crate) fn serves(request: &HttpRequest) -> bool {
     super::routes::find(request).is_some()
         || crate::mcp::is_mcp_path(&request.path)
+        || crate::a2a::is_a2a_path(&request.path)
         || super::sockets::SocketProtocol::at(&request.path).is_some()
 }
 
@@ -51,6 +52,9 @@ pub fn handle_turn(mock: &MockModel, request: &HttpRequest) -> Turn<HttpReply> {
     }
     if crate::mcp::is_mcp_path(&request.path) {
         return Turn::Done(crate::mcp::handle_http(mock, request));
+    }
+    if crate::a2a::is_a2a_path(&request.path) {
+        return Turn::Done(crate::a2a::handle_http(mock, request));
     }
     if let Some(turn) = sockets::handle(mock, request) {
         return turn;

@@ -1,0 +1,237 @@
+use crate::http::{HttpReply, HttpRequest};
+use crate::mock::MockModel;
+use serde_json::{json, Value};
+
+fn mock() -> MockModel {
+    let scenario = crate::scenario::Scenario::from_value(json!({"cuecard": 1, "a2a": {"agents": [
+        {"name": "researcher", "skills": [{"id": "research", "tags": ["search"]}], "steps": [
+            {"match": {"text": "weather"}, "text": "Sunny in Paris."},
+            {"state": "input_required", "status": "Which city?"},
+            {"text": "Rain in Oslo."},
+            {"message": "Hello from the agent."},
+            {"error": {"code": -32005, "message": "Incompatible content types"}},
+        ]},
+        {"name": "writer", "push_notifications": true, "steps": [{"text": "A draft.", "cut_after": 3}, {"text": "Done."}]},
+    ]}}))
+    .unwrap();
+    MockModel::from_scenario(&scenario).unwrap()
+}
+
+fn post(mock: &MockModel, path: &str, body: Value) -> HttpReply {
+    let request = HttpRequest::post_json(path, &body.to_string()).with_header("host", "127.0.0.1:9100");
+    crate::wire::handle(mock, &request)
+}
+
+fn result(reply: &HttpReply) -> Value {
+    serde_json::from_str(&reply.body_text()).unwrap()
+}
+
+fn events(reply: &HttpReply) -> Vec<Value> {
+    reply
+        .body_text()
+        .split("\n\n")
+        .filter_map(|event| event.strip_prefix("data: "))
+        .map(|data| serde_json::from_str(data).unwrap())
+        .collect()
+}
+
+fn v03(method: &str, id: u64, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+fn user(text: &str, extra: Value) -> Value {
+    let mut message = json!({"kind": "message", "messageId": format!("m-{text}"), "role": "user", "parts": [{"kind": "text", "text": text}]});
+    if let (Some(message), Value::Object(extra)) = (message.as_object_mut(), extra) {
+        message.extend(extra);
+    }
+    message
+}
+
+#[test]
+fn a_v03_client_sends_follows_up_gets_and_cannot_cancel_a_finished_task() {
+    let mock = mock();
+    // The match picks the weather step even though it is not the next unused one's turn by text alone.
+    let sent = result(&post(
+        &mock,
+        "/a2a/researcher",
+        v03("message/send", 1, json!({"message": user("weather in Paris?", json!({}))})),
+    ));
+    let task = &sent["result"];
+    assert_eq!((task["kind"].as_str(), task["status"]["state"].as_str()), (Some("task"), Some("completed")));
+    assert_eq!(task["artifacts"][0]["parts"][0], json!({"kind": "text", "text": "Sunny in Paris."}));
+    assert_eq!(task["id"], "00000000-0000-4000-8000-000000000001");
+    assert_eq!(task["status"]["timestamp"], "2026-01-01T00:00:00.000Z");
+    // The next message needs input; its follow-up (the task's id) takes the step after.
+    let asked = result(&post(
+        &mock,
+        "/a2a/researcher",
+        v03("message/send", 2, json!({"message": user("forecast", json!({}))})),
+    ));
+    let asked = &asked["result"];
+    assert_eq!(asked["status"]["state"], "input-required");
+    assert_eq!(asked["status"]["message"]["parts"][0]["text"], "Which city?");
+    let id = asked["id"].as_str().unwrap().to_string();
+    let followed = result(&post(
+        &mock,
+        "/a2a/researcher",
+        v03("message/send", 3, json!({"message": user("Oslo", json!({"taskId": id}))})),
+    ));
+    assert_eq!(
+        (followed["result"]["id"].as_str(), followed["result"]["status"]["state"].as_str()),
+        (Some(id.as_str()), Some("completed"))
+    );
+    let got = result(&post(&mock, "/a2a/researcher", v03("tasks/get", 4, json!({"id": id}))));
+    assert_eq!(got["result"]["history"].as_array().unwrap().len(), 2);
+    assert_eq!(got["result"]["artifacts"][0]["parts"][0]["text"], "Rain in Oslo.");
+    let cancel = result(&post(&mock, "/a2a/researcher", v03("tasks/cancel", 5, json!({"id": id}))));
+    assert_eq!(cancel["error"]["code"], -32002);
+    let missing = result(&post(&mock, "/a2a/researcher", v03("tasks/get", 6, json!({"id": "nope"}))));
+    assert_eq!(
+        (missing["error"]["code"].as_i64(), missing["error"]["data"]["taskId"].as_str()),
+        (Some(-32001), Some("nope"))
+    );
+    // A direct message, then a scripted error, then nothing left.
+    let said =
+        result(&post(&mock, "/a2a/researcher", v03("message/send", 7, json!({"message": user("hi", json!({}))}))));
+    assert_eq!((said["result"]["kind"].as_str(), said["result"]["role"].as_str()), (Some("message"), Some("agent")));
+    let error =
+        result(&post(&mock, "/a2a/researcher", v03("message/send", 8, json!({"message": user("hi", json!({}))}))));
+    assert_eq!(error["error"], json!({"code": -32005, "message": "Incompatible content types"}));
+    let exhausted =
+        result(&post(&mock, "/a2a/researcher", v03("message/send", 9, json!({"message": user("more", json!({}))}))));
+    assert!(exhausted["error"]["message"].as_str().unwrap().contains("has no step left for the message \"more\""));
+    let journal = mock.a2a_entries();
+    let outcomes: Vec<String> = journal
+        .iter()
+        .map(|e| format!("{} {}", e.method, serde_json::to_value(&e.outcome).unwrap()["outcome"].as_str().unwrap()))
+        .collect();
+    assert_eq!(outcomes.len(), 9);
+    assert_eq!(outcomes.last().unwrap(), "message/send exhausted");
+    assert!(journal.iter().all(|e| e.version == "0.3" && e.agent == "researcher"));
+    assert_eq!(journal[0].step, Some(0));
+    assert!(mock.a2a_unused_steps().iter().all(|u| u.agent == "writer"));
+}
+
+#[test]
+fn a_v1_stream_sends_the_task_its_updates_and_closes_at_the_end() {
+    let mock = mock();
+    let message = json!({"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "weather?"}]});
+    let reply = post(
+        &mock,
+        "/a2a/researcher",
+        json!({"jsonrpc": "2.0", "id": 2, "method": "SendStreamingMessage", "params": {"message": message}}),
+    );
+    let HttpReply::Stream { end, ref headers, .. } = reply else { panic!("a stream") };
+    assert_eq!(end, crate::http::StreamEnd::Close);
+    assert!(headers.iter().any(|(n, v)| n == "content-type" && v == "text/event-stream"));
+    let events = events(&reply);
+    assert!(events.iter().all(|e| e["id"] == 2 && e["jsonrpc"] == "2.0"));
+    let kinds: Vec<&str> =
+        events.iter().map(|e| e["result"].as_object().unwrap().keys().next().unwrap().as_str()).collect();
+    assert_eq!(kinds.first(), Some(&"task"));
+    assert_eq!(kinds.last(), Some(&"statusUpdate"));
+    assert_eq!(events[0]["result"]["task"]["status"]["state"], "TASK_STATE_SUBMITTED");
+    assert!(events[0]["result"]["task"].get("kind").is_none());
+    let chunks: Vec<&Value> = events.iter().filter_map(|e| e["result"].get("artifactUpdate")).collect();
+    let text: String = chunks.iter().map(|c| c["artifact"]["parts"][0]["text"].as_str().unwrap()).collect();
+    assert_eq!(text, "Sunny in Paris.");
+    assert_eq!(
+        (chunks[0]["append"].as_bool(), chunks.last().unwrap()["lastChunk"].as_bool()),
+        (Some(false), Some(true))
+    );
+    assert_eq!(events.last().unwrap()["result"]["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED");
+    assert!(events.last().unwrap()["result"]["statusUpdate"].get("final").is_none());
+    // v1 results are wrapped; v1 errors carry google.rpc.ErrorInfo.
+    let sent = result(&post(
+        &mock,
+        "/a2a/researcher",
+        json!({"jsonrpc": "2.0", "id": "x", "method": "SendMessage", "params": {"message": message}}),
+    ));
+    assert_eq!(sent["result"]["task"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+    let missing = result(&post(
+        &mock,
+        "/a2a/researcher",
+        json!({"jsonrpc": "2.0", "id": "y", "method": "GetTask", "params": {"id": "nope"}}),
+    ));
+    assert_eq!(missing["error"]["data"][0]["reason"], "TASK_NOT_FOUND");
+}
+
+#[test]
+fn a_stream_cut_after_some_events_and_push_configs_recorded() {
+    let mock = mock();
+    let reply = post(&mock, "/a2a/writer", v03("message/stream", 1, json!({"message": user("draft", json!({}))})));
+    let HttpReply::Stream { end, .. } = reply else { panic!("a stream") };
+    assert_eq!(end, crate::http::StreamEnd::Cut);
+    let events = events(&reply);
+    assert_eq!(events.len(), 3);
+    assert!(events.iter().all(|e| e["result"]["final"] != true));
+    let task = events[0]["result"]["id"].as_str().unwrap().to_string();
+    let set = result(&post(
+        &mock,
+        "/a2a/writer",
+        v03(
+            "tasks/pushNotificationConfig/set",
+            2,
+            json!({"taskId": task, "pushNotificationConfig": {"url": "http://127.0.0.1:9/hook", "token": "t"}}),
+        ),
+    ));
+    assert_eq!(set["result"]["pushNotificationConfig"]["url"], "http://127.0.0.1:9/hook");
+    let listed = result(&post(&mock, "/a2a/writer", v03("tasks/pushNotificationConfig/list", 3, json!({"id": task}))));
+    assert_eq!(listed["result"].as_array().unwrap().len(), 1);
+    // The researcher takes no push configs.
+    let refused = result(&post(
+        &mock,
+        "/a2a/researcher",
+        v03(
+            "tasks/pushNotificationConfig/set",
+            4,
+            json!({"taskId": task, "pushNotificationConfig": {"url": "http://x"}}),
+        ),
+    ));
+    assert_eq!(refused["error"]["code"], -32003);
+}
+
+#[test]
+fn the_card_serves_both_generations_and_bad_requests_are_named() {
+    let mock = mock();
+    let get = |path: &str| {
+        crate::wire::handle(
+            &mock,
+            &HttpRequest::new("GET", path, vec![("host".into(), "127.0.0.1:9100".into())], Vec::new()),
+        )
+    };
+    let card = result(&get("/.well-known/agent-card.json"));
+    assert_eq!(card["name"], "researcher");
+    assert_eq!(card["url"], "http://127.0.0.1:9100/a2a/researcher");
+    assert_eq!(card["supportedInterfaces"][0]["protocolVersion"], "1.0");
+    assert_eq!(
+        card["skills"][0],
+        json!({"id": "research", "name": "research", "description": "research", "tags": ["search"]})
+    );
+    assert_eq!(result(&get("/a2a/writer/.well-known/agent-card.json"))["capabilities"]["pushNotifications"], true);
+    assert_eq!(get("/a2a/nobody/.well-known/agent-card.json").status(), 404);
+    assert_eq!(get("/a2a/researcher").status(), 405);
+    let bad = |body: &str| result(&crate::wire::handle(&mock, &HttpRequest::post_json("/a2a/researcher", body)));
+    assert_eq!(bad("{not json")["error"]["code"], -32700);
+    assert_eq!(bad(r#"{"id": 1, "method": "message/send"}"#)["error"]["code"], -32600);
+    assert_eq!(bad(r#"{"jsonrpc": "2.0", "id": 1, "method": "tasks/explode"}"#)["error"]["code"], -32601);
+    assert_eq!(bad(r#"{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {}}"#)["error"]["code"], -32602);
+    let unknown = result(&post(&mock, "/a2a/nobody", v03("message/send", 1, json!({"message": user("x", json!({}))}))));
+    assert_eq!(unknown["error"]["code"], -32601);
+    let versioned = crate::wire::handle(
+        &mock,
+        &HttpRequest::post_json(
+            "/a2a/researcher",
+            &v03("message/send", 1, json!({"message": user("x", json!({}))})).to_string(),
+        )
+        .with_header("a2a-version", "2.0"),
+    );
+    assert_eq!(result(&versioned)["error"]["code"], -32009);
+    // Every request above is in the A2A journal once, the card fetches and the refused GET too.
+    let journal = mock.a2a_entries();
+    assert_eq!(journal.len(), 10);
+    assert_eq!(
+        (journal[3].method.as_str(), serde_json::to_value(&journal[3].outcome).unwrap()["outcome"].as_str()),
+        ("GET", Some("rejected"))
+    );
+}
