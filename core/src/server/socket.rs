@@ -82,7 +82,12 @@ pub(super) async fn serve(
                 SocketEnd::Cut => return,
             }
         }
+        // Biased: a message that is due is sent before a client message is read, so what the client saw before it
+        // wrote is what the core is told was delivered (an unbiased select could read a client's reply to the
+        // last event of a response while that event still sat in the queue, and the core would think the
+        // response still in flight: conversation_already_has_active_response, seen once in CI).
         tokio::select! {
+            biased;
             () = tokio::time::sleep_until(due), if !queue.is_empty() => {
                 let Some(frame) = queue.pop_front() else { continue };
                 if sink.send(Message::text(frame.data)).await.is_err() {
