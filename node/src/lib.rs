@@ -77,6 +77,12 @@ pub fn serves_sockets() -> bool {
     cuecard::wire::sockets::SERVED
 }
 
+/// Whether this build serves A2A agents (the wasm module does not).
+#[napi]
+pub fn serves_agents() -> bool {
+    cuecard::a2a::SERVED
+}
+
 /// cuecard's version.
 #[napi]
 pub fn version() -> String {

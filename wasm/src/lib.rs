@@ -70,6 +70,12 @@ pub fn serves_sockets() -> bool {
     cuecard::wire::sockets::SERVED
 }
 
+/// Whether this build serves A2A agents: not the WebAssembly module (`core/src/a2a/absent.rs`).
+#[wasm_bindgen(js_name = servesAgents)]
+pub fn serves_agents() -> bool {
+    cuecard::a2a::SERVED
+}
+
 /// cuecard's version.
 #[wasm_bindgen]
 pub fn version() -> String {

@@ -15,5 +15,8 @@ mod render;
 
 pub use http::{handle_http, is_a2a_path};
 
+/// Whether this build serves A2A agents (the WebAssembly module does not: `absent.rs`).
+pub const SERVED: bool = true;
+
 #[cfg(test)]
 mod tests;
