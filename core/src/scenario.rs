@@ -66,7 +66,7 @@ struct ScenarioSpec {
     #[serde(default)]
     mcp: Option<crate::script::mcp::Mcp>,
     #[serde(default)]
-    a2a: Option<crate::script::a2a::A2a>,
+    a2a: Option<crate::script::A2aSection>,
     #[serde(default)]
     routes: Vec<RouteSpec>,
 }
@@ -301,7 +301,7 @@ impl Scenario {
             });
         }
         let has_mcp = spec.mcp.as_ref().is_some_and(|m| !m.servers.is_empty());
-        let has_agents = spec.a2a.as_ref().is_some_and(|a| !a.agents.is_empty());
+        let has_agents = spec.a2a.as_ref().is_some_and(crate::script::a2a_has_agents);
         if spec.routes.is_empty() && !has_mcp && !has_agents {
             let message = "a scenario needs at least one route (or an mcp section with servers, or a2a agents)";
             issues.push(Issue { path: "routes".into(), message: message.into() });
@@ -309,7 +309,7 @@ impl Scenario {
         if let Some((field, problem)) = spec.mcp.as_ref().and_then(crate::script::mcp::Mcp::problem) {
             issues.push(Issue { path: format!("mcp.{field}"), message: problem });
         }
-        if let Some((field, problem)) = spec.a2a.as_ref().and_then(crate::script::a2a::A2a::problem) {
+        if let Some((field, problem)) = spec.a2a.as_ref().and_then(crate::script::a2a_problem) {
             issues.push(Issue { path: format!("a2a.{field}"), message: problem });
         }
         if let Some(recording) = &spec.recording {

@@ -249,6 +249,9 @@ export declare function init(makeError: (family: string, json: string) => Error,
  */
 export declare function recordingPathForTest(module: string, names: Array<string>): string
 
+/** Whether this build serves A2A agents (the wasm module does not). */
+export declare function servesAgents(): boolean
+
 /** Whether this build serves realtime sockets (the wasm module does not). */
 export declare function servesSockets(): boolean
 

@@ -850,6 +850,7 @@ module.exports.errorCatalogue = nativeBinding.errorCatalogue
 module.exports.failComputed = nativeBinding.failComputed
 module.exports.init = nativeBinding.init
 module.exports.recordingPathForTest = nativeBinding.recordingPathForTest
+module.exports.servesAgents = nativeBinding.servesAgents
 module.exports.servesSockets = nativeBinding.servesSockets
 module.exports.settleComputed = nativeBinding.settleComputed
 module.exports.tokenize = nativeBinding.tokenize

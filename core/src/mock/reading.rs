@@ -168,6 +168,7 @@ impl MockModel {
     }
 
     /// Runs `f` on the agents' state under the lock, with the model journal's length and the clock.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn with_a2a<R>(&self, f: impl FnOnce(&mut super::a2a::AgentsState, mcp::Now<'_>) -> R) -> R {
         let mut guard = self.lock();
         let state = &mut *guard;

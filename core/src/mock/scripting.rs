@@ -153,7 +153,7 @@ impl MockModel {
         if let Some((field, problem)) = settings.mcp.as_ref().and_then(crate::script::mcp::Mcp::problem) {
             return Err(crate::error::invalid_argument(format!("invalid mcp.{field}: {problem}")));
         }
-        if let Some((field, problem)) = settings.a2a.as_ref().and_then(crate::script::a2a::A2a::problem) {
+        if let Some((field, problem)) = settings.a2a.as_ref().and_then(crate::script::a2a_problem) {
             return Err(crate::error::invalid_argument(format!("invalid a2a.{field}: {problem}")));
         }
         let mut state = self.lock();
@@ -222,6 +222,7 @@ impl MockModel {
         if let Some(mcp) = &settings.mcp {
             state.mcp = mcp::McpState::new(std::sync::Arc::new(mcp.clone()));
         }
+        #[cfg(not(target_arch = "wasm32"))]
         if let Some(a2a) = &settings.a2a {
             state.a2a = super::a2a::AgentsState::new(std::sync::Arc::new(a2a.clone()));
         }
@@ -255,7 +256,10 @@ impl MockModel {
             contracts: Some(settings.contracts),
             rate_limits: Some(settings.rate_limits),
             mcp: Some((*state.mcp.mcp).clone()).filter(|m| !m.servers.is_empty()),
+            #[cfg(not(target_arch = "wasm32"))]
             a2a: Some((*state.a2a.a2a).clone()).filter(|a| !a.agents.is_empty()),
+            #[cfg(target_arch = "wasm32")]
+            a2a: None,
         }
     }
 

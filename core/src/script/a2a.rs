@@ -164,6 +164,8 @@ pub struct A2aArtifact {
     pub data: Option<Value>,
 }
 
+// (The WebAssembly module reads the section as data and checks nothing: `script::A2aSection`.)
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 impl A2a {
     /// What is wrong with the section, if anything: `(field path below "a2a", problem)`.
     pub fn problem(&self) -> Option<(String, String)> {

@@ -13,6 +13,34 @@
 //! A step's answer itself is [`crate::answer::Answer`], one layer down.
 
 pub mod a2a;
+
+/// The `a2a` section as a build reads it: the agents natively; in the WebAssembly module, which serves no agents
+/// (`a2a/absent.rs`), the data as given — a JSON value, which costs the module no reader of its own (the agents'
+/// types would cost it 12 KB gzipped).
+#[cfg(not(target_arch = "wasm32"))]
+pub type A2aSection = a2a::A2a;
+/// The `a2a` section as the WebAssembly module reads it (see the native alias).
+#[cfg(target_arch = "wasm32")]
+pub type A2aSection = serde_json::Value;
+
+/// Whether an `a2a` section names an agent.
+pub fn a2a_has_agents(section: &A2aSection) -> bool {
+    #[cfg(not(target_arch = "wasm32"))]
+    return !section.agents.is_empty();
+    #[cfg(target_arch = "wasm32")]
+    return section.get("agents").and_then(serde_json::Value::as_array).is_some_and(|a| !a.is_empty());
+}
+
+/// What is wrong with an `a2a` section: `(field path below "a2a", problem)` (nothing the WebAssembly module checks).
+pub fn a2a_problem(section: &A2aSection) -> Option<(String, String)> {
+    #[cfg(not(target_arch = "wasm32"))]
+    return section.problem();
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = section;
+        None
+    }
+}
 pub mod call_error;
 pub mod mcp;
 pub mod recorded;

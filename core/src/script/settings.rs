@@ -71,7 +71,7 @@ pub struct MockSettings {
     pub mcp: Option<crate::script::mcp::Mcp>,
     /// Remote agents scripted beside the model (`a2a::A2a`), served over A2A at `/a2a/{name}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub a2a: Option<crate::script::a2a::A2a>,
+    pub a2a: Option<crate::script::A2aSection>,
 }
 
 /// Where Chat Completions replies carry a step's thinking. OpenAI's own API sends no reasoning text, so by default

@@ -162,9 +162,16 @@ fn mcp_journal(mock: &MockModel) -> Option<Value> {
 }
 
 /// The A2A journal, `{"entries", "unused_steps"}`, when the mock has agents (the journal document's `a2a`).
+#[cfg(not(target_arch = "wasm32"))]
 fn a2a_journal(mock: &MockModel) -> Option<Value> {
     let has_agents = mock.has_a2a_agents();
     has_agents.then(|| json!({"entries": mock.a2a_entries(), "unused_steps": mock.a2a_unused_steps()}))
+}
+
+/// The WebAssembly module serves no agents (`a2a/absent.rs`): its journal has no `a2a`.
+#[cfg(target_arch = "wasm32")]
+fn a2a_journal(_: &MockModel) -> Option<Value> {
+    None
 }
 
 /// Whether `request` reads the whole journal (`GET /_cuecard/journal` without a page) and passes the admin
