@@ -133,6 +133,28 @@ class Verification {
       ...(times !== undefined && { times }), ...(recovered && { recovered: true }) });
   }
 
+  /** An A2A agent (`agent` when given) received messages whose text contains `text` (`times` exactly when given). */
+  a2aReceived(text, options = {}) {
+    const { agent, times } = options;
+    return this._run({ check: 'a2a_received', ...(text !== undefined && text !== null && { text }),
+      ...(agent !== undefined && { agent }), ...(times !== undefined && { times }) });
+  }
+
+  /** A client cancelled a task of an A2A agent (`agent` when given). */
+  a2aTaskCanceled(agent) {
+    return this._run({ check: 'a2a_task_canceled', ...(agent !== undefined && { agent }) });
+  }
+
+  /** No JSON-RPC request reached the A2A agent (reading its card is not a call). */
+  a2aNotCalled(agent) {
+    return this._run({ check: 'a2a_not_called', agent });
+  }
+
+  /** Every A2A agent step answered a message. */
+  allA2aStepsUsed() {
+    return this._run({ check: 'all_a2a_steps_used' });
+  }
+
   /** Every step used and no request beyond the script. */
   scriptFullyUsed() {
     return this._run({ check: 'script_fully_used' });

@@ -246,6 +246,8 @@ test('every check of the core has a method in the fluent chain, and a failure is
     batch_held: ['Verification', 'batchHeld'], batch_lines_answered: ['Verification', 'batchLinesAnswered'],
     socket_received: ['Verification', 'socketReceived'], socket_sent: ['Verification', 'socketSent'],
     socket_events_in_order: ['Verification', 'socketEventsInOrder'], answer_fault: ['Verification', 'answerFault'],
+    a2a_received: ['Verification', 'a2aReceived'], a2a_task_canceled: ['Verification', 'a2aTaskCanceled'],
+    a2a_not_called: ['Verification', 'a2aNotCalled'], all_a2a_steps_used: ['Verification', 'allA2aStepsUsed'],
     was_called_times: ['MethodCheck', 'wasCalledTimes'], and_retried: ['MethodCheck', 'andRetried'],
     and_parsed_successfully: ['MethodCheck', 'andParsedSuccessfully'],
     and_observed_parse_failure: ['MethodCheck', 'andObservedParseFailure'],

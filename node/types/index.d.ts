@@ -373,6 +373,14 @@ export declare class Verification {
   socketEventsInOrder(types: string[], options?: { direction?: 'client' | 'server'; session?: string }): this;
   /** Answers were made faulty (of `kind` when given); `times` exactly, `recovered`: each followed by a clean answer. */
   answerFault(kind?: AnswerFaultKind | null, options?: { times?: number; recovered?: boolean }): this;
+  /** An A2A agent (`agent` when given) received messages whose text contains `text` (`times` exactly when given). */
+  a2aReceived(text?: string | null, options?: { agent?: string; times?: number }): this;
+  /** A client cancelled a task of an A2A agent. */
+  a2aTaskCanceled(agent?: string): this;
+  /** No JSON-RPC request reached the A2A agent. */
+  a2aNotCalled(agent: string): this;
+  /** Every A2A agent step answered a message. */
+  allA2aStepsUsed(): this;
   scriptFullyUsed(): this;
   receivedRequests(times: number): this;
   lastRequest(): RequestCheck;

@@ -297,10 +297,36 @@ pub enum Check {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         recovered: bool,
     },
+    /// An A2A agent (`agent` when given, else any) received messages whose text contains `text` (any when absent):
+    /// `times` of them exactly when given, else at least one.
+    A2aReceived {
+        /// The agent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<String>,
+        /// Text the message contains.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// How many.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        times: Option<u64>,
+    },
+    /// A client cancelled a task of an A2A agent (`agent` when given).
+    A2aTaskCanceled {
+        /// The agent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<String>,
+    },
+    /// No JSON-RPC request reached the A2A agent (reading its card is not a call).
+    A2aNotCalled {
+        /// The agent.
+        agent: String,
+    },
+    /// Every A2A agent step answered a message.
+    AllA2aStepsUsed,
 }
 
 /// The name of every check, as `Check`'s `"check"` tag: each binding's test asserts its fluent chain covers them.
-pub const CHECK_NAMES: [&str; 30] = [
+pub const CHECK_NAMES: [&str; 34] = [
     "all_steps_used",
     "no_unexpected_requests",
     "script_fully_used",
@@ -331,6 +357,10 @@ pub const CHECK_NAMES: [&str; 30] = [
     "socket_sent",
     "socket_events_in_order",
     "answer_fault",
+    "a2a_received",
+    "a2a_task_canceled",
+    "a2a_not_called",
+    "all_a2a_steps_used",
 ];
 
 impl Check {
@@ -371,6 +401,12 @@ pub fn run_check(mock: &MockModel, observer: Option<&RecordingObserver>, check: 
         Check::SocketSent { kind, fields, session, times } => {
             super::sockets::exchanged(mock, "server", kind, fields.as_ref(), session.as_deref(), *times)
         }
+        Check::A2aReceived { agent, text, times } => {
+            super::a2a::received(mock, agent.as_deref(), text.as_deref(), *times)
+        }
+        Check::A2aTaskCanceled { agent } => super::a2a::task_canceled(mock, agent.as_deref()),
+        Check::A2aNotCalled { agent } => super::a2a::not_called(mock, agent),
+        Check::AllA2aStepsUsed => super::a2a::all_steps_used(mock),
         Check::AnswerFault { kind, times, recovered } => super::faults::answer_fault(mock, *kind, *times, *recovered),
         Check::SocketEventsInOrder { types, direction, session } => {
             super::sockets::in_order(mock, types, direction.as_deref(), session.as_deref())

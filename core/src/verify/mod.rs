@@ -15,6 +15,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod a2a;
 mod assertion;
 mod batches;
 mod check;

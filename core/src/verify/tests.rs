@@ -34,6 +34,10 @@ fn every_check_name_is_a_variant_and_back() {
         json!({"check": "socket_sent", "type": "response.done"}),
         json!({"check": "socket_events_in_order", "types": ["open", "close"], "direction": "client", "session": "ws_2"}),
         json!({"check": "answer_fault", "kind": "invalid_arguments", "times": 2, "recovered": true}),
+        json!({"check": "a2a_received", "agent": "researcher", "text": "weather", "times": 1}),
+        json!({"check": "a2a_task_canceled", "agent": "researcher"}),
+        json!({"check": "a2a_not_called", "agent": "writer"}),
+        json!({"check": "all_a2a_steps_used"}),
     ];
     assert_eq!(samples.len(), CHECK_NAMES.len());
     for (sample, name) in samples.iter().zip(CHECK_NAMES) {

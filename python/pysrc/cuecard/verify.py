@@ -105,6 +105,25 @@ class Verification:
         given = {"kind": kind, "times": times, "recovered": recovered or None}
         return self._run("answer_fault", **{k: v for k, v in given.items() if v is not None})
 
+    def a2a_received(self, text: Optional[str] = None, *, agent: Optional[str] = None,
+                     times: Optional[int] = None) -> "Verification":
+        """An A2A agent (`agent` when given) received messages whose text contains `text`: `times` of them exactly
+        when given, else at least one."""
+        given = {"text": text, "agent": agent, "times": times}
+        return self._run("a2a_received", **{k: v for k, v in given.items() if v is not None})
+
+    def a2a_task_canceled(self, agent: Optional[str] = None) -> "Verification":
+        """A client cancelled a task of an A2A agent (`agent` when given)."""
+        return self._run("a2a_task_canceled", **({"agent": agent} if agent is not None else {}))
+
+    def a2a_not_called(self, agent: str) -> "Verification":
+        """No JSON-RPC request reached the A2A agent (reading its card is not a call)."""
+        return self._run("a2a_not_called", agent=agent)
+
+    def all_a2a_steps_used(self) -> "Verification":
+        """Every A2A agent step answered a message."""
+        return self._run("all_a2a_steps_used")
+
     def last_request(self) -> "RequestCheck":
         return RequestCheck(self, "last")
 

@@ -207,6 +207,35 @@ public final class CuecardAssertions {
             return run(check);
         }
 
+        /**
+         * An A2A agent ({@code agent} when not null) received messages whose text contains {@code text} (any when
+         * null): {@code times} of them exactly when not null, else at least one.
+         */
+        public MockAssert a2aReceived(String text, String agent, Integer times) {
+            Map<String, Object> check = check("a2a_received");
+            if (text != null) with(check, "text", text);
+            if (agent != null) with(check, "agent", agent);
+            if (times != null) with(check, "times", times);
+            return run(check);
+        }
+
+        /** A client cancelled a task of an A2A agent ({@code agent} when not null). */
+        public MockAssert a2aTaskCanceled(String agent) {
+            Map<String, Object> check = check("a2a_task_canceled");
+            if (agent != null) with(check, "agent", agent);
+            return run(check);
+        }
+
+        /** No JSON-RPC request reached the A2A agent (reading its card is not a call). */
+        public MockAssert a2aNotCalled(String agent) {
+            return run(with(check("a2a_not_called"), "agent", CuecardException.notNull(agent, "agent")));
+        }
+
+        /** Every A2A agent step answered a message. */
+        public MockAssert allA2aStepsUsed() {
+            return run(check("all_a2a_steps_used"));
+        }
+
         /** Every step used and no request beyond the script. */
         public MockAssert scriptFullyUsed() {
             return run(check("script_fully_used"));

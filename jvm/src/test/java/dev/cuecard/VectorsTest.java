@@ -209,6 +209,11 @@ class VectorsTest {
                 if (name.equals("socket_received")) chain.socketReceived(type, fields, session, times);
                 else chain.socketSent(type, fields, session, times);
             }
+            case "a2a_received" -> chain.a2aReceived(check.path("text").asText(null), check.path("agent").asText(null),
+                    check.has("times") ? check.get("times").asInt() : null);
+            case "a2a_task_canceled" -> chain.a2aTaskCanceled(check.path("agent").asText(null));
+            case "a2a_not_called" -> chain.a2aNotCalled(check.get("agent").asText());
+            case "all_a2a_steps_used" -> chain.allA2aStepsUsed();
             case "answer_fault" -> chain.answerFault(check.path("kind").asText(null),
                     check.has("times") ? check.get("times").asInt() : null, check.path("recovered").asBoolean(false));
             case "socket_events_in_order" -> {
@@ -289,7 +294,7 @@ class VectorsTest {
         }
         assertThat(ran).isEqualTo(checks);
         assertThat(vectors.size()).isGreaterThanOrEqualTo(7);
-        assertThat(names).as("the vectors reach every check (the core has 30: verify::CHECK_NAMES)").hasSize(30);
+        assertThat(names).as("the vectors reach every check (the core has 34: verify::CHECK_NAMES)").hasSize(34);
     }
 
     private static void report(RecordingObserver.CallObservation call, JsonNode event) {
