@@ -189,10 +189,15 @@ python3 scripts/npm_packages.py "$CARGO_TARGET_DIR/release-dist/npm" \
   "x86_64-unknown-linux-gnu=node/native/cuecard.linux-x64-gnu.node"
 python3 scripts/check_release.py "$CARGO_TARGET_DIR/release-dist" --only npm
 
-step "wire: the official Python SDKs (openai, anthropic) against cuecard serve"
+step "wire: the official Python SDKs (openai, anthropic, a2a-sdk 1.x and 0.3, ...) against cuecard serve"
 # $CUECARD_BIN is the tests' build of the command (every feature).
 # The venv with the wheel: the README example starts the server with `python -m cuecard`.
 (cd tests/sdk/python && "$CARGO_TARGET_DIR/py-clean-venv/bin/python" -m pytest -q -p no:cacheprovider)
+# a2a-sdk 0.3.x (what Strands pins) cannot share a venv with 1.x: one file in a venv of its own.
+rm -rf "$CARGO_TARGET_DIR/py-a2a03-venv"
+python3 -m venv "$CARGO_TARGET_DIR/py-a2a03-venv"
+"$CARGO_TARGET_DIR/py-a2a03-venv/bin/pip" install --quiet --disable-pip-version-check -r tests/sdk/python/requirements-a2a03.txt
+(cd tests/sdk/python && "$CARGO_TARGET_DIR/py-a2a03-venv/bin/python" -m pytest -q -p no:cacheprovider test_a2a_sdk03.py)
 # One cuecard serve shared by 8 pytest-xdist workers, each test on its own /t/{id}/ (the cuecard_shared fixture).
 (cd tests/sdk/python-xdist && "$CARGO_TARGET_DIR/py-clean-venv/bin/python" -m pytest -q -p no:cacheprovider -n 8 --cuecard-serve)
 
