@@ -59,3 +59,39 @@ def test_a2a_sdk_03_streams_sends_follows_up_gets_and_cancels(cuecard):
     assert canceled.status.state == TaskState.canceled
     sends = [(e["method"], e["version"]) for e in cuecard.journal()["a2a"]["entries"] if "message" in e["method"]]
     assert sends == [("message/stream", "0.3"), ("message/send", "0.3"), ("message/send", "0.3"), ("message/send", "0.3")]
+
+
+def test_a_strands_agent_delegates_to_the_scripted_agent_and_its_own_model_is_scripted_too(cuecard):
+    """A Strands agent (strands-agents 1.62) whose model is the scenario's route and whose tool asks a remote agent
+    (Strands' `A2AAgent`, over a2a-sdk 0.3) that is the scenario's agent: one file, one server, one journal in
+    order — the model asks for the tool, the agent is called, the model answers from its reply."""
+    # ANCHOR: delegate
+    from strands import Agent, tool
+    from strands.agent.a2a_agent import A2AAgent
+    from strands.models.openai import OpenAIModel
+
+    cuecard.load({"cuecard": 1, "a2a": AGENTS, "routes": [{"steps": [
+        {"tool_calls": [{"name": "ask_researcher", "arguments": {"question": "weather in Paris?"}}]},
+        {"text": "The researcher says it is sunny in Paris."},
+    ]}]})
+    researcher = A2AAgent(endpoint=cuecard.base + "/a2a/researcher")
+
+    @tool
+    def ask_researcher(question: str) -> str:
+        """Ask the research agent a question."""
+        return str(researcher(question))
+
+    model = OpenAIModel(client_args={"base_url": cuecard.openai_url, "api_key": "test-key"}, model_id="gpt-4o")
+    orchestrator = Agent(model=model, tools=[ask_researcher], callback_handler=None)
+    assert str(orchestrator("What is the weather in Paris?")).strip() == "The researcher says it is sunny in Paris."
+    # ANCHOR_END: delegate
+    journal = cuecard.journal()
+    model_calls = journal["entries"]
+    assert len(model_calls) == 2
+    tool_result = model_calls[1]["request"]["messages"][-1]
+    assert tool_result["role"] == "tool"
+    # Strands joins the parts of the streamed artifact (one a chunk) with newlines, as it would a real agent's.
+    assert tool_result["content"][0]["text"].replace("\n", "") == "Sunny in Paris, 22 degrees."
+    sends = [e for e in journal["a2a"]["entries"] if e["method"] != "card"]
+    assert [(e["method"], e["text"], e["after_requests"]) for e in sends] == [
+        ("message/stream", "weather in Paris?", 1)]
