@@ -1,6 +1,7 @@
 // The journal dashboard (GET /_cuecard/ on a server) in headless Chromium (Debian's, driven by playwright-core): it
 // loads, shows a request the official openai SDK made within a second, highlights an unexpected one, filters by
-// outcome, opens a request as sent, shows a hostile message as text and a step's answer fault beside its outcome. A screenshot is written to
+// outcome, opens a request as sent, shows a hostile message as text and a step's answer fault beside its outcome,
+// a realtime session's messages, and the requests to a scripted A2A agent. A screenshot is written to
 // CUECARD_SCREENSHOT (docs/dashboard.png when run by hand; CI writes its own beside its build).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,6 +17,7 @@ test('the journal dashboard in headless Chromium', async () => {
   const mock = MockModel.fromScenario({
     cuecard: 1,
     routes: [{ steps: [{ text: 'Sunny in Paris, 22 °C.' }, { text: 'Light rain tomorrow.' }, { text: 'Dry all weekend long.', fault: 'truncated_output' }] }],
+    a2a: { agents: [{ name: 'researcher', steps: [{ text: 'Found it.' }] }] },
   });
   const server = new Server(mock, { instant: true });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -77,6 +79,15 @@ test('the journal dashboard in headless Chromium', async () => {
     const messages = await page.$$eval('#sockets tr.client td.kind, #sockets tr.server td.kind', (tds) => tds.map((td) => td.textContent));
     assert.deepEqual(messages.slice(0, 6), ['open', 'session.created', 'conversation.created', 'session.update', 'session.updated', 'response.create']);
     assert.ok(messages.includes('response.done'), messages.join(' '));
+
+    // A message to the scripted A2A agent shows in its section, with the agent, method, generation and text.
+    const delegated = await fetch(`${server.baseURL}/a2a/researcher`, { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send',
+        params: { message: { kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'text', text: 'find it' }] } } }) });
+    assert.equal((await delegated.json()).result.status.state, 'completed');
+    await page.waitForSelector('#a2a-section:not([hidden]) #a2a tr.entry', { timeout: 2000 });
+    const agentRows = await page.$$eval('#a2a tr.entry', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+    assert.deepEqual(agentRows.map((r) => [r[3], r[4], r[5], r[8], r[9]]), [['researcher', 'message/send', '0.3', 'answered', 'find it']]);
 
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
     assert.deepEqual(errors, []);
