@@ -105,6 +105,22 @@ impl FaultKind {
         FaultKind::ALL.into_iter().find(|k| k.as_str() == name)
     }
 
+    /// What this fault needs of an answer that lacks it (`None`: it applies): tool calls for a tool-call fault,
+    /// text for a text fault, a JSON object as text for `output_schema_violation`, text or tool calls for the rest.
+    /// The one rule for a drawn fault (`mock/faulted.rs`) and a step's own (`Step::with_fault`).
+    pub fn missing_in(self, answer: &crate::answer::Answer) -> Option<&'static str> {
+        let text = answer.text.as_ref().map(crate::answer::Chunks::text).unwrap_or_default();
+        let calls = !answer.tool_calls.is_empty();
+        match self {
+            k if k.needs_tool_calls() => (!calls).then_some("tool calls"),
+            FaultKind::OutputSchemaViolation => (!is_json_object(&text)).then_some("a JSON object as its text"),
+            FaultKind::TruncatedOutput | FaultKind::ContentFilter | FaultKind::Refusal => {
+                text.is_empty().then_some("text")
+            }
+            _ => (text.is_empty() && !calls).then_some("text or tool calls"),
+        }
+    }
+
     /// Whether the fault needs the answer's tool calls (else its text).
     pub const fn needs_tool_calls(self) -> bool {
         matches!(

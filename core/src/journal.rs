@@ -388,6 +388,17 @@ impl Journal {
     }
 }
 
+/// Appends `entry` to a side journal (MCP's, A2A's), then drops the oldest entries past `limit` (the mock's journal
+/// limit; `None` keeps all).
+pub(crate) fn push_bounded<T>(journal: &mut std::collections::VecDeque<T>, entry: T, limit: Option<usize>) {
+    journal.push_back(entry);
+    if let Some(limit) = limit {
+        while journal.len() > limit {
+            journal.pop_front();
+        }
+    }
+}
+
 /// One MCP message the mock received, journaled.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct McpEntry {

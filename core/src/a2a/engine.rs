@@ -9,7 +9,6 @@ use crate::mock::a2a::{AgentsState, Made, Part, Said, Task, TaskState};
 use crate::mock::MockModel;
 use crate::script::a2a::{A2aAgent, A2aState, A2aStep};
 use crate::script::mcp::contains;
-use crate::script::Exhaustion;
 use serde_json::{json, Value};
 
 /// What the transport sends back.
@@ -90,23 +89,9 @@ pub(crate) fn answer(
     version: Option<&str>,
 ) -> Answer {
     mock.with_a2a(|state, now| {
-        let mut entry = A2aEntry {
-            index: state.received,
-            after_requests: now.requests,
-            at_ms: *now.clock_ms,
-            agent: agent
-                .and_then(|a| state.a2a.agents.get(a))
-                .map_or_else(|| agent_name.to_string(), |a| a.name.clone()),
-            method: String::new(),
-            version: Gen::V1.name(),
-            id: None,
-            task_id: None,
-            text: None,
-            parts: None,
-            step: None,
-            outcome: Outcome::Answered,
-            error: None,
-        };
+        let name =
+            agent.and_then(|a| state.a2a.agents.get(a)).map_or_else(|| agent_name.to_string(), |a| a.name.clone());
+        let mut entry = arrival(state, &now, name, String::new(), Outcome::Answered);
         let request: Option<Value> = serde_json::from_slice(body).ok();
         let id = request.as_ref().and_then(|r| r.get("id")).cloned().unwrap_or(Value::Null);
         let method = request.as_ref().and_then(|r| r.get("method")).and_then(Value::as_str).unwrap_or_default();
@@ -177,23 +162,34 @@ pub(crate) fn journal_refused(mock: &MockModel, agent_name: &str, method: &str, 
 
 fn journal_plain(mock: &MockModel, agent_name: &str, method: &str, outcome: Outcome) {
     mock.with_a2a(|state, now| {
-        let entry = A2aEntry {
-            index: state.received,
-            after_requests: now.requests,
-            at_ms: *now.clock_ms,
-            agent: agent_name.to_string(),
-            method: method.to_string(),
-            version: Gen::V1.name(),
-            id: None,
-            task_id: None,
-            text: None,
-            parts: None,
-            step: None,
-            outcome,
-            error: None,
-        };
+        let entry = arrival(state, &now, agent_name.to_string(), method.to_string(), outcome);
         state.record(entry, now.journal_limit);
     });
+}
+
+/// The journal entry of a request arriving now, its details to fill in.
+fn arrival(
+    state: &AgentsState,
+    now: &crate::mock::mcp::Now<'_>,
+    agent: String,
+    method: String,
+    outcome: Outcome,
+) -> A2aEntry {
+    A2aEntry {
+        index: state.received,
+        after_requests: now.requests,
+        at_ms: *now.clock_ms,
+        agent,
+        method,
+        version: Gen::V1.name(),
+        id: None,
+        task_id: None,
+        text: None,
+        parts: None,
+        step: None,
+        outcome,
+        error: None,
+    }
 }
 
 fn serve(
@@ -295,18 +291,7 @@ fn take_step(used: &mut [bool], agent: &A2aAgent, text: &str, message: &Value) -
                 && m.metadata.as_ref().is_none_or(|want| message.get("metadata").is_some_and(|got| contains(got, want)))
         })
     };
-    let first_unused = |used: &[bool]| used.iter().zip(&agent.steps).position(|(used, step)| !used && accepts(step));
-    let taken = first_unused(used).or_else(|| match agent.on_exhausted.unwrap_or_default() {
-        Exhaustion::Fail => None,
-        Exhaustion::RepeatLast => used.iter().zip(&agent.steps).rposition(|(used, step)| *used && accepts(step)),
-        Exhaustion::Cycle if used.iter().all(|u| *u) => {
-            used.iter_mut().for_each(|u| *u = false);
-            first_unused(used)
-        }
-        Exhaustion::Cycle => None,
-    })?;
-    *used.get_mut(taken)? = true;
-    Some(taken)
+    agent.on_exhausted.unwrap_or_default().take(used, &agent.steps, accepts)
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -7,7 +7,6 @@ use crate::journal::Outcome;
 use crate::mock::mcp::{McpState, Now};
 use crate::mock::MockModel;
 use crate::script::mcp::{contains, McpServer, McpTool, McpToolStep};
-use crate::script::Exhaustion;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
@@ -456,18 +455,7 @@ fn call_tool(state: &mut McpState, server: usize, params: &Value, entry: &mut Mc
 /// The step a call takes: the first unused one it matches, else what the tool's exhaustion policy says.
 fn take_step(used: &mut [bool], tool: &McpTool, server: &McpServer, arguments: &Value) -> Option<usize> {
     let accepts = |step: &McpToolStep| step.matcher.as_ref().is_none_or(|m| contains(arguments, &m.arguments));
-    let first_unused = |used: &[bool]| used.iter().zip(&tool.steps).position(|(used, step)| !used && accepts(step));
-    let taken = first_unused(used).or_else(|| match tool.on_exhausted.or(server.on_exhausted).unwrap_or_default() {
-        Exhaustion::Fail => None,
-        Exhaustion::RepeatLast => used.iter().zip(&tool.steps).rposition(|(used, step)| *used && accepts(step)),
-        Exhaustion::Cycle if used.iter().all(|u| *u) => {
-            used.iter_mut().for_each(|u| *u = false);
-            first_unused(used)
-        }
-        Exhaustion::Cycle => None,
-    })?;
-    *used.get_mut(taken)? = true;
-    Some(taken)
+    tool.on_exhausted.or(server.on_exhausted).unwrap_or_default().take(used, &tool.steps, accepts)
 }
 
 /// The step's progress notifications (to a client that sent a `progressToken`) spread over its delay.

@@ -97,12 +97,7 @@ impl AgentsState {
     /// Journals `entry`, then drops the oldest entries past `limit`.
     pub fn record(&mut self, entry: A2aEntry, limit: Option<usize>) {
         self.received += 1;
-        self.journal.push_back(entry);
-        if let Some(limit) = limit {
-            while self.journal.len() > limit {
-                self.journal.pop_front();
-            }
-        }
+        crate::journal::push_bounded(&mut self.journal, entry, limit);
     }
 
     /// Forgets what happened; keeps the agents.

@@ -41,17 +41,7 @@ pub(super) fn fault(
 /// Whether a fault can be drawn for this answer to this request: a tool-call fault needs tool calls, a text fault
 /// text, a structured-output fault a request for JSON of a schema answered with a JSON object.
 fn applies(kind: FaultKind, answer: &Answer, request: &ChatRequest) -> bool {
-    let tools = !answer.tool_calls.is_empty();
-    let text = answer.text.as_ref().is_some_and(|t| !t.is_empty());
-    match kind {
-        k if k.needs_tool_calls() => tools,
-        FaultKind::TruncatedOutput | FaultKind::ContentFilter | FaultKind::Refusal => text,
-        FaultKind::OutputSchemaViolation => {
-            output_schema(request).is_some()
-                && answer.text.as_ref().is_some_and(|t| crate::faults::is_json_object(&t.text()))
-        }
-        _ => tools || text,
-    }
+    kind.missing_in(answer).is_none() && (kind != FaultKind::OutputSchemaViolation || output_schema(request).is_some())
 }
 
 /// The schema the request asked its output to match, if any.

@@ -38,12 +38,7 @@ impl McpState {
     /// Journals `entry`, then drops the oldest entries past `limit` (the mock's journal limit; `None` keeps all).
     pub fn record(&mut self, entry: McpEntry, limit: Option<usize>) {
         self.received += 1;
-        self.journal.push_back(entry);
-        if let Some(limit) = limit {
-            while self.journal.len() > limit {
-                self.journal.pop_front();
-            }
-        }
+        crate::journal::push_bounded(&mut self.journal, entry, limit);
     }
 
     /// Forgets what happened; keeps the servers.

@@ -33,6 +33,24 @@ impl Exhaustion {
             Exhaustion::Cycle => "cycle",
         }
     }
+
+    /// The step a call takes among `steps` that are taken in any order by what they `accept` (MCP tool steps, A2A
+    /// agent steps; `used` marks those taken): the first unused one it meets, else what this policy says (the last
+    /// used one it meets, or all unused again once every one was used); marked used.
+    pub fn take<S>(self, used: &mut [bool], steps: &[S], accepts: impl Fn(&S) -> bool) -> Option<usize> {
+        let first_unused = |used: &[bool]| used.iter().zip(steps).position(|(used, step)| !used && accepts(step));
+        let taken = first_unused(used).or_else(|| match self {
+            Exhaustion::Fail => None,
+            Exhaustion::RepeatLast => used.iter().zip(steps).rposition(|(used, step)| *used && accepts(step)),
+            Exhaustion::Cycle if used.iter().all(|u| *u) => {
+                used.iter_mut().for_each(|u| *u = false);
+                first_unused(used)
+            }
+            Exhaustion::Cycle => None,
+        })?;
+        *used.get_mut(taken)? = true;
+        Some(taken)
+    }
 }
 
 impl std::str::FromStr for Exhaustion {

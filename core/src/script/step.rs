@@ -254,17 +254,7 @@ impl Step {
         let StepBody::Answer(answer) = &self.body else {
             return Err(invalid_argument(format!("fault {} needs an answer step, not a failure", kind.as_str())));
         };
-        let text = answer.text.as_ref().map(Chunks::text).unwrap_or_default();
-        let missing = match kind {
-            k if k.needs_tool_calls() => answer.tool_calls.is_empty().then_some("tool calls"),
-            crate::faults::FaultKind::OutputSchemaViolation => {
-                (!crate::faults::is_json_object(&text)).then_some("a JSON object as its text")
-            }
-            crate::faults::FaultKind::TruncatedOutput
-            | crate::faults::FaultKind::ContentFilter
-            | crate::faults::FaultKind::Refusal => text.is_empty().then_some("text"),
-            _ => (text.is_empty() && answer.tool_calls.is_empty()).then_some("text or tool calls"),
-        };
+        let missing = kind.missing_in(answer);
         if let Some(missing) = missing {
             return Err(invalid_argument(format!("fault {} needs a step with {missing}", kind.as_str())));
         }

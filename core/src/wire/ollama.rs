@@ -221,21 +221,11 @@ fn chat_message(text: &str, thinking: Option<&str>, calls: &[ToolCall]) -> Value
     message
 }
 
-/// `2026-01-01T00:00:00Z` from Unix seconds (the mock's clock): the civil date by Howard Hinnant's days-from-civil
-/// inverse, so no date library is needed for the one format Ollama sends.
+/// `2026-01-01T00:00:00Z` from Unix seconds (the mock's clock), the date by `clock::days_date`.
 pub(crate) fn rfc3339(seconds: u64) -> String {
-    let days = (seconds / 86_400) as i64;
+    let date = crate::clock::days_date(i64::try_from(seconds / 86_400).unwrap_or(i64::MAX));
     let rest = seconds % 86_400;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era = (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rest / 3600, rest % 3600 / 60, rest % 60)
+    format!("{date}T{:02}:{:02}:{:02}Z", rest / 3600, rest % 3600 / 60, rest % 60)
 }
 
 /// The `done: true` line (and a whole answer's body): the finish reason and the counters, with `total_duration`
