@@ -55,6 +55,7 @@ fn wire_requests(c: &mut Criterion) {
         path: "/v1/chat/completions".into(),
         query: String::new(),
         headers: vec![("content-type".into(), "application/json".into())],
+        mount: String::new(),
         body: format!(
             r#"{{"model":"gpt-4o","stream":{stream},"messages":[{{"role":"user","content":"What is the weather in Paris?"}}]}}"#
         )

@@ -32,6 +32,9 @@ pub struct HttpRequest {
     /// its `Host` (a token is how a server beyond loopback is administered). Never part of the data form, so a
     /// request that crosses as data cannot claim it.
     pub admin_token_checked: bool,
+    /// The path prefix the request came in under and that was taken off `path` (`/t/{id}` for a test of a shared
+    /// server; empty otherwise): what a reply that names its own URL (an A2A agent card) puts back.
+    pub mount: String,
 }
 
 #[derive(Clone, Serialize, Deserialize)]
@@ -103,6 +106,7 @@ impl HttpRequest {
             headers: headers.into_iter().map(|(n, v)| (n.to_ascii_lowercase(), v)).collect(),
             body,
             admin_token_checked: false,
+            mount: String::new(),
         }
     }
 

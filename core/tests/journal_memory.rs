@@ -83,6 +83,7 @@ fn a_small_chat_request_keeps_about_a_kilobyte_in_the_journal() {
         headers: vec![("content-type".into(), "application/json".into())],
         body: BODY.as_bytes().to_vec(),
         admin_token_checked: false,
+        mount: String::new(),
     };
     let wire = per_call(n, || drop(handle(&over_wire, &http)));
     assert_eq!(over_wire.request_count(), n as u64);

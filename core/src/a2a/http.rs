@@ -39,9 +39,10 @@ pub fn handle_http(mock: &MockModel, request: &HttpRequest) -> HttpReply {
         engine::journal_card(mock, found.as_ref().map_or(shown.as_str(), |a| a.name.as_str()), found.is_some());
         return match found {
             Some(agent) => {
-                // The JSON-RPC endpoint as the client reached this server (its Host header).
+                // The JSON-RPC endpoint as the client reached this server (its Host header, and the test's `/t/{id}`
+                // when it came through one).
                 let host = request.header("host").unwrap_or("127.0.0.1");
-                let url = format!("http://{host}/a2a/{}", agent.name);
+                let url = format!("http://{host}{}/a2a/{}", request.mount, agent.name);
                 json_reply(200, &super::card::card(&agent, &url))
             }
             None => json_reply(

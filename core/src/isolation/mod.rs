@@ -183,6 +183,7 @@ impl Tests {
                 return Err(error_reply(404, ErrorKind::NotFound, message));
             }
             let (id, rest) = (id.to_string(), rest.to_string());
+            request.mount = format!("/t/{id}");
             request.path = rest;
             return self.answering_mock(&id, request);
         }

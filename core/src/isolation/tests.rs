@@ -207,3 +207,19 @@ fn a_stray_path_makes_no_test_and_evicts_none() {
     let mock = tests.select(&mut HttpRequest::post_json("/t/live/v1/models", ""), None).unwrap();
     assert_eq!(mock.request_count(), 3, "two chats and the live test's own 404");
 }
+
+#[test]
+fn an_agent_card_fetched_under_a_test_prefix_names_the_endpoint_under_it() {
+    let scenario = json!({"cuecard": 1, "a2a": {"agents": [{"name": "researcher", "steps": [{"text": "done"}]}]}});
+    let default = Arc::new(MockModel::from_scenario(&Scenario::from_value(scenario).unwrap()).unwrap());
+    let tests = Tests::new(default, 10, DEFAULT_JOURNAL_TOTAL);
+    let card = |path: &str| {
+        let request = HttpRequest::new("GET", path, vec![("host".into(), "127.0.0.1:9".into())], vec![]);
+        send(&tests, request).1
+    };
+    // A client that resolves the card under `/t/{id}` must send its messages there too, or they reach the default.
+    let prefixed = card("/t/alpha/a2a/.well-known/agent-card.json");
+    assert_eq!(prefixed["url"], "http://127.0.0.1:9/t/alpha/a2a/researcher");
+    assert_eq!(prefixed["supportedInterfaces"][0]["url"], "http://127.0.0.1:9/t/alpha/a2a/researcher");
+    assert_eq!(card("/a2a/.well-known/agent-card.json")["url"], "http://127.0.0.1:9/a2a/researcher");
+}

@@ -528,6 +528,7 @@ async fn answer(
         body: Vec::new(),
         // Any admin request without the token was refused above.
         admin_token_checked: admin_token.is_some() && wire::is_admin_path(parts.uri.path()),
+        mount: String::new(),
     };
     // The test a request belongs to (`/t/{id}/...` or `x-cuecard-test`), its path made the one that test's mock serves.
     // Read as text whatever its bytes, so an id that is not ASCII is refused as every invalid id is, instead of
