@@ -74,8 +74,10 @@ enum Command {
     /// replays). Keys and credential headers are never written.
     Record {
         /// Where to forward: a URL for every protocol (`https://api.openai.com`), or `PROTOCOL=URL` for one of
-        /// openai, anthropic, gemini, ollama, bedrock, azure. The client's path is kept. None given: the providers'
-        /// public APIs (OpenAI, Anthropic, Gemini, Ollama on 127.0.0.1:11434).
+        /// openai, anthropic, gemini, ollama, bedrock, azure, mcp, a2a. The client's path is kept (an A2A agent's
+        /// `a2a=URL` is its base URL: the client on `<proxy>/a2a` reaches its card and JSON-RPC endpoint there, and
+        /// the card it reads points back at the proxy). None given: the providers' public APIs (OpenAI, Anthropic,
+        /// Gemini, Ollama on 127.0.0.1:11434).
         #[arg(long = "upstream", value_parser = upstream)]
         upstreams: Vec<String>,
         /// The recording (YAML for .yaml/.yml, JSON otherwise), each exchange appended to it as it ends.

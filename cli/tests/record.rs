@@ -525,3 +525,67 @@ fn an_mcp_server_over_http_is_recorded_through_the_proxy_and_replayed_by_serve()
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A remote agent's scenario: what the partner agent answers.
+fn a2a_partner_scenario(dir: &std::path::Path) -> String {
+    let scenario = serde_json::json!({"cuecard": 1, "a2a": {"agents": [{
+    "name": "partner", "description": "Books trips",
+    "skills": [{"id": "book", "name": "Booking", "tags": ["travel"]}],
+    "steps": [
+        {"match": {"text": "Paris"}, "text": "Booked Paris for Tuesday.", "status": "All set"},
+        {"match": {"text": "Rome"}, "state": "input_required", "status": "Which day?"},
+        {"error": {"code": -32005, "message": "Incompatible content types"}},
+    ]}]}});
+    let path = dir.join("partner.json");
+    std::fs::write(&path, scenario.to_string()).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn a_remote_agent_is_recorded_through_the_proxy_and_replayed_by_serve() {
+    let dir = std::env::temp_dir().join(format!("cuecard-record-a2a-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("partner-a2a.yaml");
+    let upstream = Running::start(&["serve", "--port", "0", "--scenario", &a2a_partner_scenario(&dir)]);
+    let url = format!("a2a=http://{}/a2a/partner", upstream.addr);
+    let proxy = Running::start(&["record", "--upstream", &url, "--out", out.to_str().unwrap(), "--port", "0"]);
+    let auth = ("authorization", "Bearer partner-secret-0123456789");
+    let conversation = |addr: &str| {
+        let (status, _, card, _) = send(addr, "GET", "/a2a/.well-known/agent-card.json", &[auth], "");
+        assert_eq!(status, 200);
+        let mut card: serde_json::Value = serde_json::from_slice(&card).unwrap();
+        // The proxy's card names `/a2a` (where the client is); serve's names the agent (`/a2a/partner`).
+        let endpoint = card["url"].as_str().unwrap();
+        assert!(
+            endpoint.starts_with(&format!("http://{addr}/a2a")),
+            "the card sends the client back to {addr}: {endpoint}"
+        );
+        card.as_object_mut().unwrap().retain(|k, _| !["url", "supportedInterfaces"].contains(&k.as_str()));
+        let mut answers = vec![card];
+        let message = |text: &str| serde_json::json!({"role": "user", "kind": "message", "messageId": text, "parts": [{"kind": "text", "text": text}]});
+        for (method, text) in
+            [("message/send", "Book Paris"), ("message/stream", "Book Rome"), ("message/send", "Book Mars")]
+        {
+            let body =
+                serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": {"message": message(text)}});
+            let (status, _, answer, _) =
+                send(addr, "POST", "/a2a", &[("content-type", "application/json"), auth], &body.to_string());
+            assert_eq!(status, 200);
+            answers.push(serde_json::Value::String(String::from_utf8(answer).unwrap()));
+        }
+        answers
+    };
+    let live = conversation(&proxy.addr);
+    let stopped = proxy.stop();
+    assert!(stopped.contains("4 exchange(s) recorded"), "{stopped}");
+    upstream.stop();
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("a2a:") && text.contains("name: partner") && text.contains("Booked Paris"), "{text}");
+    assert!(!text.contains("partner-secret"), "the agent's credential is not written: {text}");
+    assert!(live[2].as_str().unwrap().contains("input-required"), "{:?}", live[2]);
+    let replay = Running::start(&["serve", "--port", "0", "--instant", "--scenario", out.to_str().unwrap()]);
+    let replayed = conversation(&replay.addr);
+    replay.stop();
+    assert_eq!(replayed, live, "the recording answers as the partner did");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -534,6 +534,9 @@ pub struct A2aEntry {
     /// The JSON-RPC error sent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<Value>,
+    /// The webhooks this request made the agent POST the task to (push notifications), in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pushed: Vec<String>,
 }
 
 /// An agent step no message took.

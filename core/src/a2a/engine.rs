@@ -80,14 +80,17 @@ fn rejected(code: i64, message: impl Into<String>) -> Failure {
     Failure { code, message: message.clone(), data: None, outcome: Outcome::Rejected { reason: message } }
 }
 
-/// Answers one JSON-RPC body sent to `agent` (None: the path named no agent), journaling it once.
+/// Answers one JSON-RPC body sent to `agent` (None: the path named no agent), journaling it once. Beside the answer,
+/// the kind of cuecard error it is when the scenario lacks what was asked (`script_exhausted`: no step left for the
+/// message; `not_found`: no such agent), which a recording proxy forwards instead of replaying; and the pushes owed
+/// to webhooks, to send after the reply.
 pub(crate) fn answer(
     mock: &MockModel,
     agent: Option<usize>,
     agent_name: &str,
     body: &[u8],
     version: Option<&str>,
-) -> Answer {
+) -> (Answer, Option<&'static str>, Vec<super::push::Push>) {
     mock.with_a2a(|state, now| {
         let name =
             agent.and_then(|a| state.a2a.agents.get(a)).map_or_else(|| agent_name.to_string(), |a| a.name.clone());
@@ -122,6 +125,7 @@ pub(crate) fn answer(
                 serve(state, now.clock_ms, agent, gen, op, &params, &mut entry)
             }
         };
+        let mut miss = None;
         let reply = match outcome {
             Ok(Answer::Json(result)) => Answer::Json(json!({"jsonrpc": "2.0", "id": id, "result": result})),
             Ok(Answer::Stream { events, cut }) => Answer::Stream {
@@ -132,6 +136,11 @@ pub(crate) fn answer(
                 cut,
             },
             Err(f) => {
+                miss = match f.outcome {
+                    Outcome::Exhausted => Some("script_exhausted"),
+                    Outcome::Unmatched if agent.is_none() => Some("not_found"),
+                    _ => None,
+                };
                 let error = render::error(f.code, &f.message, f.data.as_ref(), gen);
                 entry.outcome = f.outcome;
                 entry.error = Some(error.clone());
@@ -145,7 +154,7 @@ pub(crate) fn answer(
             }
         };
         state.record(entry, now.journal_limit);
-        reply
+        (reply, miss, std::mem::take(&mut state.outbox))
     })
 }
 
@@ -189,6 +198,7 @@ fn arrival(
         step: None,
         outcome,
         error: None,
+        pushed: Vec::new(),
     }
 }
 
@@ -214,8 +224,9 @@ fn serve(
             let id = task_param(params).ok_or_else(|| rejected(-32602, "params.id (the task's id) is required"))?;
             entry.task_id = Some(id.clone());
             let at = state.tasks.iter().position(|t| t.id == id && t.agent == agent);
+            let (tasks, outbox) = (&mut state.tasks, &mut state.outbox);
             let task = at
-                .and_then(|at| state.tasks.get_mut(at))
+                .and_then(|at| tasks.get_mut(at))
                 .ok_or_else(|| Failure { data: Some(json!({"taskId": id})), ..failure(-32001, "Task not found") })?;
             match op {
                 Op::Get => {
@@ -227,6 +238,8 @@ fn serve(
                     task.state = TaskState::Ended(A2aState::Canceled);
                     task.status = None;
                     task.status_at_ms = *clock_ms;
+                    task.push_owed = false;
+                    notify(task, gen, outbox, entry);
                     Ok(Answer::Json(render::task(task, task.state, true, None, gen)))
                 }
                 _ if task.state.is_terminal() => {
@@ -325,6 +338,21 @@ fn send(
             Some(_) => {}
         }
     }
+    // A webhook given with the message (v0.3 `pushNotificationConfig`, v1.0 `taskPushNotificationConfig`) is checked
+    // before a step is taken: a refused one uses none.
+    let inline_push = ["pushNotificationConfig", "taskPushNotificationConfig"]
+        .iter()
+        .find_map(|key| params.get("configuration").and_then(|c| c.get(*key)))
+        .filter(|config| !config.is_null())
+        .cloned();
+    if let Some(config) = &inline_push {
+        if !script.push_notifications.unwrap_or(false) {
+            return Err(failure(-32003, "Push Notification is not supported"));
+        }
+        if let Some(why) = super::push::refused_url(config) {
+            return Err(rejected(-32602, why));
+        }
+    }
     let used = state.used.get_mut(agent).ok_or_else(|| failure(-32603, "the agent is gone"))?;
     let Some(taken) = take_step(used, script, &text, message) else {
         let preview: String = text.chars().take(80).collect();
@@ -371,32 +399,32 @@ fn send(
                 history: Vec::new(),
                 artifacts: Vec::new(),
                 push: Vec::new(),
+                push_owed: false,
             });
             state.tasks.len() - 1
         }
     };
-    let mut made: Vec<Made> = Vec::new();
-    if let Some(text) = &step.text {
-        made.push(Made {
-            artifact_id: state.next_id(),
-            name: Some("answer".into()),
-            parts: vec![Part::Text(text.clone())],
-        });
-    }
-    for artifact in &step.artifacts {
-        let mut parts = Vec::new();
-        parts.extend(artifact.text.clone().map(Part::Text));
-        parts.extend(artifact.data.clone().map(Part::Data));
-        made.push(Made { artifact_id: state.next_id(), name: artifact.name.clone(), parts });
-    }
+    let made: Vec<Made> = step_artifacts(&step)
+        .into_iter()
+        .map(|(name, parts)| Made { artifact_id: state.next_id(), name, parts })
+        .collect();
     let status = step.status.clone().map(|text| Said {
         message_id: String::new(),
         from_user: false,
         parts: vec![Part::Text(text)],
     });
     let status = status.map(|s| Said { message_id: state.next_id(), ..s });
-    let Some(task) = state.tasks.get_mut(at) else { return Err(failure(-32603, "the task is gone")) };
+    let config_id = inline_push.as_ref().map(|_| state.next_id());
+    let AgentsState { tasks, outbox, .. } = state;
+    let Some(task) = tasks.get_mut(at) else { return Err(failure(-32603, "the task is gone")) };
     entry.task_id = Some(task.id.clone());
+    if let (Some(mut config), Some(fresh)) = (inline_push, config_id) {
+        if let (false, Some(fields)) = (config.get("id").is_some(), config.as_object_mut()) {
+            fields.insert("id".into(), json!(fresh));
+        }
+        task.push.retain(|c| c.get("id") != config.get("id"));
+        task.push.push(config);
+    }
     task.history.push(user);
     let before = task.state;
     let final_state = TaskState::Ended(step.state.unwrap_or_default());
@@ -410,6 +438,10 @@ fn send(
         let waits = params.pointer("/configuration/blocking") == Some(&json!(false))
             || params.pointer("/configuration/returnImmediately") == Some(&json!(true));
         let shown = if waits { TaskState::Working } else { final_state };
+        // The webhooks known now hear where the task ends; answered at once without one, the first registered
+        // later is told (the task ends after the reply).
+        task.push_owed = waits && task.push.is_empty();
+        notify(task, gen, outbox, entry);
         return Ok(Answer::Json(render::item("task", render::task(task, shown, !waits, None, gen), gen)));
     }
     let mut events: Vec<Value> = Vec::new();
@@ -417,16 +449,7 @@ fn send(
     events.push(render::item("task", render::task(task, first, false, None, gen), gen));
     events.push(render::status_update(task, TaskState::Working, gen));
     for artifact in &made {
-        let chunks: Vec<Vec<Part>> = artifact
-            .parts
-            .iter()
-            .flat_map(|part| match part {
-                Part::Text(text) => {
-                    crate::tokenize::tokenize(text).map(|t| vec![Part::Text(t.to_string())]).collect::<Vec<_>>()
-                }
-                Part::Data(_) => vec![vec![part.clone()]],
-            })
-            .collect();
+        let chunks = chunks_of(&artifact.parts);
         let last = chunks.len().saturating_sub(1);
         for (i, chunk) in chunks.iter().enumerate() {
             events.push(render::artifact_update(task, artifact, chunk, i > 0, i == last, gen));
@@ -437,12 +460,63 @@ fn send(
     if let Some(n) = step.cut_after {
         events.truncate(n);
     }
+    // A stream cut before the end is an agent that went away: it tells no webhook.
+    if !cut {
+        notify(task, gen, outbox, entry);
+    }
     // The step's delay before the first event, then none: a stream is paced by its delay, not slowed per event.
     let timed = events.into_iter().enumerate().map(|(i, e)| (if i == 0 { step.delay_ms } else { 0 }, e)).collect();
     Ok(Answer::Stream { events: timed, cut })
 }
 
-/// The push notification config methods: configs are recorded per task (a push itself is not sent).
+/// Queues a POST of `task` as it is now to each webhook registered for it, naming each in the journal entry.
+fn notify(task: &Task, gen: Gen, outbox: &mut Vec<super::push::Push>, entry: &mut A2aEntry) {
+    for config in &task.push {
+        let rendered = render::task(task, task.state, true, None, gen);
+        if let Some(push) = super::push::push_for(config, rendered, gen == Gen::V1) {
+            entry.pushed.push(push.url.clone());
+            outbox.push(push);
+        }
+    }
+}
+
+/// The artifacts a step makes, as `(name, parts)` in order: its `text` (named `answer`), then its `artifacts`.
+fn step_artifacts(step: &A2aStep) -> Vec<(Option<String>, Vec<Part>)> {
+    let mut made = Vec::new();
+    if let Some(text) = &step.text {
+        made.push((Some("answer".to_string()), vec![Part::Text(text.clone())]));
+    }
+    for artifact in &step.artifacts {
+        let mut parts = Vec::new();
+        parts.extend(artifact.text.clone().map(Part::Text));
+        parts.extend(artifact.data.clone().map(Part::Data));
+        made.push((artifact.name.clone(), parts));
+    }
+    made
+}
+
+/// The chunks a stream sends an artifact's parts in: a text part word-like token by token, a data part whole.
+fn chunks_of(parts: &[Part]) -> Vec<Vec<Part>> {
+    parts
+        .iter()
+        .flat_map(|part| match part {
+            Part::Text(text) => {
+                crate::tokenize::tokenize(text).map(|t| vec![Part::Text(t.to_string())]).collect::<Vec<_>>()
+            }
+            Part::Data(_) => vec![vec![part.clone()]],
+        })
+        .collect()
+}
+
+/// How many events a stream of `step` sends before its final status: the task, `working`, then every chunk of
+/// every artifact. A step with `cut_after` this many delivers all it has and is cut before the task ends: what a
+/// recorded stream that broke off is replayed as.
+#[cfg(feature = "record")]
+pub(crate) fn events_before_final(step: &A2aStep) -> usize {
+    2 + step_artifacts(step).iter().map(|(_, parts)| chunks_of(parts).len()).sum::<usize>()
+}
+
+/// The push notification config methods: configs are kept per task (`push`: what is delivered to them).
 fn push(
     state: &mut AgentsState,
     agent: usize,
@@ -458,8 +532,8 @@ fn push(
         .ok_or_else(|| rejected(-32602, "params.taskId is required"))?;
     entry.task_id = Some(task_id.clone());
     let fresh = state.next_id();
-    let task = state
-        .tasks
+    let (tasks, outbox) = (&mut state.tasks, &mut state.outbox);
+    let task = tasks
         .iter_mut()
         .find(|t| t.id == task_id && t.agent == agent)
         .ok_or_else(|| Failure { data: Some(json!({"taskId": task_id})), ..failure(-32001, "Task not found") })?;
@@ -480,11 +554,18 @@ fn push(
                     flat
                 }
             };
+            if let Some(why) = super::push::refused_url(&config) {
+                return Err(rejected(-32602, why));
+            }
             if let (None, Some(fields)) = (config_id(&config), config.as_object_mut()) {
                 fields.insert("id".into(), json!(fresh));
             }
             task.push.retain(|c| config_id(c) != config_id(&config));
             task.push.push(config.clone());
+            // A task answered at once ends after the reply: the first webhook registered for it hears how.
+            if std::mem::take(&mut task.push_owed) {
+                notify(task, gen, outbox, entry);
+            }
             Ok(Answer::Json(wrap_config(&task_id, &config, gen)))
         }
         Op::PushGet => {

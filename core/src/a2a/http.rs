@@ -24,9 +24,16 @@ fn agent_of(path: &str) -> (Option<&str>, bool) {
     (name, card)
 }
 
-fn json_reply(status: u16, body: &Value) -> HttpReply {
-    let headers: Vec<ReplyHeader> = vec![("content-type".into(), "application/json".into())];
+fn json_reply(status: u16, body: &Value, miss: Option<&str>) -> HttpReply {
+    let mut headers: Vec<ReplyHeader> = vec![("content-type".into(), "application/json".into())];
+    headers.extend(miss_header(miss));
     HttpReply::Full { delay_ms: 0, status, headers, body: body.to_string() }
+}
+
+/// `x-cuecard-error` on an answer the scenario lacked (no such agent, no step left): how a recording proxy that
+/// replays first tells a miss to forward from an answer.
+fn miss_header(miss: Option<&str>) -> Option<ReplyHeader> {
+    miss.map(|kind| ("x-cuecard-error".into(), kind.to_string().into()))
 }
 
 /// Answers one HTTP request to an A2A path, journaling it once in the A2A journal.
@@ -43,34 +50,37 @@ pub fn handle_http(mock: &MockModel, request: &HttpRequest) -> HttpReply {
                 // when it came through one).
                 let host = request.header("host").unwrap_or("127.0.0.1");
                 let url = format!("http://{host}{}/a2a/{}", request.mount, agent.name);
-                json_reply(200, &super::card::card(&agent, &url))
+                json_reply(200, &super::card::card(&agent, &url), None)
             }
             None => json_reply(
                 404,
                 &json!({"error": format!("no A2A agent at {} (the scenario's a2a section names the agents)", request.path)}),
+                Some("not_found"),
             ),
         };
     }
     if request.method != "POST" {
         let message = format!("{} {}: an A2A endpoint takes JSON-RPC requests by POST", request.method, request.path);
         engine::journal_refused(mock, &shown, &request.method, &message);
-        return json_reply(405, &json!({"error": message}));
+        return json_reply(405, &json!({"error": message}), None);
     }
     let version = request.header("a2a-version");
-    match engine::answer(mock, agent, &shown, &request.body, version) {
-        Answer::Json(response) => json_reply(200, &response),
+    let (answer, miss, pushes) = engine::answer(mock, agent, &shown, &request.body, version);
+    super::push::deliver(pushes);
+    match answer {
+        Answer::Json(response) => json_reply(200, &response, miss),
         Answer::Stream { events, cut } => {
             let frames: Vec<Frame> = events
                 .into_iter()
                 .map(|(delay_ms, event)| Frame { delay_ms, data: format!("data: {event}\n\n") })
                 .collect();
+            let mut headers: Vec<ReplyHeader> =
+                vec![("content-type".into(), "text/event-stream".into()), ("cache-control".into(), "no-cache".into())];
+            headers.extend(miss_header(miss));
             HttpReply::Stream {
                 stall_ms: 0,
                 status: 200,
-                headers: vec![
-                    ("content-type".into(), "text/event-stream".into()),
-                    ("cache-control".into(), "no-cache".into()),
-                ],
+                headers,
                 frames: frames.into(),
                 end: if cut { StreamEnd::Cut } else { StreamEnd::Close },
                 base64: false,

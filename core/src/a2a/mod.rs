@@ -6,14 +6,19 @@
 //! - `card`: the agent card both generations of client accept;
 //! - `engine`: a JSON-RPC request answered (steps taken, tasks kept);
 //! - `render`: the objects in the request's generation;
-//! - `http`: the paths, the HTTP replies and SSE.
+//! - `http`: the paths, the HTTP replies and SSE;
+//! - `push`: webhooks told where a task ended (loopback only).
 
 mod card;
 mod engine;
 mod http;
+mod push;
 mod render;
 
+#[cfg(feature = "record")]
+pub(crate) use engine::events_before_final;
 pub use http::{handle_http, is_a2a_path};
+pub(crate) use push::Push;
 
 /// Whether this build serves A2A agents (the WebAssembly module does not: `absent.rs`).
 pub const SERVED: bool = true;

@@ -235,3 +235,104 @@ fn the_card_serves_both_generations_and_bad_requests_are_named() {
         ("GET", Some("rejected"))
     );
 }
+
+/// A test's webhook on loopback: each POST it receives (its head, lower-cased, and its body), answered 200.
+fn webhook(expected: usize) -> (String, std::thread::JoinHandle<Vec<(String, Value)>>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    let receiving = std::thread::spawn(move || {
+        let mut received = Vec::new();
+        while received.len() < expected {
+            let (stream, _) = listener.accept().unwrap();
+            stream.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
+            let mut reader = BufReader::new(stream);
+            let mut head = String::new();
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                if line == "\r\n" || line.is_empty() {
+                    break;
+                }
+                head.push_str(&line.to_ascii_lowercase());
+            }
+            let length: usize =
+                head.lines().find_map(|l| l.strip_prefix("content-length:")).map_or(0, |n| n.trim().parse().unwrap());
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            reader.get_mut().write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n").unwrap();
+            received.push((head, serde_json::from_slice(&body).unwrap()));
+        }
+        received
+    });
+    (url, receiving)
+}
+
+#[test]
+fn a_webhook_on_loopback_is_told_where_each_task_ended() {
+    let mock = mock();
+    let (url, receiving) = webhook(2);
+    // v0.3: the webhook given with the message hears the task as it ends, with its token.
+    let config = json!({"url": url, "token": "tok-1"});
+    let sent = v03(
+        "message/send",
+        1,
+        json!({"message": user("draft", json!({})), "configuration": {"pushNotificationConfig": config}}),
+    );
+    // The writer's first step is a cut stream; a plain send takes it whole.
+    let answered = result(&post(&mock, "/a2a/writer", sent));
+    assert_eq!(answered["result"]["status"]["state"], "completed");
+    // v1.0: answered at once (working), no webhook yet; the first registered hears where it ended.
+    let v1 = json!({"jsonrpc": "2.0", "id": 2, "method": "SendMessage", "params": {
+        "message": {"role": "ROLE_USER", "messageId": "m2", "parts": [{"text": "again"}]},
+        "configuration": {"returnImmediately": true}}});
+    let started = result(&post(&mock, "/a2a/writer", v1));
+    assert_eq!(started["result"]["task"]["status"]["state"], "TASK_STATE_WORKING");
+    let task = started["result"]["task"]["id"].as_str().unwrap().to_string();
+    let register = json!({"jsonrpc": "2.0", "id": 3, "method": "CreateTaskPushNotificationConfig", "params": {
+        "taskId": task, "url": url, "authentication": {"scheme": "Bearer", "credentials": "hook-secret"}}});
+    assert_eq!(result(&post(&mock, "/a2a/writer", register))["result"]["url"], url);
+    // Each request's pushes are sent from a thread of their own: the two may arrive in either order.
+    let mut received = receiving.join().unwrap();
+    received.sort_by_key(|(head, _)| head.contains("a2a+json"));
+    let (head, body) = &received[0];
+    assert!(head.starts_with("post /hook http/1.1"), "{head}");
+    assert!(head.contains("x-a2a-notification-token: tok-1") && head.contains("content-type: application/json"));
+    assert_eq!((body["kind"].as_str(), body["status"]["state"].as_str()), (Some("task"), Some("completed")));
+    assert_eq!(body["artifacts"][0]["parts"][0]["text"], "A draft.");
+    let (head, body) = &received[1];
+    assert!(head.contains("authorization: bearer hook-secret") && head.contains("content-type: application/a2a+json"));
+    assert_eq!(
+        (body["task"]["id"].as_str(), body["task"]["status"]["state"].as_str()),
+        (Some(task.as_str()), Some("TASK_STATE_COMPLETED"))
+    );
+    let pushed: Vec<Vec<String>> = mock.a2a_entries().iter().map(|e| e.pushed.clone()).collect();
+    assert_eq!(
+        pushed,
+        [vec![url.clone()], vec![], vec![url.clone()]],
+        "each push is named by the request that caused it"
+    );
+}
+
+#[test]
+fn a_webhook_off_loopback_is_refused_before_a_step_is_taken() {
+    let mock = mock();
+    let config = json!({"url": "http://hooks.example.com/a2a"});
+    let sent = v03(
+        "message/send",
+        1,
+        json!({"message": user("draft", json!({})), "configuration": {"pushNotificationConfig": config}}),
+    );
+    let refused = result(&post(&mock, "/a2a/writer", sent));
+    assert_eq!(refused["error"]["code"], -32602);
+    assert!(refused["error"]["message"].as_str().unwrap().contains("only to http:// on loopback"), "{refused}");
+    // No step was used: the next message takes the first.
+    let next = post(&mock, "/a2a/writer", v03("message/stream", 2, json!({"message": user("draft", json!({}))})));
+    assert!(matches!(next, HttpReply::Stream { end: crate::http::StreamEnd::Cut, .. }));
+    let without_push = v03(
+        "message/send",
+        3,
+        json!({"message": user("x", json!({})), "configuration": {"pushNotificationConfig": {"url": "http://127.0.0.1:9/"}}}),
+    );
+    assert_eq!(result(&post(&mock, "/a2a/researcher", without_push))["error"]["code"], -32003);
+}

@@ -65,6 +65,8 @@ pub(crate) struct Task {
     pub artifacts: Vec<Made>,
     /// Push notification configs recorded for it, as sent (with their ids).
     pub push: Vec<Value>,
+    /// Answered at once (non-blocking) with no webhook yet: the first registered is told where it ended.
+    pub push_owed: bool,
 }
 
 /// What the mock keeps for its agents, under its lock.
@@ -80,6 +82,9 @@ pub(crate) struct AgentsState {
     pub journal: VecDeque<A2aEntry>,
     /// How many A2A requests were journaled, the evicted ones included.
     pub received: u64,
+    /// The webhook POSTs the request being answered owes, sent after its reply (`a2a::push`).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub outbox: Vec<crate::a2a::Push>,
 }
 
 impl AgentsState {

@@ -270,6 +270,10 @@ impl RecordingFile {
         if crate::mcp::is_mcp_path(&request.path) {
             return if recorder.record_mcp(request, reply) { writer.write_whole(recorder) } else { Ok(()) };
         }
+        // So does an A2A exchange, its `a2a` section.
+        if crate::a2a::is_a2a_path(&request.path) {
+            return if recorder.record_a2a(request, reply) { writer.write_whole(recorder) } else { Ok(()) };
+        }
         let route = recorder.record_exchange(request, reply)?;
         writer.write(recorder, &route)
     }

@@ -10,6 +10,7 @@
 //! Nothing secret is written: credential headers are never kept, the keys a client sent are scrubbed wherever
 //! they reappear, key-shaped words are replaced, and the text is checked once more before it is returned.
 
+pub(crate) mod a2a;
 mod answer;
 mod drift;
 mod file;
@@ -31,7 +32,7 @@ pub use file::{
 pub use import::{import_vcrpy, Imported};
 #[cfg(feature = "proxy")]
 pub use proxy::{ProxyOptions, RecordingProxy};
-pub use upstream::{forwarded_headers, parse_upstreams, protocol_of, upstream_for, Upstream};
+pub use upstream::{forwarded_headers, parse_upstreams, protocol_of, upstream_for, upstream_target, Upstream};
 
 use crate::error::{invalid_argument, Error, ErrorKind, Result};
 use crate::http::HttpRequest;
@@ -88,6 +89,8 @@ pub struct Recorder {
     recorded: usize,
     /// The MCP servers recorded (`mcp::McpRecording`).
     mcp: mcp::McpRecording,
+    /// The A2A agents recorded (`a2a::A2aRecording`).
+    a2a: a2a::A2aRecording,
 }
 
 impl Recorder {
@@ -103,6 +106,7 @@ impl Recorder {
             by_request: HashMap::new(),
             recorded: 0,
             mcp: mcp::McpRecording::default(),
+            a2a: a2a::A2aRecording::default(),
         })
     }
 
@@ -111,6 +115,7 @@ impl Recorder {
     pub fn appending(options: RecordOptions, existing: &Value) -> Result<Recorder> {
         let mut recorder = Recorder::new(options)?;
         recorder.mcp = mcp::McpRecording::from_document(existing)?;
+        recorder.a2a = a2a::A2aRecording::from_document(existing)?;
         let routes = existing.get("routes").and_then(Value::as_array).cloned().unwrap_or_default();
         for route in routes {
             if let Some(key) = route.get("match").map(route_key) {
@@ -215,6 +220,29 @@ impl Recorder {
         kept
     }
 
+    /// Records one exchange with a remote A2A agent: a card fetched (the agent's description, skills, capabilities)
+    /// or a JSON-RPC call and its reply (JSON, or an SSE stream), as the agent it tells of. A call that says nothing
+    /// kept (a cancel, a push config, a notification) records nothing. Returns whether something was kept.
+    pub fn record_a2a(&mut self, request: &HttpRequest, reply: &UpstreamReply) -> bool {
+        for secret in redact::request_secrets(&request.headers, &request.query) {
+            if !self.scrubber.texts.contains(&secret) {
+                self.scrubber.texts.push(secret);
+            }
+        }
+        let body: Vec<u8> = reply.chunks.iter().flat_map(|(_, chunk)| chunk.iter().copied()).collect();
+        let kept = if a2a::is_card_path(&request.path) {
+            reply.status == 200
+                && serde_json::from_slice::<Value>(&body).is_ok_and(|card| self.a2a.record_card(&request.path, &card))
+        } else {
+            let Ok(call) = serde_json::from_slice::<Value>(&request.body) else { return false };
+            reply.status == 200 && self.a2a.record_call(&request.path, &call, &a2a::responses_of(&body), reply.cut)
+        };
+        if kept {
+            self.recorded += 1;
+        }
+        kept
+    }
+
     /// The step of one reply: its neutral answer, and the reply as recorded.
     fn step(&self, endpoint: &str, stream: bool, reply: &UpstreamReply) -> Result<Value> {
         let headers = redact::kept_response_headers(&reply.headers);
@@ -286,6 +314,9 @@ impl Recorder {
         fields.push(("recording", object(recording)));
         if !self.mcp.is_empty() {
             fields.push(("mcp", self.scrubber.scrub_value(self.mcp.to_value())));
+        }
+        if !self.a2a.is_empty() {
+            fields.push(("a2a", self.scrubber.scrub_value(self.a2a.to_value())));
         }
         fields.push(("routes", Value::Array(self.routes.clone())));
         object(fields)

@@ -214,11 +214,27 @@ async fn answer(proxy: Arc<Proxy>, request: Request<Incoming>) -> Result<Respons
         .iter()
         .filter_map(|(n, v)| v.to_str().ok().map(|v| (n.as_str().to_string(), v.to_string())))
         .collect();
+    // A relayed agent card is pointed back at the proxy (`{client's Host}/a2a[/{name}]`), so the client's messages
+    // come through it too.
+    let card_endpoint = super::a2a::is_card_path(parts.uri.path()).then(|| {
+        let host = headers.iter().find(|(n, _)| n == "host").map_or("127.0.0.1", |(_, v)| v.as_str());
+        let path = parts.uri.path();
+        let base = ["/.well-known/agent-card.json", "/.well-known/agent.json"]
+            .iter()
+            .find_map(|file| path.strip_suffix(file))
+            .filter(|base| !base.is_empty())
+            .unwrap_or("/a2a");
+        format!("http://{host}{base}")
+    });
+    let a2a = crate::a2a::is_a2a_path(parts.uri.path());
     if let Some(replay) = &proxy.replay {
         match forward(&proxy.tls, &local(replay), parts.method.as_str(), &target, &headers, body.clone()).await {
+            Ok(response) if card_endpoint.is_some() && (!proxy.records || !is_miss(&response, a2a)) => {
+                return Ok(relay_card(response, card_endpoint.unwrap_or_default(), None).await)
+            }
             // Replay only: a miss is the answer itself (the replay server's provider-shaped no_recording), sent
             // once, so the replay's journal holds it once.
-            Ok(response) if !proxy.records || !is_miss(&response) => return Ok(relay(response, None)),
+            Ok(response) if !proxy.records || !is_miss(&response, a2a) => return Ok(relay(response, None)),
             Ok(_) => {}
             Err(e) => return Ok(full(502, format!("cuecard record: the replay server failed: {e}"))),
         }
@@ -234,8 +250,12 @@ async fn answer(proxy: Arc<Proxy>, request: Request<Incoming>) -> Result<Respons
         Err(_) => return Ok(full(500, "cuecard record: the recording failed while being written".into())),
     };
     let started = Instant::now();
-    match forward(&proxy.tls, &upstream, parts.method.as_str(), &target, &headers, body).await {
-        Ok(response) => Ok(relay(response, Some((proxy.clone(), recorded_request, started)))),
+    let upstream_target = super::upstream_target(parts.uri.path(), &target);
+    match forward(&proxy.tls, &upstream, parts.method.as_str(), &upstream_target, &headers, body).await {
+        Ok(response) => Ok(match card_endpoint {
+            Some(endpoint) => relay_card(response, endpoint, Some((proxy.clone(), recorded_request, started))).await,
+            None => relay(response, Some((proxy.clone(), recorded_request, started))),
+        }),
         Err(e) => {
             Ok(full(502, format!("cuecard record: the upstream {}:{} failed: {e}", upstream.host, upstream.port)))
         }
@@ -254,9 +274,12 @@ fn local(server: &crate::server::Server) -> Upstream {
     }
 }
 
-/// Whether the replay server's answer is a recording it lacks (or one it has used up).
-fn is_miss(response: &Response<Incoming>) -> bool {
-    RecordingFile::is_miss(response.headers().iter().filter_map(|(n, v)| v.to_str().ok().map(|v| (n.as_str(), v))))
+/// Whether the replay server's answer is a recording it lacks (or one it has used up); for an A2A request, also an
+/// agent it does not have (`not_found`).
+fn is_miss(response: &Response<Incoming>, a2a: bool) -> bool {
+    let headers = || response.headers().iter().filter_map(|(n, v)| v.to_str().ok().map(|v| (n.as_str(), v)));
+    RecordingFile::is_miss(headers())
+        || (a2a && headers().any(|(n, v)| n.eq_ignore_ascii_case("x-cuecard-error") && v == "not_found"))
 }
 
 /// Sends one request to `upstream` on a connection of its own (a recorder's load is a test's).
@@ -353,6 +376,48 @@ fn relay(
             {
                 out.headers_mut().append(name, value);
             }
+        }
+    }
+    out
+}
+
+/// An agent card's response: read whole (a card is small), recorded as it came, and relayed with its endpoints made
+/// `endpoint` ([`super::a2a::card_pointing_at`]). A body that is not JSON is relayed as it came.
+async fn relay_card(
+    response: Response<Incoming>,
+    endpoint: String,
+    recording: Option<(Arc<Proxy>, crate::http::HttpRequest, Instant)>,
+) -> Response<Body> {
+    let (parts, incoming) = response.into_parts();
+    let headers_ms = recording.as_ref().map_or(0, |(_, _, started)| elapsed_ms(*started));
+    let (body, cut) = match http_body_util::Limited::new(incoming, crate::http::MAX_BODY_BYTES).collect().await {
+        Ok(collected) => (collected.to_bytes(), false),
+        Err(_) => (Bytes::new(), true),
+    };
+    if let Some((proxy, request, started)) = recording {
+        let headers: Vec<(String, String)> = parts
+            .headers
+            .iter()
+            .filter_map(|(n, v)| v.to_str().ok().map(|v| (n.as_str().to_string(), v.to_string())))
+            .collect();
+        let chunks = vec![(elapsed_ms(started), body.to_vec())];
+        let reply = UpstreamReply { status: parts.status.as_u16(), headers, headers_ms, chunks, cut };
+        if let Err(e) = write_exchange(&proxy, &request, &reply) {
+            return full(502, e);
+        }
+    }
+    let body = match serde_json::from_slice::<serde_json::Value>(&body) {
+        Ok(mut card) => {
+            super::a2a::card_pointing_at(&mut card, &endpoint);
+            Bytes::from(card.to_string())
+        }
+        Err(_) => body,
+    };
+    let mut out = full(parts.status.as_u16(), String::new());
+    *out.body_mut() = Full::new(body).map_err(|never| match never {}).boxed();
+    for (name, value) in &parts.headers {
+        if !HOP_BY_HOP.contains(&name.as_str()) {
+            out.headers_mut().append(name, value.clone());
         }
     }
     out

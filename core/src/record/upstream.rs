@@ -6,7 +6,7 @@ use crate::error::{invalid_argument, Result};
 use crate::http::HttpRequest;
 
 /// The protocols an upstream can be named for.
-pub const PROTOCOLS: [&str; 7] = ["openai", "anthropic", "gemini", "ollama", "bedrock", "azure", "mcp"];
+pub const PROTOCOLS: [&str; 8] = ["openai", "anthropic", "gemini", "ollama", "bedrock", "azure", "mcp", "a2a"];
 
 /// An upstream: the scheme, host, port and path prefix requests are forwarded to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,12 +85,15 @@ impl std::str::FromStr for Upstream {
     }
 }
 
-/// The protocol family of a request, to pick its upstream: `mcp` for `/mcp` (an MCP server's Streamable HTTP),
+/// The protocol family of a request, to pick its upstream: `mcp` for `/mcp` (an MCP server's Streamable HTTP), `a2a`
+/// for `/a2a` and the agent card paths (a remote agent),
 /// `azure` for `/openai/...`, `anthropic` for Messages, `gemini`, `ollama` and `bedrock` by endpoint, else `openai`.
 pub fn protocol_of(request: &HttpRequest) -> &'static str {
     let endpoint = crate::wire::decode_request(request).map_or("", |(endpoint, _)| endpoint);
     if crate::mcp::is_mcp_path(&request.path) {
         "mcp"
+    } else if crate::a2a::is_a2a_path(&request.path) {
+        "a2a"
     } else if request.path.starts_with("/openai/") {
         "azure"
     } else if endpoint == "messages" {
@@ -118,6 +121,21 @@ pub fn upstream_for<'a>(upstreams: &'a [Upstream], request: &HttpRequest) -> Res
             invalid_argument(format!("no upstream for {family} requests (give {family}=URL)"))
                 .with_context("argument", "upstream")
         })
+}
+
+/// The target an A2A request is forwarded to: its path with `/a2a` (and the agent's name) taken off, as the upstream
+/// is the remote agent's own base URL — its card at `{URL}/.well-known/agent-card.json`, its JSON-RPC endpoint at
+/// `{URL}` itself (where a2a-sdk's and Strands' servers put it). Any other request's target is kept.
+pub fn upstream_target(path: &str, target: &str) -> String {
+    if !crate::a2a::is_a2a_path(path) {
+        return target.to_string();
+    }
+    let query = target.split_once('?').map(|(_, q)| format!("?{q}")).unwrap_or_default();
+    let card = ["/.well-known/agent-card.json", "/.well-known/agent.json"].into_iter().find(|f| path.ends_with(f));
+    match card {
+        Some(file) => format!("{file}{query}"),
+        None => format!("/{query}"),
+    }
 }
 
 /// Headers that belong to one connection, never forwarded either way.
@@ -178,12 +196,25 @@ mod tests {
     }
 
     #[test]
+    fn an_a2a_request_goes_to_the_agents_own_paths() {
+        assert_eq!(upstream_target("/a2a", "/a2a"), "/");
+        assert_eq!(upstream_target("/a2a/researcher", "/a2a/researcher?x=1"), "/?x=1");
+        let card = "/a2a/researcher/.well-known/agent-card.json";
+        assert_eq!(upstream_target(card, card), "/.well-known/agent-card.json");
+        assert_eq!(upstream_target("/.well-known/agent.json", "/.well-known/agent.json"), "/.well-known/agent.json");
+        assert_eq!(upstream_target("/v1/chat/completions", "/v1/chat/completions?a=b"), "/v1/chat/completions?a=b");
+    }
+
+    #[test]
     fn a_request_goes_to_its_protocols_upstream_else_the_general_one() {
         let upstreams = parse_upstreams(&["anthropic=http://a.test", "http://general.test"]).unwrap();
         let request = |path: &str| HttpRequest::new("POST", path, vec![], b"{}".to_vec());
         assert_eq!(upstream_for(&upstreams, &request("/v1/messages")).unwrap().host, "a.test");
         assert_eq!(upstream_for(&upstreams, &request("/v1/chat/completions")).unwrap().host, "general.test");
         let only = parse_upstreams(&["anthropic=http://a.test"]).unwrap();
+        let agents = parse_upstreams(&["a2a=http://agent.test:9999/rpc"]).unwrap();
+        assert_eq!(upstream_for(&agents, &request("/a2a/researcher")).unwrap().host, "agent.test");
+        assert_eq!(protocol_of(&request("/.well-known/agent-card.json")), "a2a");
         let missing = upstream_for(&only, &request("/v1/chat/completions")).unwrap_err();
         assert!(missing.message().contains("give openai=URL"), "{}", missing.message());
     }

@@ -68,13 +68,13 @@ impl Writer {
     }
 
     /// Writes the whole recording (to a temporary file renamed over the old one, so it is never half written): the
-    /// first exchange, a file changed under the writer, and every MCP exchange (its section is not the last key).
+    /// first exchange, a file changed under the writer, and every MCP or A2A exchange (their sections are not the last key).
     pub(super) fn write_whole(&mut self, recorder: &Recorder) -> Result<()> {
         let text = recorder.to_text(self.yaml)?;
         let temporary = self.path.with_extension("cuecard-partial");
         std::fs::write(&temporary, &text).map_err(|e| write_error(&temporary, &e))?;
         std::fs::rename(&temporary, &self.path).map_err(|e| write_error(&self.path, &e))?;
-        // A recording without routes yet (an MCP one) ends `routes: []`: its first route is written whole.
+        // A recording without routes yet (an MCP or A2A one) ends `routes: []`: its first route is written whole.
         self.written = recorder.has_routes().then_some(text.len() as u64);
         Ok(())
     }

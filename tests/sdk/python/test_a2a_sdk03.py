@@ -95,3 +95,75 @@ def test_a_strands_agent_delegates_to_the_scripted_agent_and_its_own_model_is_sc
     sends = [e for e in journal["a2a"]["entries"] if e["method"] != "card"]
     assert [(e["method"], e["text"], e["after_requests"]) for e in sends] == [
         ("message/stream", "weather in Paris?", 1)]
+
+
+def test_a_real_agent_is_recorded_through_cuecard_record_and_replayed_without_it(cuecard, tmp_path):
+    """A partner agent nobody here wrote — a Strands agent served by Strands' own `A2AServer` (over a2a-sdk 0.3's
+    server), its model scripted on `cuecard serve` — recorded once through `cuecard record --upstream a2a=URL` by
+    the a2a-sdk 0.3 client, then replayed by `cuecard serve` on the recording alone: the client gets the same
+    answers, streamed and not, and the partner's model is not asked again."""
+    import subprocess
+    import threading
+
+    import uvicorn
+    from strands import Agent
+    from strands.multiagent.a2a import A2AServer
+    from strands.models.openai import OpenAIModel
+
+    from conftest import _binary, _serve
+
+    cuecard.load({"cuecard": 1, "routes": [{"steps": [
+        {"text": "Booked Paris for Tuesday."}, {"text": "Rome is full; Wednesday instead?"}]}]})
+    model = OpenAIModel(client_args={"base_url": cuecard.openai_url, "api_key": "test-key"}, model_id="gpt-4o")
+    partner = Agent(name="Trip Planner", description="Books trips", model=model, callback_handler=None)
+    a2a_server = A2AServer(partner, host="127.0.0.1", port=0)
+    config = uvicorn.Config(a2a_server.to_starlette_app(), host="127.0.0.1", port=0, log_level="warning")
+    web = uvicorn.Server(config)
+    thread = threading.Thread(target=web.run, daemon=True)
+    thread.start()
+    while not web.started:
+        thread.join(0.05)
+    port = web.servers[0].sockets[0].getsockname()[1]
+
+    recording = tmp_path / "partner-a2a.yaml"
+    recorder = subprocess.Popen([_binary(), "record", "--upstream", f"a2a=http://127.0.0.1:{port}", "--out",
+                                 str(recording), "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, env={k: v for k, v in __import__("os").environ.items() if k != "CI"})
+    proxy = recorder.stdout.readline().split("http://")[1].split()[0].rstrip("/")
+
+    async def conversation(base):
+        http = httpx.AsyncClient(timeout=10)
+        answers = []
+        for streaming, text in [(True, "Book Paris"), (False, "Book Rome")]:
+            client = await ClientFactory.connect(base, client_config=ClientConfig(streaming=streaming, httpx_client=http))
+            task, _ = [e async for e in client.send_message(user(text))][-1]
+            said = "".join(p.root.text for a in task.artifacts or [] for p in a.parts)
+            answers.append((task.status.state, said))
+        await http.aclose()
+        return answers
+
+    try:
+        live = asyncio.run(asyncio.wait_for(conversation(f"http://{proxy}/a2a"), timeout=30))
+    finally:
+        recorder.terminate()
+        said = recorder.communicate(timeout=10)[1]
+        web.should_exit = True
+        thread.join(10)
+    assert "4 exchange(s) recorded" in said, said  # two cards (a client each) and two messages
+    assert [state for state, _ in live] == [TaskState.completed, TaskState.completed]
+    assert "Booked Paris for Tuesday." in live[0][1] and "Wednesday" in live[1][1], live
+    model_calls = len(cuecard.entries())
+    assert model_calls == 2, "the partner's model answered each message once"
+    text = recording.read_text()
+    assert "a2a:" in text and "name: Trip-Planner" in text and "description: Books trips" in text, text
+
+    replay = _serve("--scenario", str(recording))
+    try:
+        replayed = asyncio.run(asyncio.wait_for(conversation(replay.base + "/a2a"), timeout=30))
+        unused = replay.journal()["a2a"]
+    finally:
+        replay.process.terminate()
+        replay.process.wait(timeout=10)
+    assert replayed == live
+    assert len(cuecard.entries()) == model_calls, "the replay did not need the partner or its model"
+    assert [e["text"] for e in unused["entries"] if e["method"] != "card"] == ["Book Paris", "Book Rome"]
