@@ -18,7 +18,6 @@ mod render;
 #[cfg(feature = "record")]
 pub(crate) use engine::events_before_final;
 pub use http::{handle_http, is_a2a_path};
-pub(crate) use push::Push;
 
 /// Whether this build serves A2A agents (the WebAssembly module does not: `absent.rs`).
 pub const SERVED: bool = true;

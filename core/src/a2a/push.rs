@@ -11,13 +11,7 @@
 
 use serde_json::{json, Value};
 
-/// One POST to a webhook, made when the engine decided it.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Push {
-    pub url: String,
-    pub headers: Vec<(String, String)>,
-    pub body: String,
-}
+pub(crate) use crate::mock::a2a::Push;
 
 /// Why a config's URL is refused, if it is: not `http://` to a loopback host.
 pub(crate) fn refused_url(config: &Value) -> Option<String> {

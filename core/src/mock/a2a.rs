@@ -36,6 +36,14 @@ pub(crate) struct Made {
     pub parts: Vec<Part>,
 }
 
+/// One POST to a webhook (a push notification), made when the A2A engine decided it and sent after the reply.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Push {
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
 /// A task's state: working, or where a step left it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum TaskState {
@@ -83,8 +91,7 @@ pub(crate) struct AgentsState {
     /// How many A2A requests were journaled, the evicted ones included.
     pub received: u64,
     /// The webhook POSTs the request being answered owes, sent after its reply (`a2a::push`).
-    #[cfg(not(target_arch = "wasm32"))]
-    pub outbox: Vec<crate::a2a::Push>,
+    pub outbox: Vec<Push>,
 }
 
 impl AgentsState {

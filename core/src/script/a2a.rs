@@ -33,7 +33,8 @@ pub struct A2aAgent {
     /// `capabilities.streaming` (default true): clients stream their messages when it is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streaming: Option<bool>,
-    /// `capabilities.pushNotifications` (default false): push configs are accepted and recorded when it is.
+    /// `capabilities.pushNotifications` (default false): push configs are accepted when it is, and a webhook on
+    /// loopback is POSTed the task where it ends.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub push_notifications: Option<bool>,
     /// `defaultInputModes` (default `["text/plain"]`).

@@ -71,3 +71,70 @@ def test_a2a_sdk_streams_sends_follows_up_gets_and_cancels(cuecard):
                      ("SendMessage", "1.0", "Oslo", 2), ("SendMessage", "1.0", "again", 3)]
     assert entries[0]["method"] == "card" and entries[0]["agent"] == "researcher"
     assert task_id == "00000000-0000-4000-8000-000000000001"
+
+
+def test_a2a_sdk_push_notifications_reach_a_webhook_on_loopback(cuecard):
+    """Push notifications with the official client: a webhook given in the client's config hears the task as it
+    ends (its token with it), and one registered for an interrupted task (`create_task_push_notification_config`)
+    hears it end after the follow-up — each POST a v1.0 `StreamResponse`, the journal naming the webhook."""
+    import http.server
+    import json
+    import queue
+    import threading
+
+    from a2a.types import AuthenticationInfo, TaskPushNotificationConfig
+
+    received = queue.Queue()
+
+    class Webhook(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+            received.put((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+            self.send_response(200)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    hook = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Webhook)
+    threading.Thread(target=hook.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{hook.server_address[1]}"
+    cuecard.load({"cuecard": 1, "a2a": {"agents": [{"name": "booker", "push_notifications": True, "steps": [
+        {"text": "Booked."},
+        {"state": "input_required", "status": "Which day?"},
+        {"text": "Booked for Tuesday."},
+    ]}]}})
+
+    async def run():
+        http_client = httpx.AsyncClient(timeout=10)
+        config = TaskPushNotificationConfig(url=url + "/inline", token="tok-1")
+        client = await ClientFactory(ClientConfig(streaming=False, httpx_client=http_client,
+                                                  push_notification_config=config)).create_from_url(
+            cuecard.base + "/a2a/booker")
+        booked = [e async for e in client.send_message(SendMessageRequest(message=user("book it")))][0].task
+        plain = await ClientFactory(ClientConfig(streaming=False, httpx_client=http_client)).create_from_url(
+            cuecard.base + "/a2a/booker")
+        asked = [e async for e in plain.send_message(SendMessageRequest(message=user("book Rome")))][0].task
+        await plain.create_task_push_notification_config(TaskPushNotificationConfig(
+            task_id=asked.id, url=url + "/registered",
+            authentication=AuthenticationInfo(scheme="Bearer", credentials="hook-secret")))
+        await plain.send_message(SendMessageRequest(message=user("Tuesday", task_id=asked.id))).__anext__()
+        await http_client.aclose()
+        return booked, asked
+
+    booked, asked = asyncio.run(asyncio.wait_for(run(), timeout=20))
+    pushes = sorted([received.get(timeout=10), received.get(timeout=10)], key=lambda push: push[0])
+    hook.shutdown()
+    (inline_path, inline_headers, inline_body), (registered_path, registered_headers, registered_body) = pushes
+    assert inline_path == "/inline" and inline_headers["x-a2a-notification-token"] == "tok-1"
+    assert inline_body["task"]["id"] == booked.id
+    assert inline_body["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert registered_path == "/registered" and registered_headers["authorization"] == "Bearer hook-secret"
+    assert registered_headers["content-type"] == "application/a2a+json"
+    assert registered_body["task"]["id"] == asked.id
+    assert registered_body["task"]["artifacts"][0]["parts"][0]["text"] == "Booked for Tuesday."
+    assert received.empty(), "the interrupted task told no webhook before it ended"
+    pushed = [(e["method"], e.get("pushed")) for e in cuecard.journal()["a2a"]["entries"] if e["method"] != "card"]
+    assert pushed == [("SendMessage", [url + "/inline"]), ("SendMessage", None),
+                      ("CreateTaskPushNotificationConfig", None), ("SendMessage", [url + "/registered"])]
