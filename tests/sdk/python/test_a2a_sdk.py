@@ -11,6 +11,7 @@ a2a = pytest.importorskip("a2a")
 from a2a.client import ClientConfig, ClientFactory  # noqa: E402
 from a2a.types import (CancelTaskRequest, GetTaskRequest, Message, Part, Role, SendMessageRequest,  # noqa: E402
                        TaskState)
+from a2a.client.errors import A2AClientError  # noqa: E402
 from a2a.utils.errors import TaskNotCancelableError, TaskNotFoundError  # noqa: E402
 
 AGENTS = {"agents": [{"name": "researcher", "skills": [{"id": "research", "tags": ["search"]}], "steps": [
@@ -71,6 +72,29 @@ def test_a2a_sdk_streams_sends_follows_up_gets_and_cancels(cuecard):
                      ("SendMessage", "1.0", "Oslo", 2), ("SendMessage", "1.0", "again", 3)]
     assert entries[0]["method"] == "card" and entries[0]["agent"] == "researcher"
     assert task_id == "00000000-0000-4000-8000-000000000001"
+
+
+def test_a2a_sdk_reads_a_stream_cut_before_the_task_ends_and_raises(cuecard):
+    """`cut_after: 4` drops the connection after the task, `working` and two chunks: the client yields those four
+    events, then raises its network error — the task never reached a final state."""
+    cuecard.load({"cuecard": 1, "a2a": {"agents": [{"name": "writer", "steps": [
+        {"text": "A long answer that breaks off", "cut_after": 4}]}]}})
+
+    async def run():
+        http = httpx.AsyncClient(timeout=10)
+        client = await ClientFactory(ClientConfig(streaming=True, httpx_client=http)).create_from_url(
+            cuecard.base + "/a2a/writer")
+        seen = []
+        with pytest.raises(A2AClientError) as cut:
+            async for event in client.send_message(SendMessageRequest(message=user("write"))):
+                seen.append(event)
+        await http.aclose()
+        return seen, cut.value
+
+    seen, cut = asyncio.run(asyncio.wait_for(run(), timeout=20))
+    assert [e.WhichOneof("payload") for e in seen] == ["task", "status_update", "artifact_update", "artifact_update"]
+    assert "".join(p.text for e in seen[2:] for p in e.artifact_update.artifact.parts) == "A long"
+    assert "incomplete chunked read" in str(cut)
 
 
 def test_a2a_sdk_push_notifications_reach_a_webhook_on_loopback(cuecard):

@@ -11,7 +11,7 @@ import pytest
 # these 0.3 types do not exist, and skips it there.
 try:
     from a2a.client import ClientConfig, ClientFactory
-    from a2a.client.errors import A2AClientJSONRPCError
+    from a2a.client.errors import A2AClientHTTPError, A2AClientJSONRPCError
     from a2a.types import Message, Part, Role, TaskIdParams, TaskQueryParams, TaskState, TextPart
 except ImportError:
     pytest.skip("a2a-sdk 0.3.x runs in its own venv (requirements-a2a03.txt)", allow_module_level=True)
@@ -59,6 +59,29 @@ def test_a2a_sdk_03_streams_sends_follows_up_gets_and_cancels(cuecard):
     assert canceled.status.state == TaskState.canceled
     sends = [(e["method"], e["version"]) for e in cuecard.journal()["a2a"]["entries"] if "message" in e["method"]]
     assert sends == [("message/stream", "0.3"), ("message/send", "0.3"), ("message/send", "0.3"), ("message/send", "0.3")]
+
+
+def test_a2a_sdk_03_reads_a_stream_cut_before_the_task_ends_and_raises(cuecard):
+    """`cut_after: 4`: the 0.3 client yields the task, `working` and two artifact chunks (no update `final`), then
+    raises its HTTP error (503, the broken chunked body)."""
+    cuecard.load({"cuecard": 1, "a2a": {"agents": [{"name": "writer", "steps": [
+        {"text": "A long answer that breaks off", "cut_after": 4}]}]}})
+
+    async def run():
+        http = httpx.AsyncClient(timeout=10)
+        client = await ClientFactory.connect(cuecard.base + "/a2a/writer",
+                                             client_config=ClientConfig(streaming=True, httpx_client=http))
+        seen = []
+        with pytest.raises(A2AClientHTTPError) as cut:
+            async for task, update in client.send_message(user("write")):
+                seen.append((task.status.state, type(update).__name__))
+        await http.aclose()
+        return seen, cut.value
+
+    seen, cut = asyncio.run(asyncio.wait_for(run(), timeout=20))
+    assert seen == [(TaskState.submitted, "NoneType"), (TaskState.working, "TaskStatusUpdateEvent"),
+                    (TaskState.working, "TaskArtifactUpdateEvent"), (TaskState.working, "TaskArtifactUpdateEvent")]
+    assert cut.status_code == 503 and "incomplete chunked read" in str(cut)
 
 
 def test_a_strands_agent_delegates_to_the_scripted_agent_and_its_own_model_is_scripted_too(cuecard):
