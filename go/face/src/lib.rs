@@ -1,0 +1,220 @@
+//! cuecard's face for the Go package: the engine compiled to a WebAssembly module with a plain ABI, which the Go
+//! package embeds and runs with wazero (pure Go: `go get` works on every GOOS/GOARCH, with no cgo and no C compiler).
+//!
+//! The ABI is three exports. `cuecard_alloc(len) -> ptr` gives the host a buffer to write a request into;
+//! `cuecard_call(ptr, len) -> u64` takes that buffer (and frees it), runs one operation and answers with a buffer
+//! packed as `ptr << 32 | len`, which the host reads and gives back with `cuecard_free(ptr, len)`. A request is a
+//! JSON object `{"op": ..., "mock": id, ...}`; an answer is `{"ok": value}` or `{"error": <the core's error JSON>}`
+//! (`code`, `message`, `issues`, `context`), so Go's typed errors carry the core's codes. Every rule stays in the
+//! core: this file reads arguments and calls one core function per operation, as the C ABI does.
+//!
+//! A module instance is single-threaded: the Go package gives each mock an instance of its own and serialises the
+//! calls to it.
+
+use cuecard::api::{FailSpec, StepInput};
+use cuecard::{CallContext, CallError, Error, ErrorKind, MockModel, MockSettings, ObservationEvent, RecordingObserver};
+use serde_json::{json, Value};
+use std::cell::RefCell;
+
+thread_local! {
+    /// The mocks of this instance, by id (`id - 1`); a freed one is `None`.
+    static MOCKS: RefCell<Vec<Option<MockModel>>> = const { RefCell::new(Vec::new()) };
+    /// The observers of this instance (the engine attempts a host reports, for the checks that read them), by id.
+    static OBSERVERS: RefCell<Vec<RecordingObserver>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A buffer of `len` bytes for the host to write a request into (`cuecard_call` takes it back).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuecard_alloc(len: u32) -> u32 {
+    let mut buffer = Vec::<u8>::with_capacity(len as usize);
+    let pointer = buffer.as_mut_ptr();
+    std::mem::forget(buffer);
+    pointer as u32
+}
+
+/// Gives back an answer buffer of `cuecard_call`.
+///
+/// # Safety
+/// `pointer` and `len` are an answer `cuecard_call` gave, not freed before.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuecard_free(pointer: u32, len: u32) {
+    // SAFETY: the buffer was a Vec<u8> of capacity `len` (an answer's, made by `answer`).
+    drop(unsafe { Vec::from_raw_parts(pointer as *mut u8, 0, len as usize) });
+}
+
+/// Runs the request in the buffer (`cuecard_alloc`'s, `len` bytes written) and answers with a buffer packed as
+/// `ptr << 32 | len`.
+///
+/// # Safety
+/// `pointer` is a buffer `cuecard_alloc(len)` gave, with `len` bytes written, not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuecard_call(pointer: u32, len: u32) -> u64 {
+    // SAFETY: the host's promise: a buffer of capacity and length `len`.
+    let request = unsafe { Vec::from_raw_parts(pointer as *mut u8, len as usize, len as usize) };
+    let answered = match serde_json::from_slice::<Value>(&request) {
+        Ok(request) => run(&request),
+        Err(e) => Err(Error::new(ErrorKind::InvalidArgument, format!("the request is not JSON: {e}")).into()),
+    };
+    let body = match answered {
+        Ok(value) => json!({"ok": value}),
+        Err(Failure::Cuecard(error)) => json!({"error": error.to_json()}),
+        // A scripted provider failure (a chat answered with a 429): the provider's error, as the C ABI gives it.
+        Err(Failure::Provider(error)) => json!({"error": {"code": "provider_error", "message": error.message,
+                                                          "provider_error": error}}),
+    };
+    answer(body.to_string().into_bytes())
+}
+
+/// Hands `bytes` to the host: its capacity made its length, then packed.
+fn answer(bytes: Vec<u8>) -> u64 {
+    let mut bytes = bytes.into_boxed_slice().into_vec();
+    let (pointer, len) = (bytes.as_mut_ptr() as u64, bytes.len() as u64);
+    std::mem::forget(bytes);
+    (pointer << 32) | len
+}
+
+/// Why an operation gave no value: one of cuecard's errors, or a scripted provider failure.
+enum Failure {
+    Cuecard(Error),
+    Provider(cuecard::ProviderError),
+}
+
+impl From<Error> for Failure {
+    fn from(error: Error) -> Failure {
+        Failure::Cuecard(error)
+    }
+}
+
+impl From<CallError> for Failure {
+    fn from(error: CallError) -> Failure {
+        match error {
+            CallError::Provider(e) => Failure::Provider(e),
+            CallError::Cuecard(e) => Failure::Cuecard(e),
+            CallError::Host(h) => Failure::Cuecard(h.to_error()),
+        }
+    }
+}
+
+fn invalid(what: String) -> Error {
+    Error::new(ErrorKind::InvalidArgument, what)
+}
+
+/// The argument `key` of a request, read as `T`; a missing or wrong one is `invalid_argument` naming it.
+fn argument<T: serde::de::DeserializeOwned>(request: &Value, key: &str) -> cuecard::Result<T> {
+    let value = request.get(key).cloned().unwrap_or(Value::Null);
+    serde_json::from_value(value).map_err(|e| invalid(format!("invalid {key}: {e}")).with_context("argument", key))
+}
+
+/// One operation.
+fn run(request: &Value) -> Result<Value, Failure> {
+    let op = request.get("op").and_then(Value::as_str).unwrap_or_default();
+    match op {
+        "version" => Ok(json!(cuecard::VERSION)),
+        "tokenize" => Ok(json!(cuecard::tokenize::tokenize(&argument::<String>(request, "text")?).collect::<Vec<_>>())),
+        "count_tokens" => Ok(json!(cuecard::tokenize::count_tokens(&argument::<String>(request, "text")?))),
+        "check_names" => Ok(json!(cuecard::verify::CHECK_NAMES.to_vec())),
+        "new" => {
+            let mock = match request.get("scenario") {
+                // A scenario's text (JSON or YAML, as read from a file by the host) or its data.
+                Some(Value::String(text)) => MockModel::from_scenario(&cuecard::Scenario::from_text(text)?)?,
+                Some(value) if !value.is_null() => {
+                    MockModel::from_scenario(&cuecard::Scenario::from_value(value.clone())?)?
+                }
+                _ => MockModel::new(),
+            };
+            if let Some(settings) = request.get("settings").filter(|s| !s.is_null()) {
+                let settings: MockSettings = argument(&json!({"settings": settings}), "settings")?;
+                mock.configure(&settings)?;
+            }
+            MOCKS.with(|mocks| {
+                let mut mocks = mocks.borrow_mut();
+                mocks.push(Some(mock));
+                Ok(json!(mocks.len()))
+            })
+        }
+        "observer_new" => OBSERVERS.with(|observers| {
+            let mut observers = observers.borrow_mut();
+            observers.push(RecordingObserver::new());
+            Ok(json!(observers.len()))
+        }),
+        "observer_start_call" => {
+            let context: CallContext = argument(request, "context")?;
+            with_observer(request, |observer| Ok(json!(observer.start_call(context))))
+        }
+        "observer_report" => {
+            let (index, event): (usize, ObservationEvent) = (argument(request, "index")?, argument(request, "event")?);
+            with_observer(request, |observer| Ok(observer.report(index, event).map(|()| Value::Null)?))
+        }
+        _ => with_mock(request, |mock| on_mock(op, mock, request)),
+    }
+}
+
+/// Runs `f` on the observer the request names (`observer`).
+fn with_observer(
+    request: &Value,
+    f: impl FnOnce(&RecordingObserver) -> Result<Value, Failure>,
+) -> Result<Value, Failure> {
+    let id: usize = argument(request, "observer")?;
+    OBSERVERS.with(|observers| match observers.borrow().get(id.wrapping_sub(1)) {
+        Some(observer) => f(observer),
+        None => Err(Error::new(ErrorKind::InvalidState, format!("no observer {id}")).into()),
+    })
+}
+
+/// Runs `f` on the mock the request names.
+fn with_mock(request: &Value, f: impl FnOnce(&MockModel) -> Result<Value, Failure>) -> Result<Value, Failure> {
+    let id: usize = argument(request, "mock")?;
+    if request.get("op").and_then(Value::as_str) == Some("free") {
+        MOCKS.with(|mocks| mocks.borrow_mut().get_mut(id.wrapping_sub(1)).map(Option::take));
+        return Ok(Value::Null);
+    }
+    MOCKS.with(|mocks| {
+        let mocks = mocks.borrow();
+        match mocks.get(id.wrapping_sub(1)).and_then(Option::as_ref) {
+            Some(mock) => f(mock),
+            None => {
+                Err(Error::new(ErrorKind::InvalidState, format!("no mock {id} (it was freed, or never made)")).into())
+            }
+        }
+    })
+}
+
+/// An operation on one mock.
+fn on_mock(op: &str, mock: &MockModel, request: &Value) -> Result<Value, Failure> {
+    match op {
+        "then_responds" => mock.then_responds(StepInput::from_value(argument(request, "step")?, "step")?)?,
+        "then_streams" => mock.then_streams(argument::<Vec<String>>(request, "tokens")?)?,
+        "then_calls_tool" => {
+            mock.then_calls_tool(&argument::<String>(request, "name")?, argument(request, "arguments")?)?
+        }
+        "then_fails" => mock.then_fails(&argument::<FailSpec>(request, "fail")?)?,
+        "and_fails" => mock.and_fails(&argument::<FailSpec>(request, "fail")?)?,
+        "then_repeats" => mock.then_repeats()?,
+        "configure" => mock.configure(&argument::<MockSettings>(request, "settings")?)?,
+        "reset" => mock.reset(),
+        "journal" => return Ok(cuecard::wire::journal_document(mock)),
+        "handle_http" => {
+            let http: cuecard::wire::HttpRequest = argument(request, "request")?;
+            let reply = cuecard::wire::handle(mock, &http);
+            return serde_json::to_value(&reply).map_err(|e| Error::new(ErrorKind::Internal, e.to_string()).into());
+        }
+        "chat" => {
+            // The request as neutral data (`{"messages": [...], "model": ...}`), answered as `chat` is.
+            let chat = cuecard::api::RequestInput::from_value(argument(request, "request")?).into_request()?;
+            let response = mock.chat_timed_raw(chat, None).result?;
+            return serde_json::to_value(&*response).map_err(|e| Error::new(ErrorKind::Internal, e.to_string()).into());
+        }
+        "check" => {
+            let check: cuecard::verify::Check = argument(request, "check")?;
+            match request.get("observer").and_then(Value::as_u64) {
+                Some(_) => with_observer(request, |observer| {
+                    cuecard::verify::run_check(mock, Some(observer), &check).map_err(Error::from)?;
+                    Ok(Value::Null)
+                })?,
+                None => cuecard::verify::run_check(mock, None, &check).map_err(Error::from).map(|()| Value::Null)?,
+            };
+        }
+        other => return Err(invalid(format!("unknown operation {other:?}")).with_context("argument", "op").into()),
+    }
+    Ok(Value::Null)
+}
