@@ -37,12 +37,13 @@ func compiledFace() (wazero.Runtime, wazero.CompiledModule, error) {
 
 // engine is one instance of the face. An instance is single-threaded: its calls are serialised.
 type engine struct {
-	mu     sync.Mutex
-	module api.Module
-	alloc  api.Function
-	free   api.Function
-	call   api.Function
-	broken error
+	mu       sync.Mutex
+	module   api.Module
+	alloc    api.Function
+	free     api.Function
+	call     api.Function
+	broken   error
+	isClosed bool
 }
 
 func newEngine() (*engine, error) {
@@ -131,9 +132,20 @@ func (e *engine) fail(err error) error {
 	return e.broken
 }
 
+// closed says whether close was called.
+func (e *engine) closed() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.isClosed
+}
+
 func (e *engine) close() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.isClosed {
+		return
+	}
+	e.isClosed = true
 	if e.broken == nil {
 		e.broken = &Error{Code: "invalid_state", Message: "the mock was closed"}
 	}

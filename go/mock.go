@@ -50,7 +50,7 @@ func New(t TB, opts ...Option) *Mock {
 	}
 	t.Cleanup(func() {
 		defer mock.Close()
-		if !mock.finalChecks {
+		if !mock.finalChecks || mock.engine.closed() {
 			return
 		}
 		for _, check := range []Check{AllStepsUsed(), NoUnexpectedRequests()} {
@@ -141,7 +141,9 @@ func step(f func(*Mock) error) Option {
 func Responds(text string) Option { return step(func(m *Mock) error { return m.ThenResponds(text) }) }
 
 // Streams adds a step streaming exactly these tokens.
-func Streams(tokens ...string) Option { return step(func(m *Mock) error { return m.ThenStreams(tokens...) }) }
+func Streams(tokens ...string) Option {
+	return step(func(m *Mock) error { return m.ThenStreams(tokens...) })
+}
 
 // CallsTool adds a step calling one tool with arguments (any JSON value; a string is the raw arguments text).
 func CallsTool(name string, arguments any) Option {
