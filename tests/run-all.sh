@@ -204,9 +204,15 @@ python3 -m venv "$CARGO_TARGET_DIR/py-a2a03-venv"
 step "wire: the official Node SDKs (openai, @anthropic-ai/sdk) against cuecard serve"
 (cd tests/sdk/node && npm ci --no-audit --no-fund --silent && node --test)
 
-step "wire: the Go MCP clients (the official go-sdk and mark3labs/mcp-go) against cuecard mcp and /mcp, both revisions"
-# Go is on this kind of machine (/usr/local/go); its modules come from the Go proxy, pinned by tests/sdk/go/go.sum.
+step "go: the Go package (the core's face in WebAssembly, run by wazero): vet, staticcheck, the shared vectors, its tests and examples, the benchmark once"
+# Go is on this kind of machine (/usr/local/go); its modules come from the Go proxy, pinned by each go.sum.
 GO="$(command -v go || echo /usr/local/go/bin/go)"
+go/build.sh
+(cd go && "$GO" vet ./... && "$GO" run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./... \
+  && "$GO" test -count=1 -v ./... | grep -E '^(--- |ok|FAIL|panic)|vectors:' \
+  && "$GO" test -count=1 -run '^$' -bench . -benchtime 2000x ./... | grep -E '^(Benchmark|ok|FAIL)')
+
+step "wire: the Go SDKs through the Go package's Transport (openai-go, go-openai, anthropic-sdk-go, the AWS SDK's Bedrock Runtime), and the Go MCP clients (go-sdk, mark3labs/mcp-go) against cuecard mcp and /mcp"
 (cd tests/sdk/go && "$GO" vet ./... && "$GO" test -count=1 -v ./... | grep -E '^(--- |ok|FAIL|panic)')
 
 step "wire: LangChain4j 1.19.0 (OpenAI and Anthropic, blocking, streaming, AiServices tools) against cuecard serve"

@@ -342,8 +342,9 @@ fn cli_reference() -> String {
 // Every code block of the book is run by CI.
 
 /// Where the files that CI runs live: a book block includes program code from these only.
-const RUN_BY_CI: [&str; 9] = [
+const RUN_BY_CI: [&str; 10] = [
     "core/examples/",
+    "go/",
     "core/tests/",
     "examples/c/",
     "python/tests/",
@@ -355,8 +356,8 @@ const RUN_BY_CI: [&str; 9] = [
 ];
 
 /// Program code: never written inline in the book.
-const PROGRAM_LANGUAGES: [&str; 10] =
-    ["rust", "python", "js", "ts", "c", "java", "kotlin", "javascript", "typescript", "lua"];
+const PROGRAM_LANGUAGES: [&str; 11] =
+    ["rust", "python", "js", "ts", "c", "java", "kotlin", "javascript", "typescript", "lua", "go"];
 
 /// The book's chapters, from SUMMARY.md.
 fn chapters() -> Vec<String> {

@@ -25,7 +25,7 @@ fn readme_examples_are_the_files_ci_runs() {
             "node/test/readme-front-page.test.mjs",
             "examples/c/front_page.c",
             "jvm/src/test/java/dev/cuecard/ReadmeFrontPageTest.java",
-            "jvm/src/test/kotlin/dev/cuecard/tramai/ReadmeFrontPageTest.kt"
+            "go/readme_test.go"
         ]
     );
     assert!(readme.lines().count() <= 200, "the README is a front page: at most 200 lines");

@@ -1,0 +1,213 @@
+// The Go SDKs of the providers, unmodified, against cuecard's Go package through Mock.Transport — an
+// http.RoundTripper answered in process by the engine, no socket (issue #56): openai-go (text, a stream, a tool round
+// trip, a 429 retried, a stream cut), go-openai, anthropic-sdk-go, and the AWS SDK for Go v2's Bedrock Runtime
+// (Converse and ConverseStream, whose event stream is binary). Each test asserts what the SDK returned and what the
+// mock received; cuecard.New fails the test at its end if a scripted step went unused.
+package sdkgo_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+	anthropicoption "github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
+	openai "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+	goopenai "github.com/sashabaranov/go-openai"
+
+	"cuecard.dev/cuecard"
+)
+
+func openaiClient(mock *cuecard.Mock) openai.Client {
+	return openai.NewClient(option.WithHTTPClient(&http.Client{Transport: mock.Transport()}), option.WithAPIKey("sk-test"))
+}
+
+func question(text string) openai.ChatCompletionNewParams {
+	return openai.ChatCompletionNewParams{Model: "gpt-4o", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(text)}}
+}
+
+func TestOpenAIGoTextAndStream(t *testing.T) {
+	mock := cuecard.New(t, cuecard.Responds("Sunny in Paris."), cuecard.Responds("Rain in Oslo, 9 degrees."))
+	client := openaiClient(mock)
+	completion, err := client.Chat.Completions.New(context.Background(), question("Weather in Paris?"))
+	if err != nil || completion.Choices[0].Message.Content != "Sunny in Paris." || completion.Usage.CompletionTokens != 4 {
+		t.Fatalf("%+v %v", completion, err)
+	}
+	stream := client.Chat.Completions.NewStreaming(context.Background(), question("And in Oslo?"))
+	accumulated := openai.ChatCompletionAccumulator{}
+	chunks := 0
+	for stream.Next() {
+		accumulated.AddChunk(stream.Current())
+		chunks++
+	}
+	if err := stream.Err(); err != nil || accumulated.Choices[0].Message.Content != "Rain in Oslo, 9 degrees." {
+		t.Fatalf("%+v %v", accumulated.Choices, err)
+	}
+	if chunks < 8 {
+		t.Errorf("the answer came in %d chunks; word-like tokens make more", chunks)
+	}
+	mock.Assert(t, cuecard.ReceivedRequests(2), cuecard.LastUserMessageContains("Oslo"))
+}
+
+func TestOpenAIGoToolRoundTrip(t *testing.T) {
+	// ANCHOR: tool_round_trip
+	mock := cuecard.New(t, cuecard.CallsTool("get_weather", map[string]any{"city": "Paris"}), cuecard.Responds("It is 22 degrees in Paris."))
+	client := openaiClient(mock)
+	params := question("Weather in Paris?")
+	params.Tools = []openai.ChatCompletionToolUnionParam{openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+		Name:       "get_weather",
+		Parameters: shared.FunctionParameters{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}},
+	})}
+	first, err := client.Chat.Completions.New(context.Background(), params)
+	if err != nil || len(first.Choices[0].Message.ToolCalls) != 1 {
+		t.Fatalf("%+v %v", first, err)
+	}
+	call := first.Choices[0].Message.ToolCalls[0]
+	if call.Function.Name != "get_weather" || call.Function.Arguments != `{"city":"Paris"}` {
+		t.Fatalf("the tool call: %+v", call)
+	}
+	params.Messages = append(params.Messages, first.Choices[0].Message.ToParam(), openai.ToolMessage("22 degrees", call.ID))
+	second, err := client.Chat.Completions.New(context.Background(), params)
+	if err != nil || second.Choices[0].Message.Content != "It is 22 degrees in Paris." {
+		t.Fatalf("%+v %v", second, err)
+	}
+	requests, err := mock.Requests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	messages := requests[1]["messages"].([]any)
+	if last := messages[len(messages)-1].(map[string]any); last["role"] != "tool" {
+		t.Fatalf("the tool's result went back: %v", last)
+	}
+	mock.Assert(t, cuecard.OffersTool("get_weather"))
+	// ANCHOR_END: tool_round_trip
+}
+
+func TestOpenAIGoRetriesA429AndSeesACutStream(t *testing.T) {
+	mock := cuecard.New(t, cuecard.FailsWith(cuecard.RateLimited, cuecard.RetryAfter(10)), cuecard.Responds("After the retry."),
+		cuecard.Responds("A stream that breaks off in the middle of its sentence"))
+	if err := mock.AndFails(cuecard.ConnectionReset); err != nil {
+		t.Fatal(err)
+	}
+	client := openaiClient(mock)
+	completion, err := client.Chat.Completions.New(context.Background(), question("Hi"))
+	if err != nil || completion.Choices[0].Message.Content != "After the retry." {
+		t.Fatalf("the SDK retries the 429 by itself: %+v %v", completion, err)
+	}
+	mock.Assert(t, cuecard.ReceivedRequests(2))
+	stream := client.Chat.Completions.NewStreaming(context.Background(), question("Tell me"), option.WithMaxRetries(0))
+	text := ""
+	for stream.Next() {
+		if len(stream.Current().Choices) > 0 {
+			text += stream.Current().Choices[0].Delta.Content
+		}
+	}
+	if stream.Err() == nil || text == "" || !strings.HasPrefix("A stream that breaks off in the middle of its sentence", text) {
+		t.Fatalf("a cut stream: text %q, err %v", text, stream.Err())
+	}
+}
+
+func TestGoOpenAITextAndStream(t *testing.T) {
+	mock := cuecard.New(t, cuecard.Responds("Hello from go-openai."), cuecard.Responds("Streamed to go-openai."))
+	config := goopenai.DefaultConfig("sk-test")
+	config.HTTPClient = &http.Client{Transport: mock.Transport()}
+	client := goopenai.NewClientWithConfig(config)
+	request := goopenai.ChatCompletionRequest{Model: "gpt-4o", Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "Hi"}}}
+	response, err := client.CreateChatCompletion(context.Background(), request)
+	if err != nil || response.Choices[0].Message.Content != "Hello from go-openai." {
+		t.Fatalf("%+v %v", response, err)
+	}
+	stream, err := client.CreateChatCompletionStream(context.Background(), request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	text := ""
+	for {
+		chunk, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(chunk.Choices) > 0 {
+			text += chunk.Choices[0].Delta.Content
+		}
+	}
+	if text != "Streamed to go-openai." {
+		t.Fatalf("%q", text)
+	}
+}
+
+func TestAnthropicSDKGoTextAndStream(t *testing.T) {
+	mock := cuecard.New(t, cuecard.Responds("Bonjour."), cuecard.Responds("Un flux de mots."))
+	client := anthropic.NewClient(anthropicoption.WithHTTPClient(&http.Client{Transport: mock.Transport()}), anthropicoption.WithAPIKey("sk-ant-test"))
+	params := anthropic.MessageNewParams{Model: "claude-sonnet-4-5", MaxTokens: 256,
+		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Salut"))}}
+	message, err := client.Messages.New(context.Background(), params)
+	if err != nil || message.Content[0].Text != "Bonjour." || message.StopReason != anthropic.StopReasonEndTurn {
+		t.Fatalf("%+v %v", message, err)
+	}
+	stream := client.Messages.NewStreaming(context.Background(), params)
+	accumulated := anthropic.Message{}
+	for stream.Next() {
+		if err := accumulated.Accumulate(stream.Current()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := stream.Err(); err != nil || accumulated.Content[0].Text != "Un flux de mots." {
+		t.Fatalf("%+v %v", accumulated.Content, err)
+	}
+	mock.Assert(t, cuecard.HasModel("claude-sonnet-4-5"))
+}
+
+func TestAWSSDKGoBedrockConverseAndConverseStream(t *testing.T) {
+	mock := cuecard.New(t, cuecard.Responds("Converse answered."), cuecard.Responds("A binary event stream, decoded."))
+	client := bedrockruntime.New(bedrockruntime.Options{
+		Region:       "us-east-1",
+		Credentials:  credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", ""),
+		HTTPClient:   &http.Client{Transport: mock.Transport()},
+		BaseEndpoint: aws.String("https://bedrock-runtime.us-east-1.amazonaws.com"),
+	})
+	messages := []types.Message{{Role: types.ConversationRoleUser, Content: []types.ContentBlock{&types.ContentBlockMemberText{Value: "Hi"}}}}
+	output, err := client.Converse(context.Background(), &bedrockruntime.ConverseInput{ModelId: aws.String("amazon.nova-pro-v1:0"), Messages: messages})
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := output.Output.(*types.ConverseOutputMemberMessage).Value.Content[0].(*types.ContentBlockMemberText).Value
+	if said != "Converse answered." || output.StopReason != types.StopReasonEndTurn {
+		t.Fatalf("%q %v", said, output.StopReason)
+	}
+	streamed, err := client.ConverseStream(context.Background(), &bedrockruntime.ConverseStreamInput{ModelId: aws.String("amazon.nova-pro-v1:0"), Messages: messages})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream := streamed.GetStream()
+	text, stopped := "", types.StopReason("")
+	for event := range stream.Events() {
+		switch event := event.(type) {
+		case *types.ConverseStreamOutputMemberContentBlockDelta:
+			if delta, ok := event.Value.Delta.(*types.ContentBlockDeltaMemberText); ok {
+				text += delta.Value
+			}
+		case *types.ConverseStreamOutputMemberMessageStop:
+			stopped = event.Value.StopReason
+		}
+	}
+	if err := stream.Close(); err != nil || stream.Err() != nil {
+		t.Fatalf("%v %v", err, stream.Err())
+	}
+	if text != "A binary event stream, decoded." || stopped != types.StopReasonEndTurn {
+		t.Fatalf("%q %q", text, stopped)
+	}
+}
