@@ -52,11 +52,14 @@ func ExampleFailsWith() {
 	mock, _ := cuecard.Open(cuecard.FailsWith(cuecard.RateLimited, cuecard.RetryAfter(1000)), cuecard.Responds("ok"))
 	defer mock.Close()
 	client := &http.Client{Transport: mock.Transport()}
-	response, _ := client.Post("https://api.openai.com/v1/chat/completions", "application/json",
+	response, err := client.Post("https://api.openai.com/v1/chat/completions", "application/json",
 		strings.NewReader(question))
+	if err != nil {
+		panic(err)
+	}
 	response.Body.Close()
 	fmt.Println(response.StatusCode, response.Header.Get("retry-after-ms"))
-	err := mock.Check(cuecard.ReceivedRequests(2))
+	err = mock.Check(cuecard.ReceivedRequests(2))
 	fmt.Println(errors.Is(err, cuecard.ErrAssertionFailed))
 	// Output:
 	// 429 1000
@@ -69,8 +72,11 @@ func ExampleMock_Handler() {
 	defer mock.Close()
 	server := httptest.NewServer(mock.Handler())
 	defer server.Close()
-	response, _ := http.Post(server.URL+"/v1/messages", "application/json",
+	response, err := http.Post(server.URL+"/v1/messages", "application/json",
 		strings.NewReader(`{"model":"claude-sonnet-4-5","max_tokens":64,"messages":[{"role":"user","content":"Hi"}]}`))
+	if err != nil {
+		panic(err)
+	}
 	defer response.Body.Close()
 	var message struct {
 		Content []struct{ Text string }

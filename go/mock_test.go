@@ -194,3 +194,37 @@ func TestFiftyParallelSubtestsEachHaveTheirOwnMock(t *testing.T) {
 		})
 	}
 }
+
+func TestOneServerRoutesEachTestToItsOwnScriptAndJournal(t *testing.T) {
+	mock := New(t, Responds("first"), Responds("second"), AllowUnused())
+	server := Serve(t, mock)
+	ask := func(base string) string {
+		_, body := post(t, http.DefaultClient, base+"/v1/chat/completions", fmt.Sprintf(chatBody, ""))
+		return body
+	}
+	var wg sync.WaitGroup
+	for _, id := range []string{"alpha", "beta", "gamma"} {
+		wg.Add(1)
+		go func(id string) {
+			defer wg.Done()
+			if first, second := ask(server.TestURL(id)), ask(server.TestURL(id)); !strings.Contains(first, `"first"`) ||
+				!strings.Contains(second, `"second"`) {
+				t.Errorf("%s: each test starts at the first step: %s / %s", id, first, second)
+			}
+		}(id)
+	}
+	wg.Wait()
+	for _, id := range []string{"alpha", "beta", "gamma"} {
+		journal, err := server.TestJournal(id)
+		if err != nil || journal.Count != 2 {
+			t.Errorf("%s: %d requests (%v), want 2", id, journal.Count, err)
+		}
+	}
+	if body := ask(server.URL); !strings.Contains(body, `"first"`) {
+		t.Errorf("the unprefixed surface is the mock itself: %s", body)
+	}
+	mock.Assert(t, ReceivedRequests(1))
+	if journal, err := server.TestJournal("never-asked"); err != nil || journal.Count != 0 {
+		t.Errorf("a test that sent nothing: %d requests (%v)", journal.Count, err)
+	}
+}

@@ -1,6 +1,7 @@
 package cuecard
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,15 +14,54 @@ type Server struct {
 	// OpenAIBaseURL is URL + "/v1", the base URL OpenAI clients take.
 	OpenAIBaseURL string
 	server        *httptest.Server
+	mock          *Mock
+	id            int
 }
 
-// Serve starts a loopback server (127.0.0.1, a free port) whose handler is the mock's wire face, stopped when the
-// test ends.
+// Serve starts a loopback server (127.0.0.1, a free port) answered by the mock's wire face, stopped when the test
+// ends. Its unprefixed surface is the mock itself. Under `/t/{id}/` (TestURL, or the header `x-cuecard-test: {id}`)
+// each id is a test of its own, made from the mock's scenario at its first request, with its own script position and
+// journal (TestJournal): one server for many parallel tests, routed by the core as `cuecard serve` routes them.
 func Serve(t TB, mock *Mock) *Server {
 	t.Helper()
-	server := httptest.NewServer(mock.Handler())
-	t.Cleanup(server.Close)
-	return &Server{URL: server.URL, OpenAIBaseURL: server.URL + "/v1", server: server}
+	served := &Server{mock: mock}
+	if err := mock.op("serve", nil, &served.id); err != nil {
+		t.Fatalf("%v", err)
+		return nil
+	}
+	served.server = httptest.NewServer(handler(func(method, target string, header http.Header, host string,
+		body []byte) (*reply, error) {
+		var answered reply
+		request := map[string]any{"server": served.id, "request": wireRequest(method, target, header, host, body)}
+		err := mock.op("serve_http", request, &answered)
+		return &answered, err
+	}))
+	t.Cleanup(served.server.Close)
+	served.URL = served.server.URL
+	served.OpenAIBaseURL = served.URL + "/v1"
+	return served
+}
+
+// TestURL is the base URL of test id on this server (`URL/t/{id}`; OpenAI clients add `/v1`).
+func (s *Server) TestURL(id string) string { return s.URL + "/t/" + id }
+
+// TestJournal reads what test id received (`GET /_cuecard/t/{id}/journal`).
+func (s *Server) TestJournal(id string) (Journal, error) {
+	var answered reply
+	request := map[string]any{"server": s.id, "request": wireRequest("GET", "/_cuecard/t/"+id+"/journal", nil,
+		s.server.Listener.Addr().String(), nil)}
+	if err := s.mock.op("serve_http", request, &answered); err != nil {
+		return Journal{}, err
+	}
+	var journal Journal
+	if answered.Status != http.StatusOK {
+		return Journal{}, &Error{Code: "not_found", Message: answered.Body}
+	}
+	if err := json.Unmarshal([]byte(answered.Body), &journal); err != nil {
+		return Journal{}, &Error{Code: "internal", Message: err.Error()}
+	}
+	journal.Document = json.RawMessage(answered.Body)
+	return journal, nil
 }
 
 // Close stops the server (Serve also stops it when the test ends).
@@ -29,14 +69,17 @@ func (s *Server) Close() { s.server.Close() }
 
 // Handler is the mock's wire face as an http.Handler: each request answered as `cuecard serve` answers it, a stream
 // flushed frame by frame as its frames fall due, a cut stream or a dropped connection aborting the response.
-func (m *Mock) Handler() http.Handler {
+func (m *Mock) Handler() http.Handler { return handler(m.handle) }
+
+// handler serves each request with answer (the mock's face, or a server's routing over it).
+func handler(answer func(method, target string, header http.Header, host string, body []byte) (*reply, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, request *http.Request) {
 		body, err := io.ReadAll(request.Body)
 		if err != nil {
 			http.Error(w, "cuecard: cannot read the request body: "+err.Error(), http.StatusBadRequest)
 			return
 		}
-		answered, err := m.handle(request.Method, request.URL.RequestURI(), request.Header, request.Host, body)
+		answered, err := answer(request.Method, request.URL.RequestURI(), request.Header, request.Host, body)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return

@@ -32,6 +32,17 @@ type reply struct {
 // handle answers one HTTP request with the wire protocols (OpenAI, Anthropic, Gemini, Ollama, Bedrock, ...), journaled
 // once, as `cuecard serve` answers it.
 func (m *Mock) handle(method, target string, header http.Header, host string, body []byte) (*reply, error) {
+	var answered reply
+	request := map[string]any{"request": wireRequest(method, target, header, host, body)}
+	if err := m.op("handle_http", request, &answered); err != nil {
+		return nil, err
+	}
+	return &answered, nil
+}
+
+// wireRequest is an HTTP request as the engine reads it: the method, the target (path and query), the headers
+// (names lower-cased) and the body (as text, or base64 when it is not UTF-8).
+func wireRequest(method, target string, header http.Header, host string, body []byte) map[string]any {
 	headers := make([][2]string, 0, len(header)+1)
 	if host != "" {
 		headers = append(headers, [2]string{"host", host})
@@ -47,11 +58,7 @@ func (m *Mock) handle(method, target string, header http.Header, host string, bo
 	} else {
 		request["body_base64"] = base64.StdEncoding.EncodeToString(body)
 	}
-	var answered reply
-	if err := m.op("handle_http", map[string]any{"request": request}, &answered); err != nil {
-		return nil, err
-	}
-	return &answered, nil
+	return request
 }
 
 // Transport is an http.RoundTripper answered by the mock, in process (no socket): give it to any Go SDK's HTTP client

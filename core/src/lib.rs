@@ -40,7 +40,7 @@ pub mod faults;
 pub mod generate;
 mod http;
 pub mod input;
-#[cfg(feature = "server")]
+// Pure (no I/O): the server routes by it, and so does the Go package's loopback server through the face.
 pub mod isolation;
 pub mod journal;
 pub mod latency;

@@ -10,12 +10,22 @@ use crate::model::ChatRequest;
 
 /// Whether `request` is for an endpoint this server answers (a row of the protocol table, or MCP): what may make
 /// a per-test mock (`isolation`), so a stray `GET /t/{id}/favicon.ico` makes none.
-#[cfg(feature = "server")]
 pub(crate) fn serves(request: &HttpRequest) -> bool {
     super::routes::find(request).is_some()
         || crate::mcp::is_mcp_path(&request.path)
         || crate::a2a::is_a2a_path(&request.path)
-        || super::sockets::SocketProtocol::at(&request.path).is_some()
+        || serves_sockets_at(&request.path)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn serves_sockets_at(path: &str) -> bool {
+    super::sockets::SocketProtocol::at(path).is_some()
+}
+
+/// The WebAssembly builds serve no sockets (`sockets/absent.rs`).
+#[cfg(target_arch = "wasm32")]
+fn serves_sockets_at(_path: &str) -> bool {
+    false
 }
 
 /// Whether a path is on the admin surface: `/_cuecard/...`, also under `/v1`.

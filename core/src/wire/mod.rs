@@ -53,18 +53,16 @@ pub use crate::http::{
 };
 pub(crate) use frames::Encoding;
 
-// The admin refusals are for the per-test surface of the server (`isolation`, feature `server`).
+// The admin refusals are for the per-test surface (`isolation`: the server's, and the Go package's server's).
 pub use crate::contracts::{ContractMode, Contracts, Violation, RULES as CONTRACT_RULES};
 pub use crate::delivery::{
     Delivery, LineEnding, Split, Variation, MAX_CHUNK_BYTES, SEED_HEADER as DELIVERY_SEED_HEADER,
 };
 pub use crate::script::recorded::is_answer_endpoint;
-#[cfg(feature = "server")]
 pub(crate) use admin::{admin_error, foreign_admin_request};
 pub use admin::{is_whole_journal_read, journal_document, write_journal_document};
 use chat::*;
 pub use errors::{error_reply, Dialect};
-#[cfg(feature = "server")]
 pub(crate) use handle::serves;
 pub use handle::{
     admin_token_refusal, decode_request, handle, handle_turn, is_admin_path, may_take_long, unreadable_body_reply,

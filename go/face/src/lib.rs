@@ -15,10 +15,13 @@ use cuecard::api::{FailSpec, StepInput};
 use cuecard::{CallContext, CallError, Error, ErrorKind, MockModel, MockSettings, ObservationEvent, RecordingObserver};
 use serde_json::{json, Value};
 use std::cell::RefCell;
+use std::sync::Arc;
 
 thread_local! {
     /// The mocks of this instance, by id (`id - 1`); a freed one is `None`.
-    static MOCKS: RefCell<Vec<Option<MockModel>>> = const { RefCell::new(Vec::new()) };
+    static MOCKS: RefCell<Vec<Option<Arc<MockModel>>>> = const { RefCell::new(Vec::new()) };
+    /// The servers' test routing (`/t/{id}/...` and `x-cuecard-test`, each over a mock), by id.
+    static SERVERS: RefCell<Vec<cuecard::isolation::Tests>> = const { RefCell::new(Vec::new()) };
     /// The observers of this instance (the engine attempts a host reports, for the checks that read them), by id.
     static OBSERVERS: RefCell<Vec<RecordingObserver>> = const { RefCell::new(Vec::new()) };
 }
@@ -128,9 +131,36 @@ fn run(request: &Value) -> Result<Value, Failure> {
             }
             MOCKS.with(|mocks| {
                 let mut mocks = mocks.borrow_mut();
-                mocks.push(Some(mock));
+                mocks.push(Some(Arc::new(mock)));
                 Ok(json!(mocks.len()))
             })
+        }
+        // A server's routing over a mock: the unprefixed surface is the mock itself; `/t/{id}/...` (or the header
+        // `x-cuecard-test`) is a test of its own, made from the mock's scenario at its first request, with the
+        // per-test admin paths (`/_cuecard/t/{id}/journal`, ...), as `cuecard serve` routes.
+        "serve" => {
+            let mock = mock_of(request)?;
+            let max_tests =
+                argument::<Option<usize>>(request, "max_tests")?.unwrap_or(cuecard::isolation::DEFAULT_MAX_TESTS);
+            let tests = cuecard::isolation::Tests::new(mock, max_tests, cuecard::isolation::DEFAULT_JOURNAL_TOTAL);
+            SERVERS.with(|servers| {
+                let mut servers = servers.borrow_mut();
+                servers.push(tests);
+                Ok(json!(servers.len()))
+            })
+        }
+        "serve_http" => {
+            let id: usize = argument(request, "server")?;
+            let mut http: cuecard::wire::HttpRequest = argument(request, "request")?;
+            let header = http.header(cuecard::isolation::TEST_HEADER).map(str::to_string);
+            let reply = SERVERS.with(|servers| match servers.borrow().get(id.wrapping_sub(1)) {
+                Some(tests) => Ok(match tests.select(&mut http, header.as_deref()) {
+                    Ok(mock) => cuecard::wire::handle(&mock, &http),
+                    Err(reply) => reply,
+                }),
+                None => Err(Error::new(ErrorKind::InvalidState, format!("no server {id}"))),
+            })?;
+            serde_json::to_value(&reply).map_err(|e| Error::new(ErrorKind::Internal, e.to_string()).into())
         }
         "observer_new" => OBSERVERS.with(|observers| {
             let mut observers = observers.borrow_mut();
@@ -145,7 +175,12 @@ fn run(request: &Value) -> Result<Value, Failure> {
             let (index, event): (usize, ObservationEvent) = (argument(request, "index")?, argument(request, "event")?);
             with_observer(request, |observer| Ok(observer.report(index, event).map(|()| Value::Null)?))
         }
-        _ => with_mock(request, |mock| on_mock(op, mock, request)),
+        "free" => {
+            let id: usize = argument(request, "mock")?;
+            MOCKS.with(|mocks| mocks.borrow_mut().get_mut(id.wrapping_sub(1)).map(Option::take));
+            Ok(Value::Null)
+        }
+        _ => on_mock(op, &*mock_of(request)?, request),
     }
 }
 
@@ -161,21 +196,12 @@ fn with_observer(
     })
 }
 
-/// Runs `f` on the mock the request names.
-fn with_mock(request: &Value, f: impl FnOnce(&MockModel) -> Result<Value, Failure>) -> Result<Value, Failure> {
+/// The mock the request names (`mock`).
+fn mock_of(request: &Value) -> Result<Arc<MockModel>, Failure> {
     let id: usize = argument(request, "mock")?;
-    if request.get("op").and_then(Value::as_str) == Some("free") {
-        MOCKS.with(|mocks| mocks.borrow_mut().get_mut(id.wrapping_sub(1)).map(Option::take));
-        return Ok(Value::Null);
-    }
-    MOCKS.with(|mocks| {
-        let mocks = mocks.borrow();
-        match mocks.get(id.wrapping_sub(1)).and_then(Option::as_ref) {
-            Some(mock) => f(mock),
-            None => {
-                Err(Error::new(ErrorKind::InvalidState, format!("no mock {id} (it was freed, or never made)")).into())
-            }
-        }
+    let found = MOCKS.with(|mocks| mocks.borrow().get(id.wrapping_sub(1)).and_then(Option::clone));
+    found.ok_or_else(|| {
+        Error::new(ErrorKind::InvalidState, format!("no mock {id} (it was freed, or never made)")).into()
     })
 }
 
