@@ -26,6 +26,8 @@ type Mock struct {
 	id     int
 	// finalChecks are run when the test ends (New): every step used, no unexpected request.
 	finalChecks bool
+	// recording is where the mock records what it lacks (Recorded, in a mode that records).
+	recording *recording
 }
 
 // Option scripts a new Mock (Responds, FailsWith, FromScenario, ...), in the order given.

@@ -84,9 +84,14 @@ func (t transport) RoundTrip(request *http.Request) (*http.Response, error) {
 	if host == "" && request.URL != nil {
 		host = request.URL.Host
 	}
-	answered, err := t.mock.handle(request.Method, request.URL.RequestURI(), request.Header, host, body)
-	if err != nil {
+	wire := wireRequest(request.Method, request.URL.RequestURI(), request.Header, host, body)
+	var answered reply
+	fields := map[string]any{"request": wire, "records": t.mock.recording != nil}
+	if err := t.mock.op("handle_http", fields, &answered); err != nil {
 		return nil, err
+	}
+	if answered.Kind == "forward" {
+		return t.mock.recording.forward(request, body, wire)
 	}
 	ctx := request.Context()
 	if answered.Kind == "abort" {

@@ -508,14 +508,6 @@ fn chunks_of(parts: &[Part]) -> Vec<Vec<Part>> {
         .collect()
 }
 
-/// How many events a stream of `step` sends before its final status: the task, `working`, then every chunk of
-/// every artifact. A step with `cut_after` this many delivers all it has and is cut before the task ends: what a
-/// recorded stream that broke off is replayed as.
-#[cfg(feature = "record")]
-pub(crate) fn events_before_final(step: &A2aStep) -> usize {
-    2 + step_artifacts(step).iter().map(|(_, parts)| chunks_of(parts).len()).sum::<usize>()
-}
-
 /// The push notification config methods: configs are kept per task (`push`: what is delivered to them).
 fn push(
     state: &mut AgentsState,

@@ -15,8 +15,6 @@ mod http;
 mod push;
 mod render;
 
-#[cfg(feature = "record")]
-pub(crate) use engine::events_before_final;
 pub use http::{handle_http, is_a2a_path};
 
 /// Whether this build serves A2A agents (the WebAssembly module does not: `absent.rs`).

@@ -120,7 +120,7 @@ impl A2aRecording {
                 let said = message_text(message);
                 step.matcher = (!said.is_empty()).then(|| A2aMatch { text: Some(said), ..A2aMatch::default() });
                 if streamed && step.error.is_none() && step.message.is_none() && (cut || !answer.ended) {
-                    step.cut_after = Some(crate::a2a::events_before_final(&step));
+                    step.cut_after = Some(step.events_before_final());
                 }
                 let at = self.agent(path);
                 let Some(agent) = self.agents.get_mut(at) else { return false };
@@ -393,6 +393,7 @@ pub(super) fn responses_of(body: &[u8]) -> Vec<Value> {
 
 /// A card's endpoints (`url`, and each interface's `url` in `supportedInterfaces` and `additionalInterfaces`) made
 /// `endpoint`: a card relayed by a recording proxy sends the client's messages back through the proxy.
+#[cfg_attr(not(feature = "proxy"), allow(dead_code))]
 pub(crate) fn card_pointing_at(card: &mut Value, endpoint: &str) {
     if let Some(url) = card.get_mut("url") {
         *url = json!(endpoint);

@@ -123,53 +123,14 @@ impl RecordingFile {
     /// The file's replay is loaded by the host as a scenario ([`RecordingFile::replay_scenario`]).
     pub fn open(path: impl AsRef<Path>, mode: RecordMode, options: RecordOptions, allow_in_ci: bool) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
+        let shown = path.display().to_string();
         let exists = path.exists();
-        let records = match mode {
-            RecordMode::None => false,
-            RecordMode::Once => !exists,
-            RecordMode::New | RecordMode::All => true,
-        };
-        if !exists && mode == RecordMode::None {
-            return Err(Scenario::read_error(
-                &path.display().to_string(),
-                true,
-                "there is no such recording (record it with mode once: --cuecard-record=once in pytest, \
-                 CUECARD_RECORD=once for vitest/jest, cuecard record --mode once)",
-            ));
-        }
-        if records && !allow_in_ci && std::env::var_os(CI_VARIABLE).is_some_and(|v| !v.is_empty()) {
-            return Err(invalid_argument(format!(
-                "CI is set: recording {} (mode {}) is refused; replay with mode none, or allow recording in CI \
-                 (--allow-in-ci, allow_in_ci=True, allowInCi: true)",
-                path.display(),
-                mode.name()
-            ))
-            .with_context("path", path.display().to_string()));
-        }
-        let replays = exists && mode != RecordMode::All;
+        let ci = std::env::var_os(CI_VARIABLE).is_some_and(|v| !v.is_empty());
+        let (records, replays) = what_a_recording_does(&shown, mode, exists, ci, allow_in_ci)?;
         // Locked and checked before the file is read: a recording another recorder is writing, or that cannot be
         // written, is refused before anything is forwarded (issue #59 S7, S8).
         let writer = records.then(|| Writer::open(&path)).transpose()?;
-        // The file it goes on from (or replaces) says its first day and how long it is trusted.
-        // (A file mode `all` replaces may be broken: it is read only for what it says of itself.)
-        let existing = match (records && exists, replays) {
-            (false, _) => None,
-            (true, true) => Some(read_document(&path)?),
-            (true, false) => read_document(&path).ok(),
-        };
-        let head = |field: &str| existing.as_ref().and_then(|d| d.get("recording")).and_then(|r| r.get(field)).cloned();
-        let mut options = options;
-        options.max_age_days = options.max_age_days.or_else(|| head("max_age_days").and_then(|v| v.as_u64()));
-        let first_day = if replays { head("recorded_on").and_then(|v| v.as_str().map(str::to_string)) } else { None };
-        options.recorded_on = options.recorded_on.or(first_day).or_else(|| {
-            // A file that goes on from an undated one cannot say when its first exchanges were made.
-            (!replays).then(|| crate::clock::days_date(today()))
-        });
-        let recorder = match (records, existing) {
-            (false, _) => None,
-            (true, Some(existing)) if replays => Some(Recorder::appending(options, &existing)?),
-            (true, _) => Some(Recorder::new(options)?),
-        };
+        let recorder = recorder_for(records, replays, exists, options, today(), || read_document(&path))?;
         Ok(RecordingFile { path, mode, replays, recorder, writer, upstreams: Vec::new() })
     }
 
@@ -308,11 +269,105 @@ impl RecordingFile {
     }
 }
 
+/// Whether a recording in `mode` records and whether it replays, from what the host knows: whether the file
+/// `shown` exists, and whether `CI` is set. Refused: mode `none` without the file (`not_found`, saying how to record
+/// it), and recording while CI is set unless `allow_in_ci`. Pure, as [`recorder_for`]: [`RecordingFile::open`] reads
+/// the facts from the file system, a host without one (the Go package's engine) gives them as data.
+pub fn what_a_recording_does(
+    shown: &str,
+    mode: RecordMode,
+    exists: bool,
+    ci: bool,
+    allow_in_ci: bool,
+) -> Result<(bool, bool)> {
+    let records = match mode {
+        RecordMode::None => false,
+        RecordMode::Once => !exists,
+        RecordMode::New | RecordMode::All => true,
+    };
+    if !exists && mode == RecordMode::None {
+        return Err(Scenario::read_error(
+            shown,
+            true,
+            "there is no such recording (record it with mode once: --cuecard-record=once in pytest, \
+             CUECARD_RECORD=once for vitest/jest and go test, cuecard record --mode once)",
+        ));
+    }
+    if records && !allow_in_ci && ci {
+        return Err(invalid_argument(format!(
+            "CI is set: recording {shown} (mode {}) is refused; replay with mode none, or allow recording in CI \
+             (--allow-in-ci, allow_in_ci=True, allowInCi: true, cuecard.AllowRecordingInCI())",
+            mode.name()
+        ))
+        .with_context("path", shown.to_string()));
+    }
+    Ok((records, records_or_replays(exists, mode)))
+}
+
+fn records_or_replays(exists: bool, mode: RecordMode) -> bool {
+    exists && mode != RecordMode::All
+}
+
+/// The recorder of a recording that records (none otherwise): going on from the file's document when it replays
+/// it, else a new one. `read` gives the file's document; it is asked only when the file exists and is recorded over.
+/// The document says the recording's first day (`recorded_on`, kept when appending; else `today`, in days from
+/// 1970-01-01) and how long it is trusted (`max_age_days`, kept).
+pub fn recorder_for(
+    records: bool,
+    replays: bool,
+    exists: bool,
+    options: RecordOptions,
+    today: i64,
+    read: impl FnOnce() -> Result<serde_json::Value>,
+) -> Result<Option<Recorder>> {
+    // The file it goes on from (or replaces) says its first day and how long it is trusted.
+    // (A file mode `all` replaces may be broken: it is read only for what it says of itself.)
+    let existing = match (records && exists, replays) {
+        (false, _) => None,
+        (true, true) => Some(read()?),
+        (true, false) => read().ok(),
+    };
+    let head = |field: &str| existing.as_ref().and_then(|d| d.get("recording")).and_then(|r| r.get(field)).cloned();
+    let mut options = options;
+    options.max_age_days = options.max_age_days.or_else(|| head("max_age_days").and_then(|v| v.as_u64()));
+    let first_day = if replays { head("recorded_on").and_then(|v| v.as_str().map(str::to_string)) } else { None };
+    options.recorded_on = options.recorded_on.or(first_day).or_else(|| {
+        // A file that goes on from an undated one cannot say when its first exchanges were made.
+        (!replays).then(|| crate::clock::days_date(today))
+    });
+    Ok(match (records, existing) {
+        (false, _) => None,
+        (true, Some(existing)) if replays => Some(Recorder::appending(options, &existing)?),
+        (true, _) => Some(Recorder::new(options)?),
+    })
+}
+
+/// A recording's document as data from its text (YAML, or JSON), as a recorder goes on from it.
+pub fn document_of_text(shown: &str, text: &str, yaml: bool) -> Result<serde_json::Value> {
+    let document = if yaml {
+        crate::scenario::yaml_value(text)
+    } else {
+        serde_json::from_str(text).map_err(|e| Error::new(ErrorKind::InvalidScenario, format!("{shown}: {e}")))
+    };
+    document.map_err(|e| e.with_context("path", shown.to_string()))
+}
+
 /// The file a test's recording is kept in, relative to the test file's directory:
 /// `recordings/<module>/<name>.yaml`, the name being the test's names (class, test, parameters) joined with `.`.
 /// A character a file name cannot safely hold (anything but letters, digits, `_ . [ ] = , + -`) becomes `-`, and
 /// an empty part becomes `test`; so pytest, vitest, jest and node:test name their files by one rule.
 pub fn recording_path_for_test(module: &str, names: &[&str]) -> String {
+    format!("recordings/{}/{}", safe_file_name(module), recording_file_name(names))
+}
+
+/// A test's recording file name: its names joined with `.`, made safe (as in [`recording_path_for_test`]), then
+/// `.yaml`. Go keeps it in `testdata/recordings/`.
+pub fn recording_file_name(names: &[&str]) -> String {
+    let name = names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()).collect::<Vec<_>>().join(".");
+    format!("{}.yaml", safe_file_name(&name))
+}
+
+fn safe_file_name(text: &str) -> String {
     let safe = |text: &str| -> String {
         let cleaned: String =
             text.chars().map(|c| if c.is_alphanumeric() || "_.[]=,+-".contains(c) { c } else { '-' }).collect();
@@ -323,8 +378,7 @@ pub fn recording_path_for_test(module: &str, names: &[&str]) -> String {
             cleaned
         }
     };
-    let name = names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()).collect::<Vec<_>>().join(".");
-    format!("recordings/{}/{}.yaml", safe(module), safe(&name))
+    safe(text)
 }
 
 /// Whether a path names a YAML file (`.yaml`/`.yml`); anything else is written as JSON.
@@ -336,14 +390,7 @@ pub fn is_yaml(path: &Path) -> bool {
 
 /// A recording's document as data (to append to).
 fn read_document(path: &Path) -> Result<serde_json::Value> {
-    let shown = path.display().to_string();
-    let text = Scenario::read_text(path)?;
-    let document = if is_yaml(path) {
-        crate::scenario::yaml_value(&text)
-    } else {
-        serde_json::from_str(&text).map_err(|e| Error::new(ErrorKind::InvalidScenario, format!("{shown}: {e}")))
-    };
-    document.map_err(|e| e.with_context("path", shown))
+    document_of_text(&path.display().to_string(), &Scenario::read_text(path)?, is_yaml(path))
 }
 
 /// Today, as days from 1970-01-01 (UTC), for a recording's age.

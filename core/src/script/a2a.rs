@@ -131,6 +131,18 @@ pub struct A2aStep {
     pub cut_after: Option<usize>,
 }
 
+impl A2aStep {
+    /// How many events a stream of this step sends before its final status: the task, `working`, then each text
+    /// word-like token by token and each data part whole, artifact by artifact (`text` first), as `a2a::engine`
+    /// streams them. `cut_after` this many delivers all the step has and cuts the stream before the task ends: what
+    /// a recorded stream that broke off is replayed as.
+    pub fn events_before_final(&self) -> usize {
+        let tokens = |text: &Option<String>| text.as_deref().map_or(0, |t| crate::tokenize::tokenize(t).count());
+        let artifacts: usize = self.artifacts.iter().map(|a| tokens(&a.text) + usize::from(a.data.is_some())).sum();
+        2 + tokens(&self.text) + artifacts
+    }
+}
+
 fn is_zero(value: &u64) -> bool {
     *value == 0
 }

@@ -11,6 +11,7 @@
 //! A module instance is single-threaded: the Go package gives each mock an instance of its own and serialises the
 //! calls to it.
 
+use base64::Engine;
 use cuecard::api::{FailSpec, StepInput};
 use cuecard::{CallContext, CallError, Error, ErrorKind, MockModel, MockSettings, ObservationEvent, RecordingObserver};
 use serde_json::{json, Value};
@@ -22,6 +23,8 @@ thread_local! {
     static MOCKS: RefCell<Vec<Option<Arc<MockModel>>>> = const { RefCell::new(Vec::new()) };
     /// The servers' test routing (`/t/{id}/...` and `x-cuecard-test`, each over a mock), by id.
     static SERVERS: RefCell<Vec<cuecard::isolation::Tests>> = const { RefCell::new(Vec::new()) };
+    /// The recorders of recordings being made (`recording_open`), by id.
+    static RECORDERS: RefCell<Vec<cuecard::record::Recorder>> = const { RefCell::new(Vec::new()) };
     /// The observers of this instance (the engine attempts a host reports, for the checks that read them), by id.
     static OBSERVERS: RefCell<Vec<RecordingObserver>> = const { RefCell::new(Vec::new()) };
 }
@@ -162,6 +165,11 @@ fn run(request: &Value) -> Result<Value, Failure> {
             })?;
             serde_json::to_value(&reply).map_err(|e| Error::new(ErrorKind::Internal, e.to_string()).into())
         }
+        "recording_name" => Ok(json!(cuecard::record::recording_file_name(
+            &argument::<Vec<String>>(request, "names")?.iter().map(String::as_str).collect::<Vec<_>>()
+        ))),
+        "recording_open" => recording_open(request),
+        "recording_record" => recording_record(request),
         "observer_new" => OBSERVERS.with(|observers| {
             let mut observers = observers.borrow_mut();
             observers.push(RecordingObserver::new());
@@ -196,6 +204,67 @@ fn with_observer(
     })
 }
 
+/// Opens a recording from what the host read (the Go package does the file I/O): whether the file `path` exists and
+/// its text, whether CI is set, today (days from 1970-01-01). The core decides (`what_a_recording_does`,
+/// `recorder_for`): `{"records", "replays", "recorder": id or null}`.
+fn recording_open(request: &Value) -> Result<Value, Failure> {
+    let path: String = argument(request, "path")?;
+    let mode: cuecard::record::RecordMode = argument::<String>(request, "mode")?.parse()?;
+    let exists = request.get("text").is_some_and(|t| t.is_string());
+    let (records, replays) = cuecard::record::what_a_recording_does(
+        &path,
+        mode,
+        exists,
+        argument(request, "ci")?,
+        argument(request, "allow_in_ci")?,
+    )?;
+    let options = cuecard::record::RecordOptions {
+        redact_texts: argument::<Option<Vec<String>>>(request, "redact")?.unwrap_or_default(),
+        redact_fields: argument::<Option<Vec<String>>>(request, "redact_fields")?.unwrap_or_default(),
+        description: argument(request, "description")?,
+        ..cuecard::record::RecordOptions::default()
+    };
+    let text: Option<String> = argument(request, "text")?;
+    let yaml = cuecard::record::is_yaml(std::path::Path::new(&path));
+    let read = || cuecard::record::document_of_text(&path, text.as_deref().unwrap_or_default(), yaml);
+    let recorder = cuecard::record::recorder_for(records, replays, exists, options, argument(request, "today")?, read)?;
+    let id = recorder.map(|recorder| {
+        RECORDERS.with(|recorders| {
+            let mut recorders = recorders.borrow_mut();
+            recorders.push(recorder);
+            recorders.len()
+        })
+    });
+    Ok(json!({"records": records, "replays": replays, "recorder": id}))
+}
+
+/// Records one exchange the host forwarded (`request` in the wire form; `reply` with `status`, `headers`,
+/// `body_base64` and `cut`) and answers with the recording's whole text, for the host to write (`yaml` or JSON).
+fn recording_record(request: &Value) -> Result<Value, Failure> {
+    let id: usize = argument(request, "recorder")?;
+    let http: cuecard::wire::HttpRequest = argument(request, "request")?;
+    let reply: Value = argument(request, "reply")?;
+    let body: String = argument(&reply, "body_base64")?;
+    let body = base64::engine::general_purpose::STANDARD
+        .decode(body.as_bytes())
+        .map_err(|e| invalid(format!("reply.body_base64 is not base64: {e}")))?;
+    let upstream = cuecard::record::UpstreamReply {
+        status: argument(&reply, "status")?,
+        headers: argument(&reply, "headers")?,
+        headers_ms: 0,
+        chunks: vec![(0, body)],
+        cut: argument::<Option<bool>>(&reply, "cut")?.unwrap_or(false),
+    };
+    let yaml: bool = argument(request, "yaml")?;
+    RECORDERS.with(|recorders| match recorders.borrow_mut().get_mut(id.wrapping_sub(1)) {
+        Some(recorder) => {
+            recorder.record(&http, &upstream)?;
+            Ok(json!(recorder.to_text(yaml)?))
+        }
+        None => Err(Error::new(ErrorKind::InvalidState, format!("no recorder {id}")).into()),
+    })
+}
+
 /// The mock the request names (`mock`).
 fn mock_of(request: &Value) -> Result<Arc<MockModel>, Failure> {
     let id: usize = argument(request, "mock")?;
@@ -222,6 +291,14 @@ fn on_mock(op: &str, mock: &MockModel, request: &Value) -> Result<Value, Failure
         "handle_http" => {
             let http: cuecard::wire::HttpRequest = argument(request, "request")?;
             let reply = cuecard::wire::handle(mock, &http);
+            // A recording that records forwards what its replay lacks: the host is told to, instead of the miss.
+            let forwards = request.get("records").and_then(Value::as_bool).unwrap_or(false)
+                && cuecard::record::RecordingFile::is_miss(
+                    reply.header("x-cuecard-error").map(|v| ("x-cuecard-error", v)),
+                );
+            if forwards {
+                return Ok(json!({"kind": "forward"}));
+            }
             return serde_json::to_value(&reply).map_err(|e| Error::new(ErrorKind::Internal, e.to_string()).into());
         }
         "chat" => {

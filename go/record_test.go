@@ -1,0 +1,99 @@
+package cuecard
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A test records once against an upstream (here another mock standing in for the real API), then replays the file
+// without it: the same answers, the upstream not asked again, and the key never written.
+func TestARecordingIsMadeOnceThenReplayedWithoutTheUpstream(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "weather.yaml")
+	upstream := New(t, Responds("Sunny in Paris."), Responds("Rain in Oslo."))
+	ask := func(mock *Mock, city string) string {
+		client := &http.Client{Transport: mock.Transport()}
+		request, _ := http.NewRequest("POST", "https://api.openai.com/v1/chat/completions",
+			strings.NewReader(fmt.Sprintf(`{"model":"gpt-4o","messages":[{"role":"user","content":"Weather in %s?"}]}`, city)))
+		request.Header.Set("authorization", "Bearer sk-live-0123456789abcdefghijklmn")
+		request.Header.Set("content-type", "application/json")
+		response, err := client.Do(request)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer response.Body.Close()
+		var body strings.Builder
+		if _, err := fmt.Fprint(&body, readAll(t, response)); err != nil {
+			t.Fatal(err)
+		}
+		return body.String()
+	}
+	recording := Recorded(t, RecordingPath(path), RecordingMode("once"), Upstream(upstream.Transport()), AllowRecordingInCI())
+	live := []string{ask(recording, "Paris"), ask(recording, "Oslo")}
+	if !strings.Contains(live[0], "Sunny in Paris.") || !strings.Contains(live[1], "Rain in Oslo.") {
+		t.Fatalf("recorded: %q", live)
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(text), "sk-live") || !strings.Contains(string(text), "recorded_on:") {
+		t.Fatalf("the recording: %s", text)
+	}
+	replay := Recorded(t, RecordingPath(path), RecordingMode("none"))
+	replayed := []string{ask(replay, "Paris"), ask(replay, "Oslo")}
+	for i := range live {
+		if !strings.Contains(replayed[i], []string{"Sunny in Paris.", "Rain in Oslo."}[i]) {
+			t.Errorf("replayed %d: %s", i, replayed[i])
+		}
+	}
+	upstream.Assert(t, ReceivedRequests(2))
+	// Mode none without the file is refused, saying how to record it.
+	missing := &namedRecorder{name: "TestMissing"}
+	Recorded(missing, RecordingPath(filepath.Join(t.TempDir(), "absent.yaml")))
+	if len(missing.errors) != 1 || !strings.Contains(missing.errors[0], "CUECARD_RECORD=once") {
+		t.Fatalf("a missing recording: %q", missing.errors)
+	}
+	// Recording in CI is refused unless allowed.
+	t.Setenv("CI", "true")
+	inCI := &namedRecorder{name: "TestInCI"}
+	Recorded(inCI, RecordingPath(filepath.Join(t.TempDir(), "new.yaml")), RecordingMode("all"))
+	if len(inCI.errors) != 1 || !strings.Contains(inCI.errors[0], "CI is set") {
+		t.Fatalf("recording in CI: %q", inCI.errors)
+	}
+}
+
+func TestARecordingIsNamedAfterItsTest(t *testing.T) {
+	t.Run("a sub/test", func(t *testing.T) {
+		named := &namedRecorder{name: t.Name()}
+		Recorded(named)
+		want := filepath.Join("testdata", "recordings", "TestARecordingIsNamedAfterItsTest.a_sub.test.yaml")
+		if len(named.errors) != 1 || !strings.Contains(named.errors[0], want) {
+			t.Fatalf("want a refusal naming %s: %q", want, named.errors)
+		}
+	})
+}
+
+type namedRecorder struct {
+	recorder
+	name string
+}
+
+func (n *namedRecorder) Name() string { return n.name }
+
+func readAll(t *testing.T, response *http.Response) string {
+	t.Helper()
+	var body strings.Builder
+	buffer := make([]byte, 4096)
+	for {
+		n, err := response.Body.Read(buffer)
+		body.Write(buffer[:n])
+		if err != nil {
+			break
+		}
+	}
+	return body.String()
+}
