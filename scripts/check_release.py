@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the release in dist/ where it can run here (issue #58 §2, §3), and checks what cannot run.
 
-    python3 scripts/check_release.py [DIST] [--all] [--only cli,image,python,npm,c,jvm,action]
+    python3 scripts/check_release.py [DIST] [--all] [--only cli,image,python,npm,c,jvm,go,action]
 
 One module of scripts/release_checks/ per kind of artifact, each saying in its docstring what it checks:
 - cli: the static CLI, run on Linux x86-64, under qemu-user on ARM64, under wine on Windows; Mach-O files checked.
@@ -13,6 +13,8 @@ One module of scripts/release_checks/ per kind of artifact, each saying in its d
 - c: the archives' libraries; the examples built with pkg-config and CMake here, cross-built with zig and run
   under qemu (ARM64) and wine (Windows).
 - jvm: the jar's manifest and its JNI library for every target; a program on the jar run here.
+- go: the Go module fetched from dist/go as a module proxy by a new module, its first test run; built for other
+  platforms without cgo.
 - action: the CI action (action.yml) run as a runner runs it.
 Emulators missing here (qemu-user-static, Debian's arm64 cross libc, wine64) make their runs skipped, and said.
 
@@ -24,9 +26,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from release_checks import action, c, cli, common, image, jvm, node, python  # noqa: E402
+from release_checks import action, c, cli, common, go, image, jvm, node, python  # noqa: E402
 
-KINDS = {"cli": cli, "image": image, "python": python, "npm": node, "c": c, "jvm": jvm, "action": action}
+KINDS = {"cli": cli, "image": image, "python": python, "npm": node, "c": c, "jvm": jvm, "go": go, "action": action}
 
 
 def main(arguments):

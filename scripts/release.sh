@@ -9,6 +9,8 @@
 #   dist/c/cuecard-c-VERSION-TARGET.tar.gz (.zip for Windows): include/cuecard.h, the shared and static libraries,
 #     a pkg-config file and a CMake package (scripts/c_package.py);
 #   dist/jvm/cuecard-VERSION.jar: the JVM package with the JNI library of every target in its resources;
+#   dist/go/cuecard.dev/cuecard/@v/vVERSION.zip and .mod: the Go module, with the engine's WebAssembly (every
+#     platform; GO_MODULE=0 skips it);
 #   dist/SHA256SUMS: every archive's sum.
 # Every cross build uses cargo-zigbuild: zig is the C compiler and linker of every target (ring and mimalloc have
 # C), and links Linux's GNU builds against glibc 2.17 (manylinux2014).
@@ -226,6 +228,31 @@ if [ -n "$LIB_TARGETS" ]; then
   (cd "$DIST/jvm" && sha256sum ./*.jar > SHA256SUMS)
   rm -rf "$natives"
   echo "release: cuecard-$VERSION.jar ($((SECONDS - step_started)) s)"
+fi
+
+# Go: the module (go/ without its tests) with the engine's WebAssembly in it (go/build.sh), zipped as a Go module
+# proxy serves a version: dist/go/cuecard.dev/cuecard/@v/vVERSION.zip (paths under `cuecard.dev/cuecard@vVERSION/`)
+# and its go.mod beside it. One module serves every GOOS/GOARCH: the engine runs on wazero, in pure Go.
+if [ "${GO_MODULE:-1}" = 1 ]; then
+  step_started=$SECONDS
+  go/build.sh > /dev/null
+  module_dir="$DIST/go/cuecard.dev/cuecard/@v"
+  rm -rf "$DIST/go" && mkdir -p "$module_dir"
+  staging=$(mktemp -d)
+  root="$staging/cuecard.dev/cuecard@v$VERSION"
+  mkdir -p "$root"
+  for file in go/go.mod go/go.sum go/cuecard.wasm go/*.go; do
+    case "$file" in *_test.go) ;; *) cp "$file" "$root/" ;; esac
+  done
+  # The unpacked module builds and vets as a user's `go get` would build it (the embed included).
+  (cd "$root" && "${GO:-$(command -v go || echo /usr/local/go/bin/go)}" vet ./...)
+  archive "$staging" "cuecard.dev" "$module_dir/v$VERSION.zip"
+  cp go/go.mod "$module_dir/v$VERSION.mod"
+  echo "v$VERSION" > "$module_dir/list"
+  printf '{"Version":"v%s","Time":"%s"}\n' "$VERSION" "$(date -u -d "@$EPOCH" +%Y-%m-%dT%H:%M:%SZ)" \
+    > "$module_dir/v$VERSION.info"
+  rm -rf "$staging"
+  echo "release: the Go module cuecard.dev/cuecard v$VERSION ($((SECONDS - step_started)) s)"
 fi
 
 # The container image: the Linux builds of this run, amd64 and arm64.

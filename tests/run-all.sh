@@ -226,12 +226,12 @@ step "book: docs/ with mdBook (every internal link checked), the API docs of eac
 tools_ready
 tests/book.sh "$CARGO_TARGET_DIR/py-clean-venv/bin/python"
 
-step "release: the static CLI for Linux ARM64 (musl, zig) with its arm64 image under qemu and chroot; the C archive and the jar for Linux x86-64"
+step "release: the static CLI for Linux ARM64 (musl, zig) with its arm64 image under qemu and chroot; the C archive and the jar for Linux x86-64; the Go module fetched as from a proxy"
 # The cheap subset of scripts/release.sh (every target, the dist profile): one cross target, this machine's C
 # archive (built with pkg-config and CMake) and the jar (its library loaded from its resources), the release profile.
 CLI_TARGETS=aarch64-unknown-linux-musl PY_TARGETS= NODE_TARGETS= LIB_TARGETS=x86_64-unknown-linux-gnu PROFILE=release \
   DIST="$CARGO_TARGET_DIR/release-dist" scripts/release.sh
-python3 scripts/check_release.py "$CARGO_TARGET_DIR/release-dist" --only cli,image,c,jvm,action
+python3 scripts/check_release.py "$CARGO_TARGET_DIR/release-dist" --only cli,image,c,jvm,go,action
 
 step "fuzz: every cargo-fuzz target (scenario, wire, tokenizer, face, record) for 10 s from the seed corpus (nightly)"
 tools_ready
