@@ -211,3 +211,105 @@ func TestAWSSDKGoBedrockConverseAndConverseStream(t *testing.T) {
 		t.Fatalf("%q %q", text, stopped)
 	}
 }
+
+func anthropicClient(mock *cuecard.Mock) anthropic.Client {
+	return anthropic.NewClient(anthropicoption.WithHTTPClient(&http.Client{Transport: mock.Transport()}),
+		anthropicoption.WithAPIKey("sk-ant-test"))
+}
+
+func TestAnthropicSDKGoToolRoundTripA429RetriedAndACutStream(t *testing.T) {
+	mock := cuecard.New(t, cuecard.FailsWith(cuecard.Overloaded), cuecard.CallsTool("get_weather", map[string]any{"city": "Paris"}),
+		cuecard.Responds("22 degrees in Paris."), cuecard.Responds("A stream that breaks off in the middle"))
+	if err := mock.AndFails(cuecard.ConnectionReset); err != nil {
+		t.Fatal(err)
+	}
+	client := anthropicClient(mock)
+	tool := anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{Name: "get_weather",
+		InputSchema: anthropic.ToolInputSchemaParam{Properties: map[string]any{"city": map[string]any{"type": "string"}}}}}
+	params := anthropic.MessageNewParams{Model: "claude-sonnet-4-5", MaxTokens: 256, Tools: []anthropic.ToolUnionParam{tool},
+		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Weather in Paris?"))}}
+	// The overloaded 529 first: the SDK retries it by itself.
+	first, err := client.Messages.New(context.Background(), params)
+	if err != nil || first.StopReason != anthropic.StopReasonToolUse {
+		t.Fatalf("%+v %v", first, err)
+	}
+	use := first.Content[0].AsToolUse()
+	if use.Name != "get_weather" || string(use.Input) != `{"city":"Paris"}` {
+		t.Fatalf("the tool use: %+v", use)
+	}
+	params.Messages = append(params.Messages, first.ToParam(),
+		anthropic.NewUserMessage(anthropic.NewToolResultBlock(use.ID, "22 degrees", false)))
+	second, err := client.Messages.New(context.Background(), params)
+	if err != nil || second.Content[0].Text != "22 degrees in Paris." {
+		t.Fatalf("%+v %v", second, err)
+	}
+	stream := client.Messages.NewStreaming(context.Background(), params, anthropicoption.WithMaxRetries(0))
+	text := ""
+	for stream.Next() {
+		if event := stream.Current(); event.Type == "content_block_delta" {
+			text += event.Delta.Text
+		}
+	}
+	if stream.Err() == nil || text == "" || !strings.HasPrefix("A stream that breaks off in the middle", text) {
+		t.Fatalf("a cut stream: %q %v", text, stream.Err())
+	}
+	mock.Assert(t, cuecard.ReceivedRequests(4), cuecard.OffersTool("get_weather"))
+}
+
+func TestGoOpenAIToolRoundTripA429AndACutStream(t *testing.T) {
+	mock := cuecard.New(t, cuecard.FailsWith(cuecard.RateLimited, cuecard.RetryAfter(5)),
+		cuecard.CallsTool("get_weather", map[string]any{"city": "Oslo"}), cuecard.Responds("9 degrees in Oslo."),
+		cuecard.Responds("A stream that breaks off in the middle"))
+	if err := mock.AndFails(cuecard.ConnectionReset); err != nil {
+		t.Fatal(err)
+	}
+	config := goopenai.DefaultConfig("sk-test")
+	config.HTTPClient = &http.Client{Transport: mock.Transport()}
+	client := goopenai.NewClientWithConfig(config)
+	request := goopenai.ChatCompletionRequest{Model: "gpt-4o",
+		Messages: []goopenai.ChatCompletionMessage{{Role: goopenai.ChatMessageRoleUser, Content: "Weather in Oslo?"}},
+		Tools: []goopenai.Tool{{Type: goopenai.ToolTypeFunction, Function: &goopenai.FunctionDefinition{Name: "get_weather",
+			Parameters: map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}}}}}}
+	// go-openai does not retry: the caller sees the 429 as an APIError, and retries.
+	_, err := client.CreateChatCompletion(context.Background(), request)
+	var apiError *goopenai.APIError
+	if !errors.As(err, &apiError) || apiError.HTTPStatusCode != 429 {
+		t.Fatalf("want the 429 as an APIError, got %v", err)
+	}
+	first, err := client.CreateChatCompletion(context.Background(), request)
+	if err != nil || len(first.Choices[0].Message.ToolCalls) != 1 {
+		t.Fatalf("%+v %v", first, err)
+	}
+	call := first.Choices[0].Message.ToolCalls[0]
+	if call.Function.Name != "get_weather" || call.Function.Arguments != `{"city":"Oslo"}` {
+		t.Fatalf("the tool call: %+v", call)
+	}
+	request.Messages = append(request.Messages, first.Choices[0].Message,
+		goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleTool, Content: "9 degrees", ToolCallID: call.ID})
+	second, err := client.CreateChatCompletion(context.Background(), request)
+	if err != nil || second.Choices[0].Message.Content != "9 degrees in Oslo." {
+		t.Fatalf("%+v %v", second, err)
+	}
+	stream, err := client.CreateChatCompletionStream(context.Background(), request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	text := ""
+	for {
+		chunk, err := stream.Recv()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				t.Fatalf("the cut stream ended cleanly after %q", text)
+			}
+			break
+		}
+		if len(chunk.Choices) > 0 {
+			text += chunk.Choices[0].Delta.Content
+		}
+	}
+	if text == "" || !strings.HasPrefix("A stream that breaks off in the middle", text) {
+		t.Fatalf("a cut stream: %q", text)
+	}
+	mock.Assert(t, cuecard.ReceivedRequests(4))
+}
