@@ -313,3 +313,58 @@ func TestGoOpenAIToolRoundTripA429AndACutStream(t *testing.T) {
 	}
 	mock.Assert(t, cuecard.ReceivedRequests(4))
 }
+
+// What a Go test suite feels: openai-go's Chat.Completions.New through Mock.Transport against the same SDK on a
+// canned http.RoundTripper returning the same bytes and headers (`go test -bench . ./tests/sdk/go`).
+func BenchmarkOpenAIGoThroughTransport(b *testing.B) {
+	mock, err := cuecard.Open(cuecard.Responds("It is sunny in Paris, 22 degrees, with a light breeze."), cuecard.Repeats(),
+		cuecard.Settings(map[string]any{"journal_limit": 1000}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer mock.Close()
+	benchOpenAIGo(b, mock.Transport())
+}
+
+func BenchmarkOpenAIGoCanned(b *testing.B) {
+	mock, err := cuecard.Open(cuecard.Responds("It is sunny in Paris, 22 degrees, with a light breeze."))
+	if err != nil {
+		b.Fatal(err)
+	}
+	request, _ := http.NewRequest("POST", "https://api.openai.com/v1/chat/completions",
+		strings.NewReader(`{"model":"gpt-4o","messages":[{"role":"user","content":"Weather in Paris?"}]}`))
+	recorded, err := mock.Transport().RoundTrip(request)
+	if err != nil {
+		b.Fatal(err)
+	}
+	body, _ := io.ReadAll(recorded.Body)
+	mock.Close()
+	benchOpenAIGo(b, cannedTransport{recorded.StatusCode, recorded.Header, string(body)})
+}
+
+func benchOpenAIGo(b *testing.B, transport http.RoundTripper) {
+	client := openai.NewClient(option.WithHTTPClient(&http.Client{Transport: transport}), option.WithAPIKey("sk-test"))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		completion, err := client.Chat.Completions.New(context.Background(), question("Weather in Paris?"))
+		if err != nil || len(completion.Choices) != 1 {
+			b.Fatal(err)
+		}
+	}
+}
+
+type cannedTransport struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func (c cannedTransport) RoundTrip(request *http.Request) (*http.Response, error) {
+	if request.Body != nil {
+		_, _ = io.Copy(io.Discard, request.Body)
+		request.Body.Close()
+	}
+	return &http.Response{StatusCode: c.status, Header: c.header.Clone(), Body: io.NopCloser(strings.NewReader(c.body)),
+		ContentLength: int64(len(c.body)), Request: request, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}, nil
+}
