@@ -535,6 +535,7 @@ fn a2a_partner_scenario(dir: &std::path::Path) -> String {
         {"match": {"text": "Paris"}, "text": "Booked Paris for Tuesday.", "status": "All set"},
         {"match": {"text": "Rome"}, "state": "input_required", "status": "Which day?"},
         {"error": {"code": -32005, "message": "Incompatible content types"}},
+        {"match": {"text": "Lisbon"}, "text": "Lisbon is sunny."},
     ]}]}});
     let path = dir.join("partner.json");
     std::fs::write(&path, scenario.to_string()).unwrap();
@@ -578,8 +579,26 @@ fn a_remote_agent_is_recorded_through_the_proxy_and_replayed_by_serve() {
     let live = conversation(&proxy.addr);
     let stopped = proxy.stop();
     assert!(stopped.contains("4 exchange(s) recorded"), "{stopped}");
+    // Mode new replays what the file has and forwards what it lacks: a message no recorded step takes (the replay's
+    // `script_exhausted`) reaches the partner and is appended; the recorded ones are not asked again.
+    let again =
+        Running::start(&["record", "--upstream", &url, "--out", out.to_str().unwrap(), "--port", "0", "--mode", "new"]);
+    let ask = |addr: &str, text: &str| {
+        let body = serde_json::json!({"jsonrpc": "2.0", "id": 9, "method": "message/send", "params": {"message":
+            {"role": "user", "kind": "message", "messageId": text, "parts": [{"kind": "text", "text": text}]}}});
+        let (status, _, answer, _) =
+            send(addr, "POST", "/a2a", &[("content-type", "application/json"), auth], &body.to_string());
+        assert_eq!(status, 200);
+        String::from_utf8(answer).unwrap()
+    };
+    assert!(ask(&again.addr, "Book Paris").contains("Booked Paris for Tuesday."), "replayed from the file");
+    let lisbon = ask(&again.addr, "Book Lisbon");
+    assert!(lisbon.contains("Lisbon is sunny."), "forwarded to the partner: {lisbon}");
+    let stopped = again.stop();
+    assert!(stopped.contains("1 exchange(s) recorded"), "only the new message was recorded: {stopped}");
     upstream.stop();
     let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("Lisbon is sunny.") && text.matches("Booked Paris for Tuesday.").count() == 1, "{text}");
     assert!(text.contains("a2a:") && text.contains("name: partner") && text.contains("Booked Paris"), "{text}");
     assert!(!text.contains("partner-secret"), "the agent's credential is not written: {text}");
     assert!(live[2].as_str().unwrap().contains("input-required"), "{:?}", live[2]);
