@@ -101,8 +101,11 @@ func TestBadInputIsATypedErrorNamingWhatWasWrong(t *testing.T) {
 type recorder struct {
 	mu       sync.Mutex
 	errors   []string
+	logs     []string
 	cleanups []func()
 }
+
+func (r *recorder) Logf(f string, a ...any) { r.logs = append(r.logs, fmt.Sprintf(f, a...)) }
 
 func (r *recorder) Helper()                   {}
 func (r *recorder) Cleanup(f func())          { r.cleanups = append(r.cleanups, f) }

@@ -12,10 +12,12 @@ import (
 	"time"
 )
 
-// NamedTB is a TB that has a name (testing.T, B and F): a recording is named after its test.
+// NamedTB is a TB that has a name and a log (testing.T, B and F): a recording is named after its test, and a
+// replay past the recording's max_age_days is logged.
 type NamedTB interface {
 	TB
 	Name() string
+	Logf(format string, args ...any)
 }
 
 // RecordOption configures Recorded.
@@ -60,7 +62,8 @@ type recording struct {
 // Recorded is a mock that replays the test's recording, testdata/recordings/<TestName>.yaml (subtests joined with
 // `.`), through Transport and Serve like any mock. The mode comes from CUECARD_RECORD (none unless set, as in every
 // language): none replays and needs the file; once records it when it is missing; new replays it and records what
-// it lacks; all records anew. Recording forwards each request the recording lacks to the upstream as the SDK made it,
+// it lacks; all records anew. A recording older than its `max_age_days` is logged (t.Logf) and still replayed.
+// Recording forwards each request the recording lacks to the upstream as the SDK made it,
 // gives the SDK the real answer, and writes the file after each exchange. Recording while CI is set is refused
 // unless AllowRecordingInCI. When the test ends, a replay checks every recorded exchange was used and nothing else
 // was asked.
@@ -100,12 +103,17 @@ func Recorded(t NamedTB, opts ...RecordOption) *Mock {
 		return fail(err)
 	}
 	var opened struct {
-		Records  bool `json:"records"`
-		Replays  bool `json:"replays"`
-		Recorder *int `json:"recorder"`
+		Records    bool    `json:"records"`
+		Replays    bool    `json:"replays"`
+		Recorder   *int    `json:"recorder"`
+		AgeWarning *string `json:"age_warning"`
 	}
 	if err := engine.do(request, &opened); err != nil {
 		return fail(err)
+	}
+	if opened.AgeWarning != nil {
+		// The replay goes on: the warning says the real API may have moved since (as in every language).
+		t.Logf("cuecard: %s", *opened.AgeWarning)
 	}
 	options := []Option{}
 	if opened.Replays {

@@ -66,6 +66,46 @@ func TestARecordingIsMadeOnceThenReplayedWithoutTheUpstream(t *testing.T) {
 	}
 }
 
+func TestAReplayPastItsMaxAgeIsLoggedAndStillReplayed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.yaml")
+	old := "cuecard: 1\nrecording: {version: 1, recorded_on: 2025-01-15, max_age_days: 7}\nroutes:\n- steps: [{text: Still here.}]\n"
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	named := &namedRecorder{name: "TestOld"}
+	mock := Recorded(named, RecordingPath(path))
+	if len(named.logs) != 1 || !strings.Contains(named.logs[0], "was recorded on 2025-01-15") ||
+		!strings.Contains(named.logs[0], "max_age_days of 7") || !strings.Contains(named.logs[0], path) {
+		t.Fatalf("the age warning: %q", named.logs)
+	}
+	if body := readAll(t, mustPost(t, mock)); !strings.Contains(body, "Still here.") {
+		t.Fatalf("still replayed: %s", body)
+	}
+	named.end()
+	if len(named.errors) != 0 {
+		t.Fatalf("the replay's end-of-test checks: %q", named.errors)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(old, "max_age_days: 7", "max_age_days: 100000", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trusted := &namedRecorder{name: "TestTrusted"}
+	Recorded(trusted, RecordingPath(path))
+	if len(trusted.logs) != 0 {
+		t.Fatalf("a recording within its age logs nothing: %q", trusted.logs)
+	}
+}
+
+func mustPost(t *testing.T, mock *Mock) *http.Response {
+	t.Helper()
+	client := &http.Client{Transport: mock.Transport()}
+	response, err := client.Post("https://api.openai.com/v1/chat/completions", "application/json",
+		strings.NewReader(`{"model":"gpt-4o","messages":[{"role":"user","content":"Hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response
+}
+
 func TestARecordingIsNamedAfterItsTest(t *testing.T) {
 	t.Run("a sub/test", func(t *testing.T) {
 		named := &namedRecorder{name: t.Name()}

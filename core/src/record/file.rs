@@ -419,14 +419,19 @@ struct HeadRecording {
 /// in JSON the document with every other field skipped, so a 15 MB recording is not parsed twice.
 pub fn age_warning(path: &Path, today: i64) -> Option<String> {
     let text = Scenario::read_text(path).ok()?;
-    let head: Head = if is_yaml(path) {
+    age_warning_of_text(&path.display().to_string(), &text, is_yaml(path), today)
+}
+
+/// [`age_warning`] of a recording's text already read (a host that does its own file I/O: the Go package).
+pub fn age_warning_of_text(shown: &str, text: &str, yaml: bool, today: i64) -> Option<String> {
+    let head: Head = if yaml {
         let end = text.find("\nroutes:").map_or(text.len(), |at| at + 1);
         serde_yaml_ng::from_str(text.get(..end)?).ok()?
     } else {
-        serde_json::from_str(&text).ok()?
+        serde_json::from_str(text).ok()?
     };
     let recording = head.recording?;
-    age_problem(&path.display().to_string(), &recording.recorded_on?, recording.max_age_days?, today)
+    age_problem(shown, &recording.recorded_on?, recording.max_age_days?, today)
 }
 
 /// The warning for the recording `shown`, made on `day` and trusted `max` days, when on day `today` it is older.

@@ -26,9 +26,9 @@ mod writer;
 
 pub use drift::{drift_file, drift_report, Difference, DriftReport, ExchangeDrift, NotCompared};
 pub use file::{
-    age_problem, age_warning, document_of_text, is_yaml, recorder_for, recording_file_name, recording_path_for_test,
-    today, what_a_recording_does, RecordMode, RecordingFile, RecordingSettings, CI_VARIABLE, PUBLIC_UPSTREAMS,
-    RECORD_MODE_VARIABLE,
+    age_problem, age_warning, age_warning_of_text, document_of_text, is_yaml, recorder_for, recording_file_name,
+    recording_path_for_test, today, what_a_recording_does, RecordMode, RecordingFile, RecordingSettings, CI_VARIABLE,
+    PUBLIC_UPSTREAMS, RECORD_MODE_VARIABLE,
 };
 pub use import::{import_vcrpy, Imported};
 #[cfg(feature = "proxy")]

@@ -235,7 +235,12 @@ fn recording_open(request: &Value) -> Result<Value, Failure> {
             recorders.len()
         })
     });
-    Ok(json!({"records": records, "replays": replays, "recorder": id}))
+    // A replayed recording older than its `max_age_days` says so (the host shows it; the replay goes on).
+    let today: i64 = argument(request, "today")?;
+    let warning = (replays && exists)
+        .then(|| cuecard::record::age_warning_of_text(&path, text.as_deref().unwrap_or_default(), yaml, today))
+        .flatten();
+    Ok(json!({"records": records, "replays": replays, "recorder": id, "age_warning": warning}))
 }
 
 /// Records one exchange the host forwarded (`request` in the wire form; `reply` with `status`, `headers`,
