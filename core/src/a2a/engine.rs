@@ -82,7 +82,7 @@ fn rejected(code: i64, message: impl Into<String>) -> Failure {
 
 /// Answers one JSON-RPC body sent to `agent` (None: the path named no agent), journaling it once. Beside the answer,
 /// the kind of cuecard error it is when the scenario lacks what was asked (`script_exhausted`: no step left for the
-/// message; `not_found`: no such agent), which a recording proxy forwards instead of replaying; and the pushes owed
+/// message; `missing_agent`'s for no such agent), which a recording proxy forwards instead of replaying; and the pushes owed
 /// to webhooks, to send after the reply.
 pub(crate) fn answer(
     mock: &MockModel,
@@ -138,7 +138,7 @@ pub(crate) fn answer(
             Err(f) => {
                 miss = match f.outcome {
                     Outcome::Exhausted => Some("script_exhausted"),
-                    Outcome::Unmatched if agent.is_none() => Some("not_found"),
+                    Outcome::Unmatched if agent.is_none() => Some(missing_agent(now.replays_recording)),
                     _ => None,
                 };
                 let error = render::error(f.code, &f.message, f.data.as_ref(), gen);
@@ -156,6 +156,16 @@ pub(crate) fn answer(
         state.record(entry, now.journal_limit);
         (reply, miss, std::mem::take(&mut state.outbox))
     })
+}
+
+/// The kind of error for a path that names no agent: `no_recording` when the mock replays a recording (as for a model
+/// request a recording lacks, so a recording proxy forwards it), else `not_found`.
+pub(crate) fn missing_agent(replays_recording: bool) -> &'static str {
+    if replays_recording {
+        "no_recording"
+    } else {
+        "not_found"
+    }
 }
 
 /// Journals a card fetch.

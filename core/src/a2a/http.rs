@@ -39,7 +39,7 @@ fn miss_header(miss: Option<&str>) -> Option<ReplyHeader> {
 /// Answers one HTTP request to an A2A path, journaling it once in the A2A journal.
 pub fn handle_http(mock: &MockModel, request: &HttpRequest) -> HttpReply {
     let (named, card) = agent_of(&request.path);
-    let agent = mock.with_a2a(|state, _| state.agent_index(named));
+    let (agent, replays_recording) = mock.with_a2a(|state, now| (state.agent_index(named), now.replays_recording));
     let shown = named.unwrap_or_default().to_string();
     if card {
         let found = agent.and_then(|a| mock.with_a2a(|state, _| state.a2a.agents.get(a).cloned()));
@@ -55,7 +55,7 @@ pub fn handle_http(mock: &MockModel, request: &HttpRequest) -> HttpReply {
             None => json_reply(
                 404,
                 &json!({"error": format!("no A2A agent at {} (the scenario's a2a section names the agents)", request.path)}),
-                Some("not_found"),
+                Some(engine::missing_agent(replays_recording)),
             ),
         };
     }

@@ -336,3 +336,29 @@ fn a_webhook_off_loopback_is_refused_before_a_step_is_taken() {
     );
     assert_eq!(result(&post(&mock, "/a2a/researcher", without_push))["error"]["code"], -32003);
 }
+
+#[test]
+fn a_missing_agent_is_not_found_or_in_a_replayed_recording_no_recording() {
+    let plain = mock();
+    let card = |mock: &MockModel| {
+        crate::wire::handle(mock, &HttpRequest::new("GET", "/a2a/nobody/.well-known/agent-card.json", vec![], vec![]))
+    };
+    let send =
+        |mock: &MockModel| post(mock, "/a2a/nobody", v03("message/send", 1, json!({"message": user("x", json!({}))})));
+    assert_eq!(
+        (card(&plain).header("x-cuecard-error"), send(&plain).header("x-cuecard-error")),
+        (Some("not_found"), Some("not_found"))
+    );
+    // A recording's replay names what it lacks as a model request it lacks is named: a recording proxy forwards it.
+    let recording = crate::scenario::Scenario::from_value(json!({"cuecard": 1, "recording": {"version": 1},
+        "a2a": {"agents": [{"name": "partner", "steps": [{"text": "ok"}]}]}}))
+    .unwrap();
+    let replay = MockModel::from_scenario(&recording).unwrap();
+    assert_eq!(card(&replay).header("x-cuecard-error"), Some("no_recording"));
+    assert_eq!(send(&replay).header("x-cuecard-error"), Some("no_recording"));
+    // A message with no step left is `script_exhausted`, recording or not.
+    let exhausted =
+        |mock: &MockModel| post(mock, "/a2a/partner", v03("message/send", 2, json!({"message": user("y", json!({}))})));
+    assert_eq!(exhausted(&replay).header("x-cuecard-error"), None, "the first message takes the step");
+    assert_eq!(exhausted(&replay).header("x-cuecard-error"), Some("script_exhausted"));
+}

@@ -74,4 +74,6 @@ pub(crate) struct Now<'a> {
     pub clock_ms: &'a mut u64,
     /// The mock's journal limit, which bounds the MCP journal too.
     pub journal_limit: Option<usize>,
+    /// The mock replays a recording: what it lacks is `no_recording` (which a recording proxy forwards).
+    pub replays_recording: bool,
 }

@@ -173,8 +173,8 @@ impl MockModel {
         let mut guard = self.lock();
         let state = &mut *guard;
         let requests = state.journal.len();
-        let journal_limit = state.settings.journal_limit;
-        f(&mut state.a2a, mcp::Now { requests, clock_ms: &mut state.clock_ms, journal_limit })
+        let (journal_limit, replays_recording) = (state.settings.journal_limit, state.settings.recording);
+        f(&mut state.a2a, mcp::Now { requests, clock_ms: &mut state.clock_ms, journal_limit, replays_recording })
     }
 
     /// Runs `f` on the MCP state under the lock, with the model journal's length and the clock.
@@ -182,8 +182,8 @@ impl MockModel {
         let mut guard = self.lock();
         let state = &mut *guard;
         let requests = state.journal.len();
-        let journal_limit = state.settings.journal_limit;
-        f(&mut state.mcp, mcp::Now { requests, clock_ms: &mut state.clock_ms, journal_limit })
+        let (journal_limit, replays_recording) = (state.settings.journal_limit, state.settings.recording);
+        f(&mut state.mcp, mcp::Now { requests, clock_ms: &mut state.clock_ms, journal_limit, replays_recording })
     }
 
     /// Provider-side call records: one per journaled request, as an engine's observer would have recorded them,

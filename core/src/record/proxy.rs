@@ -226,15 +226,16 @@ async fn answer(proxy: Arc<Proxy>, request: Request<Incoming>) -> Result<Respons
             .unwrap_or("/a2a");
         format!("http://{host}{base}")
     });
-    let a2a = crate::a2a::is_a2a_path(parts.uri.path());
     if let Some(replay) = &proxy.replay {
         match forward(&proxy.tls, &local(replay), parts.method.as_str(), &target, &headers, body.clone()).await {
-            Ok(response) if card_endpoint.is_some() && (!proxy.records || !is_miss(&response, a2a)) => {
-                return Ok(relay_card(response, card_endpoint.unwrap_or_default(), None).await)
-            }
             // Replay only: a miss is the answer itself (the replay server's provider-shaped no_recording), sent
             // once, so the replay's journal holds it once.
-            Ok(response) if !proxy.records || !is_miss(&response, a2a) => return Ok(relay(response, None)),
+            Ok(response) if !proxy.records || !is_miss(&response) => {
+                return Ok(match card_endpoint {
+                    Some(endpoint) => relay_card(response, endpoint, None).await,
+                    None => relay(response, None),
+                })
+            }
             Ok(_) => {}
             Err(e) => return Ok(full(502, format!("cuecard record: the replay server failed: {e}"))),
         }
@@ -274,12 +275,9 @@ fn local(server: &crate::server::Server) -> Upstream {
     }
 }
 
-/// Whether the replay server's answer is a recording it lacks (or one it has used up); for an A2A request, also an
-/// agent it does not have (`not_found`).
-fn is_miss(response: &Response<Incoming>, a2a: bool) -> bool {
-    let headers = || response.headers().iter().filter_map(|(n, v)| v.to_str().ok().map(|v| (n.as_str(), v)));
-    RecordingFile::is_miss(headers())
-        || (a2a && headers().any(|(n, v)| n.eq_ignore_ascii_case("x-cuecard-error") && v == "not_found"))
+/// Whether the replay server's answer is a recording it lacks (or one it has used up).
+fn is_miss(response: &Response<Incoming>) -> bool {
+    RecordingFile::is_miss(response.headers().iter().filter_map(|(n, v)| v.to_str().ok().map(|v| (n.as_str(), v))))
 }
 
 /// Sends one request to `upstream` on a connection of its own (a recorder's load is a test's).
