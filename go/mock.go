@@ -266,6 +266,17 @@ func Tokenize(text string) ([]string, error) {
 	return tokens, err
 }
 
+// Version is the engine's version (the core's, as every language reports it).
+func Version() (string, error) {
+	engine, err := tokenizerEngine()
+	if err != nil {
+		return "", err
+	}
+	var version string
+	err = engine.do(map[string]any{"op": "version"}, &version)
+	return version, err
+}
+
 // CountTokens is len(Tokenize(text)): what usage reports for text.
 func CountTokens(text string) (int, error) {
 	engine, err := tokenizerEngine()

@@ -231,3 +231,10 @@ func TestOneServerRoutesEachTestToItsOwnScriptAndJournal(t *testing.T) {
 		t.Errorf("a test that sent nothing: %d requests (%v)", journal.Count, err)
 	}
 }
+
+func TestTheVersionIsTheCores(t *testing.T) {
+	version, err := Version()
+	if err != nil || version != "0.1.0" {
+		t.Fatalf("%q %v", version, err)
+	}
+}

@@ -106,6 +106,7 @@ func Recorded(t NamedTB, opts ...RecordOption) *Mock {
 		Records    bool    `json:"records"`
 		Replays    bool    `json:"replays"`
 		Recorder   *int    `json:"recorder"`
+		YAML       bool    `json:"yaml"`
 		AgeWarning *string `json:"age_warning"`
 	}
 	if err := engine.do(request, &opened); err != nil {
@@ -126,8 +127,10 @@ func Recorded(t NamedTB, opts ...RecordOption) *Mock {
 	mock := New(t, options...)
 	if opened.Records && opened.Recorder != nil {
 		// The recorder lives in the shared engine (the one Tokenize uses), which outlives every test.
-		mock.recording = &recording{path: setup.path, yaml: strings.HasSuffix(setup.path, ".yaml") ||
-			strings.HasSuffix(setup.path, ".yml"), recorder: *opened.Recorder, upstream: setup.upstream}
+		mock.recording = &recording{path: setup.path, yaml: opened.YAML, recorder: *opened.Recorder,
+			upstream: setup.upstream}
+		recorder := *opened.Recorder
+		t.Cleanup(func() { _ = engine.do(map[string]any{"op": "recording_close", "recorder": recorder}, nil) })
 	}
 	return mock
 }

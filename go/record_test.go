@@ -2,6 +2,7 @@ package cuecard
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -24,12 +25,7 @@ func TestARecordingIsMadeOnceThenReplayedWithoutTheUpstream(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer response.Body.Close()
-		var body strings.Builder
-		if _, err := fmt.Fprint(&body, readAll(t, response)); err != nil {
-			t.Fatal(err)
-		}
-		return body.String()
+		return readAll(t, response)
 	}
 	recording := Recorded(t, RecordingPath(path), RecordingMode("once"), Upstream(upstream.Transport()), AllowRecordingInCI())
 	live := []string{ask(recording, "Paris"), ask(recording, "Oslo")}
@@ -126,14 +122,10 @@ func (n *namedRecorder) Name() string { return n.name }
 
 func readAll(t *testing.T, response *http.Response) string {
 	t.Helper()
-	var body strings.Builder
-	buffer := make([]byte, 4096)
-	for {
-		n, err := response.Body.Read(buffer)
-		body.Write(buffer[:n])
-		if err != nil {
-			break
-		}
+	defer response.Body.Close()
+	body, err := io.ReadAll(response.Body)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return body.String()
+	return string(body)
 }

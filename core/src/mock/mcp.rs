@@ -74,6 +74,8 @@ pub(crate) struct Now<'a> {
     pub clock_ms: &'a mut u64,
     /// The mock's journal limit, which bounds the MCP journal too.
     pub journal_limit: Option<usize>,
-    /// The mock replays a recording: what it lacks is `no_recording` (which a recording proxy forwards).
+    /// The mock replays a recording: what it lacks is `no_recording` (which a recording proxy forwards). (Read by
+    /// the A2A engine, which the WebAssembly builds leave out.)
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub replays_recording: bool,
 }

@@ -20,11 +20,14 @@ use std::sync::Arc;
 
 thread_local! {
     /// The mocks of this instance, by id (`id - 1`); a freed one is `None`.
-    static MOCKS: RefCell<Vec<Option<Arc<MockModel>>>> = const { RefCell::new(Vec::new()) };
+    // (A mock lives as long as its instance: the Go package gives each its own and closes it with the mock.)
+    static MOCKS: RefCell<Vec<Arc<MockModel>>> = const { RefCell::new(Vec::new()) };
     /// The servers' test routing (`/t/{id}/...` and `x-cuecard-test`, each over a mock), by id.
     static SERVERS: RefCell<Vec<cuecard::isolation::Tests>> = const { RefCell::new(Vec::new()) };
     /// The recorders of recordings being made (`recording_open`), by id.
-    static RECORDERS: RefCell<Vec<cuecard::record::Recorder>> = const { RefCell::new(Vec::new()) };
+    /// The recorders of recordings being made (`recording_open`), by id; `recording_close` drops one. They live in
+    /// the Go package's shared instance (the one `Tokenize` uses), which outlives every test.
+    static RECORDERS: RefCell<Vec<Option<cuecard::record::Recorder>>> = const { RefCell::new(Vec::new()) };
     /// The observers of this instance (the engine attempts a host reports, for the checks that read them), by id.
     static OBSERVERS: RefCell<Vec<RecordingObserver>> = const { RefCell::new(Vec::new()) };
 }
@@ -118,7 +121,6 @@ fn run(request: &Value) -> Result<Value, Failure> {
         "version" => Ok(json!(cuecard::VERSION)),
         "tokenize" => Ok(json!(cuecard::tokenize::tokenize(&argument::<String>(request, "text")?).collect::<Vec<_>>())),
         "count_tokens" => Ok(json!(cuecard::tokenize::count_tokens(&argument::<String>(request, "text")?))),
-        "check_names" => Ok(json!(cuecard::verify::CHECK_NAMES.to_vec())),
         "new" => {
             let mock = match request.get("scenario") {
                 // A scenario's text (JSON or YAML, as read from a file by the host) or its data.
@@ -134,7 +136,7 @@ fn run(request: &Value) -> Result<Value, Failure> {
             }
             MOCKS.with(|mocks| {
                 let mut mocks = mocks.borrow_mut();
-                mocks.push(Some(Arc::new(mock)));
+                mocks.push(Arc::new(mock));
                 Ok(json!(mocks.len()))
             })
         }
@@ -170,6 +172,11 @@ fn run(request: &Value) -> Result<Value, Failure> {
         ))),
         "recording_open" => recording_open(request),
         "recording_record" => recording_record(request),
+        "recording_close" => {
+            let id: usize = argument(request, "recorder")?;
+            RECORDERS.with(|recorders| recorders.borrow_mut().get_mut(id.wrapping_sub(1)).map(Option::take));
+            Ok(Value::Null)
+        }
         "observer_new" => OBSERVERS.with(|observers| {
             let mut observers = observers.borrow_mut();
             observers.push(RecordingObserver::new());
@@ -182,11 +189,6 @@ fn run(request: &Value) -> Result<Value, Failure> {
         "observer_report" => {
             let (index, event): (usize, ObservationEvent) = (argument(request, "index")?, argument(request, "event")?);
             with_observer(request, |observer| Ok(observer.report(index, event).map(|()| Value::Null)?))
-        }
-        "free" => {
-            let id: usize = argument(request, "mock")?;
-            MOCKS.with(|mocks| mocks.borrow_mut().get_mut(id.wrapping_sub(1)).map(Option::take));
-            Ok(Value::Null)
         }
         _ => on_mock(op, &*mock_of(request)?, request),
     }
@@ -231,7 +233,7 @@ fn recording_open(request: &Value) -> Result<Value, Failure> {
     let id = recorder.map(|recorder| {
         RECORDERS.with(|recorders| {
             let mut recorders = recorders.borrow_mut();
-            recorders.push(recorder);
+            recorders.push(Some(recorder));
             recorders.len()
         })
     });
@@ -240,11 +242,12 @@ fn recording_open(request: &Value) -> Result<Value, Failure> {
     let warning = (replays && exists)
         .then(|| cuecard::record::age_warning_of_text(&path, text.as_deref().unwrap_or_default(), yaml, today))
         .flatten();
-    Ok(json!({"records": records, "replays": replays, "recorder": id, "age_warning": warning}))
+    Ok(json!({"records": records, "replays": replays, "recorder": id, "yaml": yaml, "age_warning": warning}))
 }
 
 /// Records one exchange the host forwarded (`request` in the wire form; `reply` with `status`, `headers`,
-/// `body_base64` and `cut`) and answers with the recording's whole text, for the host to write (`yaml` or JSON).
+/// `body_base64` and `cut`) and answers with the recording's whole text, for the host to write (`yaml` as
+/// `recording_open` said: the core's rule for the path).
 fn recording_record(request: &Value) -> Result<Value, Failure> {
     let id: usize = argument(request, "recorder")?;
     let http: cuecard::wire::HttpRequest = argument(request, "request")?;
@@ -261,7 +264,7 @@ fn recording_record(request: &Value) -> Result<Value, Failure> {
         cut: argument::<Option<bool>>(&reply, "cut")?.unwrap_or(false),
     };
     let yaml: bool = argument(request, "yaml")?;
-    RECORDERS.with(|recorders| match recorders.borrow_mut().get_mut(id.wrapping_sub(1)) {
+    RECORDERS.with(|recorders| match recorders.borrow_mut().get_mut(id.wrapping_sub(1)).and_then(Option::as_mut) {
         Some(recorder) => {
             recorder.record(&http, &upstream)?;
             Ok(json!(recorder.to_text(yaml)?))
@@ -273,10 +276,8 @@ fn recording_record(request: &Value) -> Result<Value, Failure> {
 /// The mock the request names (`mock`).
 fn mock_of(request: &Value) -> Result<Arc<MockModel>, Failure> {
     let id: usize = argument(request, "mock")?;
-    let found = MOCKS.with(|mocks| mocks.borrow().get(id.wrapping_sub(1)).and_then(Option::clone));
-    found.ok_or_else(|| {
-        Error::new(ErrorKind::InvalidState, format!("no mock {id} (it was freed, or never made)")).into()
-    })
+    let found = MOCKS.with(|mocks| mocks.borrow().get(id.wrapping_sub(1)).cloned());
+    found.ok_or_else(|| Error::new(ErrorKind::InvalidState, format!("no mock {id} in this instance")).into())
 }
 
 /// An operation on one mock.

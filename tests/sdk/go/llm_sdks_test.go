@@ -126,23 +126,9 @@ func TestGoOpenAITextAndStream(t *testing.T) {
 	if err != nil || response.Choices[0].Message.Content != "Hello from go-openai." {
 		t.Fatalf("%+v %v", response, err)
 	}
-	stream, err := client.CreateChatCompletionStream(context.Background(), request)
+	text, err := goOpenAIStream(client, request)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer stream.Close()
-	text := ""
-	for {
-		chunk, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(chunk.Choices) > 0 {
-			text += chunk.Choices[0].Delta.Content
-		}
 	}
 	if text != "Streamed to go-openai." {
 		t.Fatalf("%q", text)
@@ -290,23 +276,9 @@ func TestGoOpenAIToolRoundTripA429AndACutStream(t *testing.T) {
 	if err != nil || second.Choices[0].Message.Content != "9 degrees in Oslo." {
 		t.Fatalf("%+v %v", second, err)
 	}
-	stream, err := client.CreateChatCompletionStream(context.Background(), request)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stream.Close()
-	text := ""
-	for {
-		chunk, err := stream.Recv()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				t.Fatalf("the cut stream ended cleanly after %q", text)
-			}
-			break
-		}
-		if len(chunk.Choices) > 0 {
-			text += chunk.Choices[0].Delta.Content
-		}
+	text, err := goOpenAIStream(client, request)
+	if err == nil {
+		t.Fatalf("the cut stream ended cleanly after %q", text)
 	}
 	if text == "" || !strings.HasPrefix("A stream that breaks off in the middle", text) {
 		t.Fatalf("a cut stream: %q", text)
@@ -367,4 +339,26 @@ func (c cannedTransport) RoundTrip(request *http.Request) (*http.Response, error
 	}
 	return &http.Response{StatusCode: c.status, Header: c.header.Clone(), Body: io.NopCloser(strings.NewReader(c.body)),
 		ContentLength: int64(len(c.body)), Request: request, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}, nil
+}
+
+// goOpenAIStream reads a go-openai stream to its end: the text, and the error that ended it (nil at io.EOF).
+func goOpenAIStream(client *goopenai.Client, request goopenai.ChatCompletionRequest) (string, error) {
+	stream, err := client.CreateChatCompletionStream(context.Background(), request)
+	if err != nil {
+		return "", err
+	}
+	defer stream.Close()
+	text := ""
+	for {
+		chunk, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return text, nil
+		}
+		if err != nil {
+			return text, err
+		}
+		if len(chunk.Choices) > 0 {
+			text += chunk.Choices[0].Delta.Content
+		}
+	}
 }
