@@ -1,7 +1,7 @@
 //! Isolation by prefix and header, its admin paths, its bound, and many tests at once on one real server.
 
 use super::*;
-use crate::{MockModel, Scenario, Server, ServerOptions};
+use crate::{MockModel, Scenario};
 use serde_json::Value;
 
 fn default_mock() -> Arc<MockModel> {
@@ -154,7 +154,9 @@ fn the_tests_share_one_journal_bound() {
 }
 
 #[test]
+#[cfg(feature = "server")] // the isolation layer is pure; this test runs it behind the real server
 fn eight_threads_of_fifty_tests_each_see_exactly_their_own_requests_on_one_server() {
+    use crate::{Server, ServerOptions};
     use std::io::{Read, Write};
     let server =
         Server::start_with(default_mock(), ServerOptions { instant: true, ..ServerOptions::default() }).unwrap();
