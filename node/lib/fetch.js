@@ -119,6 +119,8 @@ function createFetch(mock, options = {}) {
   if (recording !== null) mock = recording.mock;
   const handle = nativeOf(mock);
   if (!keys.isPlainObject(options)) throw wrongType('options', 'an options object', options);
+  // Instant unless told: the mock's setting, read by the core at each call (it can change between calls).
+  const collapse = options.instant === undefined ? 'as_mock' : options.instant ? 'always' : 'unless_waits';
   return async function cuecardFetch(input, init) {
     const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
     signal?.throwIfAborted();
@@ -136,18 +138,18 @@ function createFetch(mock, options = {}) {
         if (read.type !== null && !/^content-type:/m.test(headers)) headers += `content-type:${read.type}\n`;
       }
     }
-    const instant = options.instant ?? mock.instant;
     const target = url.pathname + url.search;
     if (recording !== null && !recording.replays) return recording.forward(method.toUpperCase(), target, headers, body, signal);
-    const answered = handle.handleHttp(method.toUpperCase(), target, headers, body, instant ? 'always' : 'unless_waits');
+    const answered = handle.handleHttp(method.toUpperCase(), target, headers, body, collapse);
     const reply = replyOf(typeof answered === 'string' ? answered : await computed.finishAsync(answered));
     if (recording?.forwardsReply(reply)) return recording.forward(method.toUpperCase(), target, headers, body, signal);
+    // In instant mode the reply carries no delay: each wait below is the scripted one, or none.
     if (reply.kind === 'abort') {
-      await wait(reply.delay_ms, instant, signal);
+      await wait(reply.delay_ms, false, signal);
       throw connectionReset();
     }
     if (reply.kind === 'full') {
-      if (reply.delay_ms > 0 && !instant) await wait(reply.delay_ms, instant, signal);
+      if (reply.delay_ms > 0) await wait(reply.delay_ms, false, signal);
       return new Response(reply.body, { status: reply.status, headers: reply.headers });
     }
     const stream = reply.whole ? wholeBody(reply) : streamBody(reply, signal);

@@ -68,8 +68,8 @@ export declare class NativeMock {
   stream(request: unknown): string | NativePending
   /**
    * Answers one HTTP request with the wire protocols (the server's own code), for the in-process `fetch`:
-   * the reply as `http_reply_text` writes it (collapse: `never`, `unless_waits` or `always`), or a pending
-   * call.
+   * the reply as `http_reply_text` writes it (collapse: `never`, `unless_waits`, `always` or `as_mock`), or
+   * a pending call.
    */
   handleHttp(method: string, target: string, headers: string, body: string | Buffer, collapse: string): string | NativePending
   /** The journal entries, oldest first (JSON). */

@@ -188,8 +188,8 @@ impl NativeMock {
     }
 
     /// Answers one HTTP request with the wire protocols (the server's own code), for the in-process `fetch`:
-    /// the reply as `http_reply_text` writes it (collapse: `never`, `unless_waits` or `always`), or a pending
-    /// call.
+    /// the reply as `http_reply_text` writes it (collapse: `never`, `unless_waits`, `always` or `as_mock`), or
+    /// a pending call.
     #[napi(ts_return_type = "string | NativePending")]
     pub fn handle_http(
         &self,
@@ -200,7 +200,7 @@ impl NativeMock {
         body: Either<String, Buffer>,
         collapse: String,
     ) -> napi::Result<Answered> {
-        let collapse: Collapse = collapse.parse().or_throw(&env)?;
+        let collapse = collapse.parse::<Collapse>().or_throw(&env)?.for_mock(self.inner.is_instant());
         let headers = headers_from_lines(&headers);
         let body = match body {
             Either::A(text) => text.into_bytes(),

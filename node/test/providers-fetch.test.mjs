@@ -62,6 +62,26 @@ test('the AWS SDK through awsRequestHandler: converse, ConverseStream frames, a 
   assert.equal(mock.requests()[0].model, 'anthropic.claude-v2:1');
 });
 
+test('a mock set instant skips every scripted wait through createFetch, a binary stream\'s frames too', async () => {
+  const { BedrockRuntimeClient, ConverseStreamCommand } = await import('@aws-sdk/client-bedrock-runtime');
+  const { awsRequestHandler } = await import('cuecard');
+  const slow = { text: 'Streamed text.', ttft_ms: 3000, token_delay_ms: 3000 };
+  const mock = MockModel.fromScenario({ cuecard: 1, routes: [{ steps: [slow, { text: 'Whole.', delay_ms: 3000 }] }] });
+  mock.configure({ instant: true }); // the mock's own setting: neither fetch below is told
+  const client = new BedrockRuntimeClient({
+    region: 'us-east-1', endpoint: BASE, credentials: { accessKeyId: 'k', secretAccessKey: 's' },
+    requestHandler: awsRequestHandler(mock),
+  });
+  const started = performance.now();
+  const streamed = await client.send(new ConverseStreamCommand({ modelId: 'm', messages: [{ role: 'user', content: [{ text: 'hi' }] }] }));
+  const texts = [];
+  for await (const event of streamed.stream) if (event.contentBlockDelta?.delta?.text) texts.push(event.contentBlockDelta.delta.text);
+  const whole = await createFetch(mock)(`${BASE}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }) });
+  assert.deepEqual([texts, (await whole.json()).choices[0].message.content], [['Streamed', ' text', '.'], 'Whole.']);
+  assert.ok(performance.now() - started < 2500, 'no scripted wait of 3 s was waited');
+  assert.equal(mock.clockMs, 3000 + 2 * 3000 + 3000, 'the virtual clock counts them: first token, two gaps, the whole answer');
+});
+
 test('@ai-sdk/amazon-bedrock through createFetch: the event-stream bytes of a stream', async () => {
   const { createAmazonBedrock } = await import('@ai-sdk/amazon-bedrock');
   const { streamText } = await import('ai');

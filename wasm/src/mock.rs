@@ -184,7 +184,7 @@ impl NativeMock {
     }
 
     /// Answers one HTTP request with the wire protocols, for the in-process `fetch` (headers as `name:value`
-    /// lines; the body a string or bytes; collapse `never`, `unless_waits` or `always`).
+    /// lines; the body a string or bytes; collapse `never`, `unless_waits`, `always` or `as_mock`).
     #[wasm_bindgen(js_name = handleHttp)]
     pub fn handle_http(
         &self,
@@ -194,7 +194,7 @@ impl NativeMock {
         body: JsValue,
         collapse: String,
     ) -> Result<JsValue, JsValue> {
-        let collapse: Collapse = collapse.parse().or_throw()?;
+        let collapse = collapse.parse::<Collapse>().or_throw()?.for_mock(self.inner.is_instant());
         let headers = headers_from_lines(&headers);
         let body = match body.as_string() {
             Some(text) => text.into_bytes(),

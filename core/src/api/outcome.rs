@@ -72,15 +72,16 @@ pub fn headers_from_lines(lines: &str) -> Vec<(String, String)> {
 impl std::str::FromStr for Collapse {
     type Err = crate::error::Error;
 
-    /// `never`, `unless_waits` or `always`; anything else is `invalid_argument` naming the three.
+    /// `never`, `unless_waits`, `always` or `as_mock`; anything else is `invalid_argument` naming the four.
     fn from_str(text: &str) -> Result<Collapse, Self::Err> {
         match text {
             "never" => Ok(Collapse::Never),
             "unless_waits" => Ok(Collapse::UnlessWaits),
             "always" => Ok(Collapse::Always),
+            "as_mock" => Ok(Collapse::AsMock),
             other => Err(crate::error::Error::new(
                 crate::error::ErrorKind::InvalidArgument,
-                format!("invalid collapse: expected 'never', 'unless_waits' or 'always', found {other}"),
+                format!("invalid collapse: expected 'never', 'unless_waits', 'always' or 'as_mock', found {other}"),
             )
             .with_context("argument", "collapse")),
         }
@@ -96,6 +97,20 @@ pub enum Collapse {
     UnlessWaits,
     /// One body (the delays are skipped: instant mode).
     Always,
+    /// `Always` when the mock is instant, else `UnlessWaits`: what an in-process `fetch` does unless told, decided
+    /// where the mock is ([`Collapse::for_mock`]) rather than by asking it for its setting on every call.
+    AsMock,
+}
+
+impl Collapse {
+    /// This collapse for a mock whose `instant` setting is `instant` (only `AsMock` depends on it).
+    pub fn for_mock(self, instant: bool) -> Collapse {
+        match self {
+            Collapse::AsMock if instant => Collapse::Always,
+            Collapse::AsMock => Collapse::UnlessWaits,
+            other => other,
+        }
+    }
 }
 
 /// The head of a whole reply, written straight to text: the bytes `json!` wrote (its map keeps keys sorted, so the
@@ -134,14 +149,21 @@ fn head_line(head: &impl Serialize, body: &str) -> String {
 /// as it is. A body inside JSON would be escaped here and parsed back in JS; for a 200-token stream that was
 /// most of the call. A stream collapsed to one body is `{"kind": "stream", "whole": true, ...}` with its frames'
 /// text as the body; otherwise the frames stay in the JSON (each waits its delay) and the body is empty.
+///
+/// `Collapse::Always` is instant mode: the reply carries no delay at all (a whole reply's, a stall, a frame's, an
+/// abort's), so the host waits what the head says and never asks the mock for its setting.
 pub fn http_reply_text(reply: HttpReply, collapse: Collapse) -> String {
+    let instant = collapse == Collapse::Always;
+    let unless_instant = |ms: u64| if instant { 0 } else { ms };
     match reply {
         HttpReply::Full { delay_ms, status, headers, body } => {
-            let head = FullHead { delay_ms, headers: &headers, kind: "full", status };
+            let head = FullHead { delay_ms: unless_instant(delay_ms), headers: &headers, kind: "full", status };
             head_line(&head, &body)
         }
         HttpReply::Stream { stall_ms, status, headers, frames, end, base64, separate_writes, .. } => {
-            let frames = frames.to_vec(); // an in-process reply crosses whole
+            let mut frames = frames.to_vec(); // an in-process reply crosses whole
+            let stall_ms = unless_instant(stall_ms);
+            frames.iter_mut().for_each(|frame| frame.delay_ms = unless_instant(frame.delay_ms));
             let waits = stall_ms > 0 || frames.iter().any(|f| f.delay_ms > 0);
             // Binary frames (base64 text) cannot be joined into one text body, and frames cut on purpose
             // (`delivery`) are read one by one: they always cross as frames.
@@ -149,7 +171,8 @@ pub fn http_reply_text(reply: HttpReply, collapse: Collapse) -> String {
                 && !separate_writes
                 && match collapse {
                     Collapse::Never => false,
-                    Collapse::UnlessWaits => !waits,
+                    // `AsMock` not resolved by `for_mock`: the mock's delays are kept, so as `UnlessWaits`.
+                    Collapse::UnlessWaits | Collapse::AsMock => !waits,
                     Collapse::Always => true,
                 };
             if whole {
@@ -174,8 +197,12 @@ pub fn http_reply_text(reply: HttpReply, collapse: Collapse) -> String {
                 format!("{meta}\n")
             }
         }
-        // An abort, and a socket's messages (each a message of its own: they never join into one body).
-        other @ (HttpReply::Abort { .. } | HttpReply::Socket { .. }) => {
+        HttpReply::Abort { delay_ms } => {
+            let abort = HttpReply::Abort { delay_ms: unless_instant(delay_ms) };
+            format!("{}\n", serde_json::to_string(&abort).unwrap_or_default())
+        }
+        // A socket's messages (each a message of its own: they never join into one body).
+        other @ HttpReply::Socket { .. } => {
             format!("{}\n", serde_json::to_string(&other).unwrap_or_default())
         }
     }
@@ -201,6 +228,9 @@ mod tests {
             [("content-type".to_string(), "application/json".to_string()), ("x-a".to_string(), "b:c".to_string())]
         );
         assert_eq!("unless_waits".parse::<Collapse>().unwrap(), Collapse::UnlessWaits);
+        let as_mock = "as_mock".parse::<Collapse>().unwrap();
+        assert_eq!((as_mock.for_mock(true), as_mock.for_mock(false)), (Collapse::Always, Collapse::UnlessWaits));
+        assert_eq!(Collapse::Never.for_mock(true), Collapse::Never);
         let err = "sometimes".parse::<Collapse>().unwrap_err();
         assert_eq!(err.code(), "invalid_argument");
         assert!(err.to_string().contains("found sometimes"), "{err}");
@@ -212,6 +242,9 @@ mod tests {
         let headers = vec![("content-type".into(), "application/json".into()), ("x-q".into(), "\"a\"".into())];
         let full = HttpReply::Full { delay_ms: 7, status: 200, headers: headers.clone(), body: "{\"x\":1}".into() };
         let expected = json!({"kind": "full", "delay_ms": 7, "status": 200, "headers": headers});
+        assert_eq!(http_reply_text(full.clone(), Collapse::UnlessWaits), format!("{expected}\n{{\"x\":1}}"));
+        // Instant mode: no delay crosses.
+        let expected = json!({"kind": "full", "delay_ms": 0, "status": 200, "headers": headers});
         assert_eq!(http_reply_text(full, Collapse::Always), format!("{expected}\n{{\"x\":1}}"));
 
         let frames: crate::http::Frames = vec![frame("data: a\n\n"), frame("data: b\n\n")].into();
@@ -228,5 +261,32 @@ mod tests {
         let expected = json!({"kind": "stream", "whole": true, "stall_ms": 0, "status": 200, "headers": headers,
                               "end": crate::http::StreamEnd::Cut});
         assert_eq!(http_reply_text(stream, Collapse::Always), format!("{expected}\ndata: a\n\ndata: b\n\n"));
+    }
+
+    #[test]
+    fn instant_mode_sends_no_delay_of_any_kind() {
+        let frame = |delay_ms, data: &str| crate::http::Frame { delay_ms, data: data.into() };
+        let stream = |base64| HttpReply::Stream {
+            stall_ms: 40,
+            status: 200,
+            headers: vec![],
+            frames: vec![frame(5, "AAAA"), frame(9, "AAAA")].into(),
+            end: crate::http::StreamEnd::Close,
+            base64,
+            separate_writes: false,
+            entry: None,
+        };
+        let head = |text: String| serde_json::from_str::<Value>(text.lines().next().unwrap()).unwrap();
+        // Binary frames cross one by one even when instant, without their delays.
+        let instant = head(http_reply_text(stream(true), Collapse::Always));
+        assert_eq!((instant["stall_ms"].clone(), instant["frames"][1]["delay_ms"].clone()), (json!(0), json!(0)));
+        let paced = head(http_reply_text(stream(true), Collapse::UnlessWaits));
+        assert_eq!((paced["stall_ms"].clone(), paced["frames"][1]["delay_ms"].clone()), (json!(40), json!(9)));
+        // A text stream with waits is one body only when instant.
+        assert_eq!(head(http_reply_text(stream(false), Collapse::UnlessWaits))["whole"], Value::Null);
+        assert_eq!(head(http_reply_text(stream(false), Collapse::Always))["whole"], json!(true));
+        let abort = |collapse| head(http_reply_text(HttpReply::Abort { delay_ms: 30 }, collapse));
+        assert_eq!(abort(Collapse::Always), json!({"kind": "abort", "delay_ms": 0}));
+        assert_eq!(abort(Collapse::Never), json!({"kind": "abort", "delay_ms": 30}));
     }
 }
