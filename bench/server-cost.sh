@@ -84,3 +84,8 @@ echo "instructions per $KIND (cachegrind, user space): cuecard serve $CUECARD;" 
   "bare hyper writing the same bytes (body and $(wc -l < "$OUT/whole.headers") headers) $BARE ($(python3 -c "print(f'{$CUECARD / $BARE:.2f}')")x);" \
   "bare hyper with the same body only $BARE_BODY_ONLY ($(python3 -c "print(f'{$CUECARD / $BARE_BODY_ONLY:.2f}')")x);" \
   "bare hyper reading the request body, then writing the same bytes $BARE_READING ($(python3 -c "print(f'{$CUECARD / $BARE_READING:.2f}')")x)"
+# For bench/figures.py: instructions per request, and the ratio to the bare server writing the same bytes.
+FIGURE="server-cost/$([ "${STREAM:-0}" = 1 ] && echo stream || echo whole)"
+echo "figure $FIGURE/cuecard $CUECARD instructions"
+echo "figure $FIGURE/bare $BARE instructions"
+echo "figure $FIGURE/over-bare $(python3 -c "print(f'{$CUECARD / $BARE:.3f}')") x"

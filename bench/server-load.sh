@@ -122,6 +122,10 @@ for kind, label in (("whole", "non-streaming, whole journal kept"), ("stream", f
     print(f"    cuecard serve --instant: {' '.join(f'{c:.2f}' for _, c in cuecard)} us CPU/request  ({' '.join(f'{r:.0f}' for r, _ in cuecard)} req/s)")
     ratios = [c / b for (_, b), (_, c) in zip(bare, cuecard)]
     print(f"    cuecard / bare: {' '.join(f'{r:.2f}x' for r in ratios)} (median {statistics.median(ratios):.2f}x)")
+    # For bench/figures.py: the ratio has a ceiling there (whole 1.6x, stream 1.8x), the day's bare figure beside it.
+    print(f"figure server/pinned/{kind}/over-bare {statistics.median(ratios):.3f} x")
+    print(f"figure server/pinned/{kind}/bare {statistics.median(c for _, c in bare):.3f} us")
+    print(f"figure server/pinned/{kind}/cuecard {statistics.median(c for _, c in cuecard):.3f} us")
     others = (("bareread", "bare hyper reading the request body first"), ("default", "cuecard serve --instant, journal limit 10000 (the default)"), ("baseline", "baseline build"))
     for name, title in others:
         runs_of = runs.get(f"{name}-{kind}")
@@ -218,6 +222,11 @@ print(f"cuecard short streams:       {short:10.0f} req/s  x {short_events} SSE e
 print(f"cold start (median of 20):   {int(cold) / 1000:10.1f} ms cuecard serve, {int(bare_cold) / 1000:.1f} ms bare server, {int(echo_cold) / 1000:.1f} ms /bin/echo")
 print(f"idle RSS of cuecard serve:   {int(idle) / 1024:10.1f} MiB")
 print(f"RSS before / after the load: {int(before) / 1024:.1f} MiB / {int(after) / 1024:.1f} MiB over {total} journaled requests (journal limit 1000)")
+# For bench/figures.py.
+for name, value, unit in (("bare", bare, "req/s"), ("whole", cuecard, "req/s"), ("whole/of-bare", cuecard / bare, "x"),
+                          ("stream-events", stream * int(events), "events/s"), ("short-stream-events", short * int(short_events), "events/s"),
+                          ("cold-start", int(cold) / 1000, "ms"), ("idle-rss", int(idle) / 1024, "MiB")):
+    print(f"figure server/load/{name} {value:.4g} {unit}")
 PY
 
 [ "$TAIL_DURATION" -gt 0 ] || exit 0

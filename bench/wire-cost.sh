@@ -19,4 +19,5 @@ for mode in whole stream messages responses_whole responses gemini_whole gemini_
   few="$(instructions 100 "$mode")"
   many="$(instructions 1100 "$mode")"
   echo "$mode: $(( (many - few) / 1000 )) instructions per request; $("$BIN" 1000 "$mode")"
+  echo "figure wire-cost/$mode $(( (many - few) / 1000 )) instructions"  # for bench/figures.py (per request)
 done

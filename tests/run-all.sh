@@ -110,6 +110,9 @@ python3 -m venv "$CARGO_TARGET_DIR/py-clean-venv"
 (cd python/tests && "$CARGO_TARGET_DIR/py-clean-venv/bin/python" -m pytest -q -p no:cacheprovider)
 (cd python && "$CARGO_TARGET_DIR/py-clean-venv/bin/python" -m mypy.stubtest cuecard._cuecard --allowlist stubtest-allowlist.txt)
 echo "stubtest: 1 passed, 0 failed"
+# The per-call benchmarks in quick mode, beside their recorded figures (bench/figures.py; read, not asserted).
+("$CARGO_TARGET_DIR/py-clean-venv/bin/python" python/bench/bench_calls.py \
+  && "$CARGO_TARGET_DIR/py-clean-venv/bin/python" python/bench/bench_sdk_transport.py --quick) | python3 bench/figures.py
 
 step "python: pip install ./python into a clean venv, as the README says"
 rm -rf "$CARGO_TARGET_DIR/py-user-venv"
@@ -128,6 +131,7 @@ python3 -m venv "$CARGO_TARGET_DIR/py-httpx-venv"
 "$CARGO_TARGET_DIR/py-httpx-venv/bin/pip" install --quiet --disable-pip-version-check "$CARGO_TARGET_DIR"/test-wheel/cuecard-*.whl \
   -r python/tests/requirements-httpx-sdks.txt
 (cd python/tests && "$CARGO_TARGET_DIR/py-httpx-venv/bin/python" -m pytest -q -p no:cacheprovider test_transport.py test_instructor.py)
+"$CARGO_TARGET_DIR/py-httpx-venv/bin/python" python/bench/bench_sdk_transport.py --quick | python3 bench/figures.py
 
 step "generated files are up to date"
 "$PY_VENV/bin/python" core/tools/gen_unicode_tables.py > "$CARGO_TARGET_DIR/tables.rs"
@@ -145,7 +149,9 @@ NODE24="$ROOT/node/node_modules/.bin/node"   # the registry package node-linux-x
 (cd node && "$NODE24" --test "test/*.test.mjs" "test/*.test.ts")
 (cd node && node_modules/.bin/tsc -p tsconfig.json)
 echo "tsc --strict (types, a typed use, the README example): 1 passed, 0 failed"
-(cd node && "$NODE24" bench/bench.mjs --quick)   # the per-call benchmark, kept working (figures: npm run bench)
+# The per-call benchmark in quick mode (a release build with `testing`; `npm run bench` builds the dist profile the
+# recorded figures were measured with), beside its recorded figures.
+(cd node && "$NODE24" bench/bench.mjs --quick) | python3 bench/figures.py
 node -e 'const c = require("./node/lib/index.js"); if (c.MockModel.thatResponds("ok").chatSync("x").message.text !== "ok") process.exit(1)'
 echo "the addon on the machine's Node $(node --version): 1 passed, 0 failed"
 
@@ -210,7 +216,7 @@ GO="$(command -v go || echo /usr/local/go/bin/go)"
 go/build.sh
 (cd go && "$GO" vet ./... && "$GO" run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./... \
   && "$GO" test -count=1 -v ./... | grep -E '^(--- |ok|FAIL|panic)|vectors:' \
-  && "$GO" test -count=1 -run '^$' -bench . -benchtime 2000x ./... | grep -E '^(Benchmark|ok|FAIL)')
+  && "$GO" test -count=1 -run '^$' -bench . -benchtime 2000x ./... | grep -E '^(Benchmark|ok|FAIL)') | python3 bench/figures.py
 
 step "wire: the Go SDKs through the Go package's Transport (openai-go, go-openai, anthropic-sdk-go, the AWS SDK's Bedrock Runtime), and the Go MCP clients (go-sdk, mark3labs/mcp-go) against cuecard mcp and /mcp"
 (cd tests/sdk/go && "$GO" vet ./... && "$GO" test -count=1 -v ./... | grep -E '^(--- |ok|FAIL|panic)')

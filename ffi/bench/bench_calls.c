@@ -15,8 +15,9 @@ static double now_us(void) {
     return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
 }
 
-/* The best of 5 rounds of `n` calls, in microseconds per call (noise only ever adds time). */
-#define BENCH(label, n, call)                                                                                  \
+/* The best of 5 rounds of `n` calls, in microseconds per call (noise only ever adds time), and as a `figure`
+ * line for bench/figures.py. */
+#define BENCH(id, label, n, call)                                                                              \
     do {                                                                                                       \
         double best = 1e18;                                                                                    \
         for (int round = 0; round < 5; round++) {                                                              \
@@ -26,6 +27,7 @@ static double now_us(void) {
             if (per < best) best = per;                                                                        \
         }                                                                                                      \
         printf("%-42s %8.2f us/call\n", label, best);                                                          \
+        printf("figure c/%s %.4g us\n", id, best);                                                             \
     } while (0)
 
 int main(void) {
@@ -38,27 +40,27 @@ int main(void) {
     const char *request = "{\"model\": \"gpt-4o\", \"messages\": [{\"role\": \"user\", \"content\": \"What is the weather in Paris today?\"}]}";
     size_t request_len = strlen(request);
     char *out = NULL;
-    BENCH("cuecard_mock_chat (journal limit 16)", 100000, {
+    BENCH("chat", "cuecard_mock_chat (journal limit 16)", 100000, {
         cuecard_mock_chat(mock, request, request_len, &out, NULL, NULL);
         cuecard_string_free(out);
     });
-    BENCH("cuecard_mock_stream (13 events)", 50000, {
+    BENCH("stream-13", "cuecard_mock_stream (13 events)", 50000, {
         cuecard_mock_stream(mock, request, request_len, &out, NULL);
         cuecard_string_free(out);
     });
     const char *http_body = request;
-    BENCH("cuecard_mock_handle_http (chat completions)", 50000, {
+    BENCH("handle-http", "cuecard_mock_handle_http (chat completions)", 50000, {
         cuecard_mock_handle_http(mock, "POST", 4, "/v1/chat/completions", 20, NULL, 0, (const uint8_t *)http_body,
                                  request_len, &out, NULL);
         cuecard_string_free(out);
     });
     const char *text = "Hello, world! Order 12345";
-    BENCH("cuecard_tokenize (25 chars)", 200000, {
+    BENCH("tokenize-25", "cuecard_tokenize (25 chars)", 200000, {
         cuecard_tokenize(text, strlen(text), &out, NULL);
         cuecard_string_free(out);
     });
     size_t count = 0;
-    BENCH("cuecard_count_tokens (25 chars)", 200000, cuecard_count_tokens(text, strlen(text), &count, NULL));
+    BENCH("count-tokens-25", "cuecard_count_tokens (25 chars)", 200000, cuecard_count_tokens(text, strlen(text), &count, NULL));
     cuecard_mock_free(mock);
     return 0;
 }

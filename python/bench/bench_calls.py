@@ -2,6 +2,7 @@
 import timeit
 
 import cuecard
+from figure import figure
 
 REQUEST = {"model": "gpt-4o", "messages": [{"role": "user", "content": "What is the weather in Paris today?"}]}
 
@@ -11,15 +12,20 @@ def per_call_us(fn, number=20000):
     return timeit.timeit(fn, number=number) / number * 1e6
 
 
+def report(name, label, us):
+    print(f"{label:<36}{us:8.2f} us/call")
+    figure(f"python/{name}", us, "us")
+
+
 def main():
     mock = cuecard.MockModel.that_responds("The weather in Paris is sunny, 22 degrees.").then_repeats()
-    print(f"MockModel.chat (dict in, dict out): {per_call_us(lambda: mock.chat(REQUEST)):8.2f} us/call")
-    print(f"MockModel.chat (user text in):      {per_call_us(lambda: mock.chat('What is the weather?')):8.2f} us/call")
+    report("chat-dict", "MockModel.chat (dict in, dict out):", per_call_us(lambda: mock.chat(REQUEST)))
+    report("chat-text", "MockModel.chat (user text in):", per_call_us(lambda: mock.chat("What is the weather?")))
     bounded = cuecard.MockModel.that_responds("The weather in Paris is sunny, 22 degrees.").then_repeats()
     bounded.set_journal_limit(16)
-    print(f"MockModel.chat, journal limit 16:   {per_call_us(lambda: bounded.chat(REQUEST)):8.2f} us/call")
-    print(f"MockModel.stream (13 events):       {per_call_us(lambda: mock.stream(REQUEST)):8.2f} us/call")
-    print(f"tokenize (25 chars):                {per_call_us(lambda: cuecard.tokenize('Hello, world! Order 12345')):8.2f} us/call")
+    report("chat-journal-16", "MockModel.chat, journal limit 16:", per_call_us(lambda: bounded.chat(REQUEST)))
+    report("stream-13", "MockModel.stream (13 events):", per_call_us(lambda: mock.stream(REQUEST)))
+    report("tokenize-25", "tokenize (25 chars):", per_call_us(lambda: cuecard.tokenize("Hello, world! Order 12345")))
     try:
         from itertools import cycle
 
@@ -44,6 +50,8 @@ def main():
         a, f = pick(ours), pick(theirs)
         print(f"CuecardChatModel.invoke ({label} of 41): {a:8.2f} us/call, GenericFakeChatModel {f:8.2f} us/call,"
               f" ratio {a / f:.2f}")
+    figure("python/langchain-invoke", min(ours), "us")
+    figure("python/langchain-invoke/over-floor", min(ours) / min(theirs), "x")
 
 
 if __name__ == "__main__":

@@ -54,21 +54,21 @@ public final class Bench {
         java.util.function.Supplier<StreamingChatModel> upstreamStreaming = () -> StreamingChatModelMock.thatAlwaysStreams(ANSWER);
 
         System.out.println("cuecard JVM per-call benchmark (" + (quick ? "quick" : "full") + "), microseconds per call, median of 7 rounds");
-        double ours = report("ChatModel.chat: cuecard MockChatModel", calls, () -> cuecard.chat(request));
-        double theirs = report("ChatModel.chat: LangChain4j ChatModelMock", calls, () -> upstream.chat(request));
-        report("MockModel.chat (the core alone, a user text)", calls, () -> core.chat("Cancel booking MS-777, please."));
+        double ours = report("chat", "ChatModel.chat: cuecard MockChatModel", calls, () -> cuecard.chat(request));
+        double theirs = report("chat/langchain4j-mock", "ChatModel.chat: LangChain4j ChatModelMock", calls, () -> upstream.chat(request));
+        report("core-chat", "MockModel.chat (the core alone, a user text)", calls, () -> core.chat("Cancel booking MS-777, please."));
         // The floor of any call that reaches the core: one native call doing almost nothing (the crossing, the
         // boundary's error handling, an empty text). A goal below it cannot be met by a call that runs the core.
-        double floor = report("floor: one native call (Cuecard.countTokens of an empty text)", calls, () -> Cuecard.countTokens(""));
-        double oursStream = report("streamed answer: cuecard MockStreamingChatModel (word-like tokens)", streams,
+        double floor = report("native-floor", "floor: one native call (Cuecard.countTokens of an empty text)", calls, () -> Cuecard.countTokens(""));
+        double oursStream = report("stream", "streamed answer: cuecard MockStreamingChatModel (word-like tokens)", streams,
                 () -> awaitStream(cuecardStreaming, request));
-        double theirsStream = report("streamed answer: LangChain4j StreamingChatModelMock (one char per token)", streams,
+        double theirsStream = report("stream/langchain4j-mock", "streamed answer: LangChain4j StreamingChatModelMock (one char per token)", streams,
                 () -> awaitStream(upstreamStreaming.get(), request));
         System.out.printf("ratio cuecard / LangChain4j: chat %.2fx, stream %.2fx; the native floor alone is %.2fx of ChatModelMock%n",
                 ours / theirs, oursStream / theirsStream, floor / theirs);
     }
 
-    private static double report(String name, int iterations, Call call) throws Exception {
+    private static double report(String id, String name, int iterations, Call call) throws Exception {
         int seen = 0;
         // Warm-up: five figures' worth. cuecard's call reaches its steady speed only after about 100,000 calls (the
         // JIT compiles Jackson's readers and the adapter late): with half a figure of warm-up, the median took in
@@ -84,6 +84,7 @@ public final class Bench {
         Arrays.sort(rounds);
         double median = rounds[rounds.length / 2];
         System.out.printf("  %-72s %9.2f us%n", name, median);
+        System.out.printf(java.util.Locale.ROOT, "figure jvm/%s %.4g us%n", id, median); // for bench/figures.py
         return median;
     }
 
