@@ -45,8 +45,11 @@ def read_figures(lines, out):
     figures = {}
     for line in lines:
         if match := FIGURE_LINE.match(line):
-            figures[match[1]] = (float(match[2]), match[3])
-            continue
+            try:
+                figures[match[1]] = (float(match[2]), match[3])
+                continue
+            except ValueError:  # not a number: say so, and keep the line
+                print(f"bench/figures.py: {match[1]} has no number ({match[2]!r})", file=sys.stderr)
         out.write(line)
         out.flush()
         if match := GO_LINE.match(line):

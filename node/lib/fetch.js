@@ -119,7 +119,7 @@ function createFetch(mock, options = {}) {
   if (recording !== null) mock = recording.mock;
   const handle = nativeOf(mock);
   if (!keys.isPlainObject(options)) throw wrongType('options', 'an options object', options);
-  // Instant unless told: the mock's setting, read by the core at each call (it can change between calls).
+  // Unless `options.instant` says, the mock's own setting decides, read by the core at each call (a test may change it).
   const collapse = options.instant === undefined ? 'as_mock' : options.instant ? 'always' : 'unless_waits';
   return async function cuecardFetch(input, init) {
     const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);

@@ -19,12 +19,11 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 thread_local! {
-    /// The mocks of this instance, by id (`id - 1`); a freed one is `None`.
-    // (A mock lives as long as its instance: the Go package gives each its own and closes it with the mock.)
+    /// The mocks of this instance, by id (`id - 1`). A mock lives as long as its instance: the Go package gives
+    /// each mock an instance of its own and closes it with the mock.
     static MOCKS: RefCell<Vec<Arc<MockModel>>> = const { RefCell::new(Vec::new()) };
     /// The servers' test routing (`/t/{id}/...` and `x-cuecard-test`, each over a mock), by id.
     static SERVERS: RefCell<Vec<cuecard::isolation::Tests>> = const { RefCell::new(Vec::new()) };
-    /// The recorders of recordings being made (`recording_open`), by id.
     /// The recorders of recordings being made (`recording_open`), by id; `recording_close` drops one. They live in
     /// the Go package's shared instance (the one `Tokenize` uses), which outlives every test.
     static RECORDERS: RefCell<Vec<Option<cuecard::record::Recorder>>> = const { RefCell::new(Vec::new()) };
