@@ -28,6 +28,16 @@ FIGURE_LINE = re.compile(r"^figure (\S+) (\S+) (\S+)\s*$")
 GO_LINE = re.compile(r"^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op")
 # How far a figure may move before the table marks it: the spread of repeated runs on this kind of machine.
 NOISE = 1.25
+# Figures computed from two others of the same run: `id: (numerator, denominator)`, a ratio in `x`. A 15 MB
+# recording's load against its format's parser alone (into a JSON value) says what cuecard adds to reading the
+# file; the parsers are not ours.
+DERIVED = {
+    f"criterion/recording/load_15MB_{form}/over-parser": (
+        f"criterion/recording/load_15MB_{form}",
+        f"criterion/recording/parse_15MB_{form}_to_value",
+    )
+    for form in ("yaml", "json")
+}
 
 
 def criterion_figures(root):
@@ -55,6 +65,15 @@ def read_figures(lines, out):
         if match := GO_LINE.match(line):
             figures[f"go/{match[1]}"] = (float(match[2]) / 1000, "us")
     return figures
+
+
+def with_derived(figures):
+    """`figures` and the ratios of `DERIVED` whose two figures are both in it."""
+    derived = dict(figures)
+    for name, (numerator, denominator) in DERIVED.items():
+        if numerator in figures and denominator in figures and figures[denominator][0] > 0:
+            derived[name] = (figures[numerator][0] / figures[denominator][0], "x")
+    return derived
 
 
 def higher_is_better(unit):
@@ -111,6 +130,7 @@ def main():
     figures = read_figures(sys.stdin, sys.stdout)
     if args.criterion:
         figures.update(criterion_figures(args.criterion))
+    figures = with_derived(figures)
     if not figures:
         print("bench/figures.py: no figure in this run", file=sys.stderr)
         return 1
