@@ -77,11 +77,8 @@ fn replay(c: &mut Criterion) {
         group.bench_function(floor, |b| {
             b.iter(|| {
                 let text = black_box(&big);
-                let value: serde_json::Value = if yaml {
-                    serde_yaml_ng::from_str(text).unwrap()
-                } else {
-                    serde_json::from_str(text).unwrap()
-                };
+                let value: serde_json::Value =
+                    if yaml { serde_yaml_ng::from_str(text).unwrap() } else { serde_json::from_str(text).unwrap() };
                 value
             })
         });

@@ -292,7 +292,7 @@ impl Recorder {
         let neutral: StepSpec = crate::input::deserialize_data(&self.scrubber.scrub_value(neutral))
             .map_err(|e| Error::new(ErrorKind::Internal, format!("a recorded answer does not read back: {e:?}")))?;
         recorded.answer_digest = Some(neutral.answer_digest());
-        let step = StepSpec { recorded: Some(Box::new(recorded)), ..neutral };
+        let step = StepSpec { recorded: Some(std::sync::Arc::new(recorded)), ..neutral };
         serde_json::to_value(&step).map_err(|e| invalid_argument(e.to_string()))
     }
 

@@ -283,7 +283,7 @@ pub struct StepSpec {
     /// What a real provider sent for this answer (a recording's step): replayed as is on the protocol it came
     /// from, while the fields above are the neutral answer every other protocol is encoded from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recorded: Option<Box<crate::script::recorded::Recorded>>,
+    pub recorded: Option<std::sync::Arc<crate::script::recorded::Recorded>>,
     /// Generate the answer from the schemas the request declared: `tool_calls` (arguments drawn from each called
     /// tool's input schema) or `output` (JSON valid against the request's structured-output schema).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -499,7 +499,7 @@ impl StepSpec {
             // Replayed as recorded only while the neutral answer is the one recorded with it.
             let edited = recorded.answer_digest.as_ref().is_some_and(|digest| *digest != self.answer_digest());
             if !edited {
-                step = step.with_recorded(std::sync::Arc::new((**recorded).clone()));
+                step = step.with_recorded(std::sync::Arc::clone(recorded));
             }
         }
         Ok(step)
@@ -507,8 +507,9 @@ impl StepSpec {
 
     /// The digest of this step's neutral answer (every field but `recorded`), as a recorder writes it.
     pub fn answer_digest(&self) -> String {
+        // `recorded` is shared, so the copy costs the neutral fields only.
         let neutral = StepSpec { recorded: None, ..self.clone() };
-        crate::script::recorded::answer_digest(&serde_json::to_string(&neutral).unwrap_or_default())
+        crate::script::recorded::answer_digest_of(&neutral)
     }
 
     fn answer(&self) -> std::result::Result<Answer, SpecProblem> {
