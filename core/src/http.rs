@@ -236,6 +236,21 @@ pub enum SocketEnd {
 }
 
 impl HttpReply {
+    /// This reply with no wait of any kind, as instant mode sends it in every host: a whole reply's delay, a
+    /// stream's stall and each frame's delay, an abort's delay. A socket's messages are left as they are (its hosts
+    /// pace them as the server does). The frames stay lazy: each is made, then its delay dropped, as it is read.
+    pub fn without_delays(self) -> HttpReply {
+        match self {
+            HttpReply::Full { status, headers, body, .. } => HttpReply::Full { delay_ms: 0, status, headers, body },
+            HttpReply::Stream { status, headers, frames, end, base64, separate_writes, entry, .. } => {
+                let frames = frames.wrapped(|| |frame: Frame| Some(Frame { delay_ms: 0, ..frame }));
+                HttpReply::Stream { stall_ms: 0, status, headers, frames, end, base64, separate_writes, entry }
+            }
+            HttpReply::Abort { .. } => HttpReply::Abort { delay_ms: 0 },
+            socket @ HttpReply::Socket { .. } => socket,
+        }
+    }
+
     /// The status (0 for an abort).
     pub fn status(&self) -> u16 {
         match self {

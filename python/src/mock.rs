@@ -5,6 +5,7 @@
 
 use crate::errors::{call_error, cuecard_error, host, provider_error, OrRaise};
 use crate::from_python::{data_of, json_of, to_py, PyData};
+use cuecard::api::outcome::{paced, Collapse};
 use cuecard::api::{FailSpec, JsonResponder, MatchSpec, RequestInput, StepInput, ToolCallSpec};
 use cuecard::{ChatRequest, Exhaustion, MockModel, MockSettings};
 use pyo3::prelude::*;
@@ -354,7 +355,8 @@ impl PyMockModel {
 
     /// Answers one HTTP request with the wire protocols (the server's own code), for in-process transports:
     /// the reply as a dict (`kind` `full`/`stream`/`abort`, `status`, `headers`, `body` or `frames`, delays).
-    #[pyo3(signature = (method, target, headers, body))]
+    /// `instant` (by default the mock's own setting) sends it without any delay.
+    #[pyo3(signature = (method, target, headers, body, instant=None))]
     fn handle_http(
         &self,
         py: Python<'_>,
@@ -362,10 +364,12 @@ impl PyMockModel {
         target: &str,
         headers: Vec<(String, String)>,
         body: Vec<u8>,
+        instant: Option<bool>,
     ) -> PyResult<Py<PyAny>> {
+        let collapse = Collapse::of_instant(instant).for_mock(self.inner.is_instant());
         let request = cuecard::wire::HttpRequest::new(method, target, headers, body);
         let inner = Arc::clone(&self.inner);
-        let reply = py.detach(move || cuecard::wire::handle(&inner, &request));
+        let reply = py.detach(move || paced(cuecard::wire::handle(&inner, &request), collapse));
         to_py(py, &reply)
     }
 

@@ -107,6 +107,35 @@ def test_scripted_delays_are_waited_in_real_time_when_not_instant():
     assert time.monotonic() - started >= 0.14  # 60 ms to the first token, then two of 40 ms
 
 
+def test_a_transport_follows_the_mocks_instant_setting_unless_told():
+    import time
+
+    import httpx
+
+    mock = cuecard.MockModel.from_scenario({"cuecard": 1, "instant": True, "on_exhausted": "repeat_last",
+                                            "routes": [{"steps": [{"text": "late", "delay_ms": 3000}]}]})
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    started = time.monotonic()
+    for transport in (cuecard.transport_for(httpx, mock), cuecard.async_transport_for(httpx, mock)):
+        if isinstance(transport, httpx.AsyncBaseTransport):
+            async def post():
+                async with httpx.AsyncClient(transport=transport, base_url="http://cuecard.invalid") as http:
+                    return await http.post("/v1/chat/completions", json=body)
+            reply = asyncio.run(post())
+        else:
+            reply = httpx.Client(transport=transport, base_url="http://cuecard.invalid").post(
+                "/v1/chat/completions", json=body)
+        assert reply.json()["choices"][0]["message"]["content"] == "late"
+    assert time.monotonic() - started < 2.5  # the mock is instant: neither waited its scripted 3 s
+    paced = cuecard.MockModel.from_scenario({"cuecard": 1, "instant": True,
+                                             "routes": [{"steps": [{"text": "late", "delay_ms": 150}]}]})
+    started = time.monotonic()
+    with httpx.Client(transport=cuecard.transport_for(httpx, paced, instant=False),
+                      base_url="http://cuecard.invalid") as http:
+        http.post("/v1/chat/completions", json=body)
+    assert time.monotonic() - started >= 0.14  # told not to be instant: the scripted 150 ms are waited
+
+
 def _delivered_mock(**delivery):
     step = {"text": "Grüße aus Köln — 東京 🌧️", "tool_calls": [{"name": "get_weather", "arguments": {"city": "Köln"}}]}
     return cuecard.MockModel.from_scenario({"cuecard": 1, "routes": [{"steps": [step] * 2}], "delivery": delivery})

@@ -40,3 +40,14 @@ def test_retries_an_in_stream_exception_and_a_cut():
     with pytest.raises(urllib3.exceptions.ProtocolError):
         list(client.converse_stream(modelId="m", messages=ask())["stream"])
     assert [e["outcome"] for e in mock.entries()][:2] == ["failed", "answered"]
+
+
+def test_a_whole_replys_scripted_delay_is_waited_once():
+    import time
+
+    mock = cuecard.MockModel.from_scenario({"cuecard": 1, "routes": [{"steps": [{"text": "late", "delay_ms": 1000}]}]})
+    client = cuecard.bedrock_client(mock, instant=False)
+    started = time.monotonic()
+    assert client.converse(modelId="m", messages=ask())["output"]["message"]["content"] == [{"text": "late"}]
+    # Once before the response, not again when botocore reads the body (it was waited twice).
+    assert 0.95 <= time.monotonic() - started < 1.9

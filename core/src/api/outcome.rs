@@ -103,6 +103,16 @@ pub enum Collapse {
 }
 
 impl Collapse {
+    /// What an in-process transport's `instant` option asks for: unset follows the mock (`AsMock`), `true` skips
+    /// every delay (`Always`), `false` keeps them (`UnlessWaits`).
+    pub fn of_instant(instant: Option<bool>) -> Collapse {
+        match instant {
+            None => Collapse::AsMock,
+            Some(true) => Collapse::Always,
+            Some(false) => Collapse::UnlessWaits,
+        }
+    }
+
     /// This collapse for a mock whose `instant` setting is `instant` (only `AsMock` depends on it).
     pub fn for_mock(self, instant: bool) -> Collapse {
         match self {
@@ -153,17 +163,14 @@ fn head_line(head: &impl Serialize, body: &str) -> String {
 /// `Collapse::Always` is instant mode: the reply carries no delay at all (a whole reply's, a stall, a frame's, an
 /// abort's), so the host waits what the head says and never asks the mock for its setting.
 pub fn http_reply_text(reply: HttpReply, collapse: Collapse) -> String {
-    let instant = collapse == Collapse::Always;
-    let unless_instant = |ms: u64| if instant { 0 } else { ms };
+    let reply = paced(reply, collapse);
     match reply {
         HttpReply::Full { delay_ms, status, headers, body } => {
-            let head = FullHead { delay_ms: unless_instant(delay_ms), headers: &headers, kind: "full", status };
+            let head = FullHead { delay_ms, headers: &headers, kind: "full", status };
             head_line(&head, &body)
         }
         HttpReply::Stream { stall_ms, status, headers, frames, end, base64, separate_writes, .. } => {
-            let mut frames = frames.to_vec(); // an in-process reply crosses whole
-            let stall_ms = unless_instant(stall_ms);
-            frames.iter_mut().for_each(|frame| frame.delay_ms = unless_instant(frame.delay_ms));
+            let frames = frames.to_vec(); // an in-process reply crosses whole
             let waits = stall_ms > 0 || frames.iter().any(|f| f.delay_ms > 0);
             // Binary frames (base64 text) cannot be joined into one text body, and frames cut on purpose
             // (`delivery`) are read one by one: they always cross as frames.
@@ -197,14 +204,22 @@ pub fn http_reply_text(reply: HttpReply, collapse: Collapse) -> String {
                 format!("{meta}\n")
             }
         }
-        HttpReply::Abort { delay_ms } => {
-            let abort = HttpReply::Abort { delay_ms: unless_instant(delay_ms) };
-            format!("{}\n", serde_json::to_string(&abort).unwrap_or_default())
-        }
+        abort @ HttpReply::Abort { .. } => format!("{}\n", serde_json::to_string(&abort).unwrap_or_default()),
         // A socket's messages (each a message of its own: they never join into one body).
         other @ HttpReply::Socket { .. } => {
             format!("{}\n", serde_json::to_string(&other).unwrap_or_default())
         }
+    }
+}
+
+/// `reply` as it is sent under `collapse`: `Always` (instant mode) without any delay
+/// ([`HttpReply::without_delays`]), otherwise as it is. For hosts that take the reply as data (Python's
+/// transports) as [`http_reply_text`] does for those that take its text.
+pub fn paced(reply: HttpReply, collapse: Collapse) -> HttpReply {
+    if collapse == Collapse::Always {
+        reply.without_delays()
+    } else {
+        reply
     }
 }
 
@@ -288,5 +303,10 @@ mod tests {
         let abort = |collapse| head(http_reply_text(HttpReply::Abort { delay_ms: 30 }, collapse));
         assert_eq!(abort(Collapse::Always), json!({"kind": "abort", "delay_ms": 0}));
         assert_eq!(abort(Collapse::Never), json!({"kind": "abort", "delay_ms": 30}));
+        let full = |collapse| {
+            let reply = HttpReply::Full { delay_ms: 25, status: 200, headers: vec![], body: "{}".into() };
+            head(http_reply_text(reply, collapse))["delay_ms"].clone()
+        };
+        assert_eq!((full(Collapse::Always), full(Collapse::UnlessWaits)), (json!(0), json!(25)));
     }
 }

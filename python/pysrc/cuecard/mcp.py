@@ -53,7 +53,6 @@ async def client_streams(mock: Any, server: Optional[str] = None, *, instant: Op
     adapter = getattr(types, "jsonrpc_message_adapter", None)
     validate = adapter.validate_python if adapter is not None else types.JSONRPCMessage.model_validate
     path = "/mcp" if server is None else f"/mcp/{server}"
-    waits = not (mock.instant if instant is None else instant)
     to_client, read_stream = anyio.create_memory_object_stream(16)
     write_stream, from_client = anyio.create_memory_object_stream(16)
     session: list[str] = []
@@ -65,16 +64,16 @@ async def client_streams(mock: Any, server: Optional[str] = None, *, instant: Op
                 headers = [("content-type", "application/json"), ("accept", "application/json, text/event-stream")]
                 if session:
                     headers.append(("mcp-session-id", session[-1]))
-                reply = mock.handle_http("POST", path, headers, body)
+                # Instant replies (core's decision, at each message) carry no delay.
+                reply = mock.handle_http("POST", path, headers, body, instant=instant)
                 if reply["kind"] == "abort":
-                    if waits:
-                        await anyio.sleep(reply["delay_ms"] / 1000)
+                    await anyio.sleep(reply["delay_ms"] / 1000)
                     return  # the connection dropped: the session sees its streams end
                 minted = dict(reply["headers"]).get("mcp-session-id")
                 if minted:
                     session.append(minted)
                 for delay, message in zip(_delays(reply), _messages(reply)):
-                    if waits and delay:
+                    if delay:
                         await anyio.sleep(delay)
                     await to_client.send(SessionMessage(validate(message)))
 

@@ -76,11 +76,12 @@ class Recording:
         """How many exchanges were recorded since the file was opened."""
         return self.file.recorded
 
-    def handle_http(self, method: str, target: str, headers: list[tuple[str, str]], body: bytes) -> Optional[dict]:
+    def handle_http(self, method: str, target: str, headers: list[tuple[str, str]], body: bytes,
+                    instant: Optional[bool] = None) -> Optional[dict]:
         """The replayed reply (as `MockModel.handle_http`), or None when the request is to be forwarded and
         recorded: in mode `all`, on a file `once` is making, and on a miss in mode `new`."""
         if self.file.replays:
-            reply = self.mock.handle_http(method, target, headers, body)
+            reply = self.mock.handle_http(method, target, headers, body, instant=instant)
             if not (self.file.records and _cuecard.RecordingFile.is_miss(reply["headers"])):
                 return reply
         return None

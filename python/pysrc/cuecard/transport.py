@@ -47,22 +47,24 @@ def _classes(http: ModuleType) -> tuple[type, type]:
         return http.RemoteProtocolError("peer closed connection without sending complete message body (cuecard)")
 
     class _Frames:
-        """What a streamed reply sends: frames with their delays, an optional stall first, maybe a cut at the end."""
+        """What a streamed reply sends: frames with their delays (none in instant mode: core sent none), an optional
+        stall first, maybe a cut at the end."""
 
-        def __init__(self, reply, instant):
+        def __init__(self, reply):
             self._frames = _frame_bytes(reply)
-            self._stall_ms, self._cut, self._instant = reply["stall_ms"], reply["end"] == "cut", instant
+            self._stall_ms, self._cut = reply["stall_ms"], reply["end"] == "cut"
             # Frames cut on purpose (the `delivery` setting) reach the SDK one read each.
             self._separate = reply.get("separate_writes", False)
 
         def _waits(self) -> bool:
-            return not self._instant and bool(self._stall_ms or any(delay for delay, _ in self._frames))
+            return bool(self._stall_ms or any(delay for delay, _ in self._frames))
 
         def _one_chunk(self) -> bool:
             return not self._waits() and not self._separate
 
-        def _seconds(self, delay_ms: int) -> float:
-            return 0 if self._instant else delay_ms / 1000
+        @staticmethod
+        def _seconds(delay_ms: int) -> float:
+            return delay_ms / 1000
 
         def _whole(self) -> bytes:
             # Nothing to wait for: one chunk, so the SDK's reader does the least work.
@@ -100,10 +102,10 @@ def _classes(http: ModuleType) -> tuple[type, type]:
         path = request.url.raw_path.decode("ascii")
         return path, [(name.decode("latin-1"), value.decode("latin-1")) for name, value in request.headers.raw]
 
-    def answer(mock: MockModel | Recording, request: Any, body: bytes) -> dict | None:
-        """The reply, or None when a recording forwards the request."""
+    def answer(mock: MockModel | Recording, request: Any, body: bytes, instant: bool | None) -> dict | None:
+        """The reply (without delays when instant), or None when a recording forwards the request."""
         path, headers = parts(request)
-        return mock.handle_http(request.method, path, headers, body)
+        return mock.handle_http(request.method, path, headers, body, instant=instant)
 
     def outgoing(recording: Recording, request: Any, body: bytes, started: float) -> tuple[Any, Any]:
         """The request to the upstream, and a function making the exchange its reply is recorded into."""
@@ -139,30 +141,31 @@ def _classes(http: ModuleType) -> tuple[type, type]:
         async def aclose(self):
             await self._upstream.aclose()
 
-    def response(request, reply, instant, streaming_class):
+    def response(request, reply, streaming_class):
         if reply["kind"] == "abort":
             raise http.RemoteProtocolError("Server disconnected without sending a response (cuecard: connection reset)")
         if reply["kind"] == "full":
             return http.Response(reply["status"], headers=reply["headers"], content=reply["body"].encode(),
                                  request=request)
-        return http.Response(reply["status"], headers=reply["headers"], stream=streaming_class(reply, instant),
+        return http.Response(reply["status"], headers=reply["headers"], stream=streaming_class(reply),
                              request=request)
 
     class CuecardTransport(http.BaseTransport):
-        """A sync transport answering from a MockModel, or from a Recording (forwarding what it records)."""
+        """A sync transport answering from a MockModel, or from a Recording (forwarding what it records). `instant`
+        skips every scripted delay; by default (None) the mock's own setting decides, at each request."""
 
-        def __init__(self, mock: MockModel | Recording, *, instant: bool = False):
+        def __init__(self, mock: MockModel | Recording, *, instant: bool | None = None):
             self.mock, self.instant = mock, instant
             self._upstream = None
 
         def handle_request(self, request):
             body = request.read()
-            reply = answer(self.mock, request, body)
+            reply = answer(self.mock, request, body, self.instant)
             if reply is None:
                 return self._forward(request, body)
-            if reply["kind"] != "stream" and reply["delay_ms"] and not self.instant:
+            if reply["kind"] != "stream" and reply["delay_ms"]:
                 time.sleep(reply["delay_ms"] / 1000)
-            return response(request, reply, self.instant, FrameStream)
+            return response(request, reply, FrameStream)
 
         def _forward(self, request, body):
             if self._upstream is None:
@@ -177,20 +180,21 @@ def _classes(http: ModuleType) -> tuple[type, type]:
                 self._upstream.close()
 
     class AsyncCuecardTransport(http.AsyncBaseTransport):
-        """An async transport answering from a MockModel; delays are awaited, never blocking the loop."""
+        """An async transport answering from a MockModel; delays are awaited, never blocking the loop. `instant` as
+        for the sync transport."""
 
-        def __init__(self, mock: MockModel | Recording, *, instant: bool = False):
+        def __init__(self, mock: MockModel | Recording, *, instant: bool | None = None):
             self.mock, self.instant = mock, instant
             self._upstream = None
 
         async def handle_async_request(self, request):
             body = await request.aread()
-            reply = answer(self.mock, request, body)
+            reply = answer(self.mock, request, body, self.instant)
             if reply is None:
                 return await self._forward(request, body)
-            if reply["kind"] != "stream" and reply["delay_ms"] and not self.instant:
+            if reply["kind"] != "stream" and reply["delay_ms"]:
                 await asyncio.sleep(reply["delay_ms"] / 1000)
-            return response(request, reply, self.instant, AsyncFrameStream)
+            return response(request, reply, AsyncFrameStream)
 
         async def _forward(self, request, body):
             if self._upstream is None:
@@ -208,12 +212,13 @@ def _classes(http: ModuleType) -> tuple[type, type]:
     return CuecardTransport, AsyncCuecardTransport
 
 
-def transport_for(http: ModuleType, mock: MockModel | Recording, *, instant: bool = False):
-    """A sync transport for the httpx-like module `http` (`httpx` or `httpx2`), answered by a mock or a recording."""
+def transport_for(http: ModuleType, mock: MockModel | Recording, *, instant: bool | None = None):
+    """A sync transport for the httpx-like module `http` (`httpx` or `httpx2`), answered by a mock or a recording.
+    `instant` skips every scripted delay; by default the mock's own setting decides (as Node's `createFetch`)."""
     return _classes(http)[0](mock, instant=instant)
 
 
-def async_transport_for(http: ModuleType, mock: MockModel | Recording, *, instant: bool = False):
+def async_transport_for(http: ModuleType, mock: MockModel | Recording, *, instant: bool | None = None):
     """An async transport for the httpx-like module `http`."""
     return _classes(http)[1](mock, instant=instant)
 
@@ -296,23 +301,21 @@ class _BotocoreBody:
     """A reply's body as botocore reads an urllib3 response: `stream()` (event streams), `read()` (InvokeModel's
     body), `close()`. A cut stream ends with urllib3's `ProtocolError`, as a truncated body does on a socket."""
 
-    def __init__(self, reply: dict, instant: bool):
+    def __init__(self, reply: dict):
         if reply["kind"] == "full":
-            self._pieces = [(reply["delay_ms"], reply["body"].encode())]
+            # The reply's delay is waited before the response is made (`send`), not again here.
+            self._pieces = [(0, reply["body"].encode())]
             self._stall_ms, self._cut = 0, False
         else:
             self._pieces = _frame_bytes(reply)
             self._stall_ms, self._cut = reply["stall_ms"], reply["end"] == "cut"
-        self._instant = instant
         self._started = False
 
     def stream(self, amt: int = 1024, decode_content: Any = None):
         del amt, decode_content  # whole frames: botocore's event-stream buffer takes any split
-        if not self._instant:
-            time.sleep(self._stall_ms / 1000)
+        time.sleep(self._stall_ms / 1000)
         for delay_ms, data in self._pieces:
-            if not self._instant:
-                time.sleep(delay_ms / 1000)
+            time.sleep(delay_ms / 1000)
             if data:
                 yield data
         self._pieces = []
@@ -354,7 +357,7 @@ def bedrock_client(mock: MockModel | Recording, *, instant: bool = True, **optio
                    for name, value in request.headers.items()]
         body = request.body or b""
         body = body.encode() if isinstance(body, str) else (body.read() if hasattr(body, "read") else bytes(body))
-        reply = mock.handle_http(request.method, path, headers, body)
+        reply = mock.handle_http(request.method, path, headers, body, instant=instant)
         if reply is None:
             raise NotImplementedError("boto3 clients replay recordings in-process; record Bedrock with `cuecard record`"
                                       " (a proxy: endpoint_url=its base URL)")
@@ -362,9 +365,9 @@ def bedrock_client(mock: MockModel | Recording, *, instant: bool = True, **optio
             from botocore.exceptions import ConnectionClosedError
 
             raise ConnectionClosedError(endpoint_url=request.url)
-        if reply["kind"] == "full" and reply["delay_ms"] and not instant:
+        if reply["kind"] == "full" and reply["delay_ms"]:
             time.sleep(reply["delay_ms"] / 1000)
-        return AWSResponse(request.url, reply["status"], dict(reply["headers"]), _BotocoreBody(reply, instant))
+        return AWSResponse(request.url, reply["status"], dict(reply["headers"]), _BotocoreBody(reply))
 
     client.meta.events.register("before-send.bedrock-runtime", send)
     return client
