@@ -414,7 +414,8 @@ fn send(
             state.tasks.len() - 1
         }
     };
-    let made: Vec<Made> = step_artifacts(&step)
+    let made: Vec<Made> = step
+        .artifacts_made()
         .into_iter()
         .map(|(name, parts)| Made { artifact_id: state.next_id(), name, parts })
         .collect();
@@ -459,7 +460,7 @@ fn send(
     events.push(render::item("task", render::task(task, first, false, None, gen), gen));
     events.push(render::status_update(task, TaskState::Working, gen));
     for artifact in &made {
-        let chunks = chunks_of(&artifact.parts);
+        let chunks = crate::script::a2a::stream_chunks(&artifact.parts);
         let last = chunks.len().saturating_sub(1);
         for (i, chunk) in chunks.iter().enumerate() {
             events.push(render::artifact_update(task, artifact, chunk, i > 0, i == last, gen));
@@ -488,34 +489,6 @@ fn notify(task: &Task, gen: Gen, outbox: &mut Vec<super::push::Push>, entry: &mu
             outbox.push(push);
         }
     }
-}
-
-/// The artifacts a step makes, as `(name, parts)` in order: its `text` (named `answer`), then its `artifacts`.
-fn step_artifacts(step: &A2aStep) -> Vec<(Option<String>, Vec<Part>)> {
-    let mut made = Vec::new();
-    if let Some(text) = &step.text {
-        made.push((Some("answer".to_string()), vec![Part::Text(text.clone())]));
-    }
-    for artifact in &step.artifacts {
-        let mut parts = Vec::new();
-        parts.extend(artifact.text.clone().map(Part::Text));
-        parts.extend(artifact.data.clone().map(Part::Data));
-        made.push((artifact.name.clone(), parts));
-    }
-    made
-}
-
-/// The chunks a stream sends an artifact's parts in: a text part word-like token by token, a data part whole.
-fn chunks_of(parts: &[Part]) -> Vec<Vec<Part>> {
-    parts
-        .iter()
-        .flat_map(|part| match part {
-            Part::Text(text) => {
-                crate::tokenize::tokenize(text).map(|t| vec![Part::Text(t.to_string())]).collect::<Vec<_>>()
-            }
-            Part::Data(_) => vec![vec![part.clone()]],
-        })
-        .collect()
 }
 
 /// The push notification config methods: configs are kept per task (`push`: what is delivered to them).

@@ -362,3 +362,21 @@ fn a_missing_agent_is_not_found_or_in_a_replayed_recording_no_recording() {
     assert_eq!(exhausted(&replay).header("x-cuecard-error"), None, "the first message takes the step");
     assert_eq!(exhausted(&replay).header("x-cuecard-error"), Some("script_exhausted"));
 }
+
+#[test]
+fn a_stream_sends_as_many_events_before_its_final_status_as_its_step_counts() {
+    // The recorder cuts a broken-off stream at `events_before_final`: it must be what the engine streams.
+    let step = json!({"text": "Two words.", "artifacts": [
+        {"name": "table", "text": "a b", "data": {"rows": 2}}, {"name": "raw", "data": [1, 2]}]});
+    let scenario = crate::scenario::Scenario::from_value(
+        json!({"cuecard": 1, "a2a": {"agents": [{"name": "many", "steps": [step.clone()]}]}}),
+    )
+    .unwrap();
+    let mock = MockModel::from_scenario(&scenario).unwrap();
+    let reply = post(&mock, "/a2a/many", v03("message/stream", 1, json!({"message": user("go", json!({}))})));
+    let events = events(&reply);
+    assert_eq!(events.last().unwrap()["result"]["final"], true);
+    let counted: crate::script::a2a::A2aStep = serde_json::from_value(step).unwrap();
+    // The task, `working`, "Two", " words", ".", "a", " b", the table's data, the raw data: 9.
+    assert_eq!((events.len() - 1, counted.events_before_final()), (9, 9));
+}

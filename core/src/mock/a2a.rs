@@ -12,12 +12,8 @@ use serde_json::Value;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-/// A part of a message or an artifact, whatever generation carried it.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Part {
-    Text(String),
-    Data(Value),
-}
+/// A part of a message or an artifact (the script layer's: a step's artifacts are made of them).
+pub(crate) use crate::script::a2a::Part;
 
 /// A message of a task's history.
 #[derive(Clone, Debug, PartialEq)]

@@ -131,16 +131,56 @@ pub struct A2aStep {
     pub cut_after: Option<usize>,
 }
 
+// How a step's artifacts are made and streamed, read by the A2A engine and the recorder: the WebAssembly module has
+// neither (`a2a/absent.rs`, the `record` feature), so there these are unused.
+
+/// A part of a message or an artifact, whatever generation carried it.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+pub(crate) enum Part {
+    Text(String),
+    Data(Value),
+}
+
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 impl A2aStep {
-    /// How many events a stream of this step sends before its final status: the task, `working`, then each text
-    /// word-like token by token and each data part whole, artifact by artifact (`text` first), as `a2a::engine`
-    /// streams them. `cut_after` this many delivers all the step has and cuts the stream before the task ends: what
-    /// a recorded stream that broke off is replayed as.
-    pub fn events_before_final(&self) -> usize {
-        let tokens = |text: &Option<String>| text.as_deref().map_or(0, |t| crate::tokenize::tokenize(t).count());
-        let artifacts: usize = self.artifacts.iter().map(|a| tokens(&a.text) + usize::from(a.data.is_some())).sum();
-        2 + tokens(&self.text) + artifacts
+    /// The artifacts this step makes, as `(name, parts)` in order: its `text` (named `answer`), then its `artifacts`.
+    pub(crate) fn artifacts_made(&self) -> Vec<(Option<String>, Vec<Part>)> {
+        let mut made = Vec::new();
+        if let Some(text) = &self.text {
+            made.push((Some("answer".to_string()), vec![Part::Text(text.clone())]));
+        }
+        for artifact in &self.artifacts {
+            let mut parts = Vec::new();
+            parts.extend(artifact.text.clone().map(Part::Text));
+            parts.extend(artifact.data.clone().map(Part::Data));
+            made.push((artifact.name.clone(), parts));
+        }
+        made
     }
+
+    /// How many events a stream of this step sends before its final status, as `a2a::engine` streams them: the
+    /// task and `working`, then each artifact of [`A2aStep::artifacts_made`] in its [`stream_chunks`]. `cut_after`
+    /// this many delivers all the step has and cuts the stream before the task ends: what a recorded stream that
+    /// broke off is replayed as.
+    pub fn events_before_final(&self) -> usize {
+        let chunks: usize = self.artifacts_made().iter().map(|(_, parts)| stream_chunks(parts).len()).sum();
+        2 + chunks
+    }
+}
+
+/// The chunks a stream sends an artifact's parts in: a text part word-like token by token, a data part whole.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+pub(crate) fn stream_chunks(parts: &[Part]) -> Vec<Vec<Part>> {
+    parts
+        .iter()
+        .flat_map(|part| match part {
+            Part::Text(text) => {
+                crate::tokenize::tokenize(text).map(|t| vec![Part::Text(t.to_string())]).collect::<Vec<_>>()
+            }
+            Part::Data(_) => vec![vec![part.clone()]],
+        })
+        .collect()
 }
 
 fn is_zero(value: &u64) -> bool {
