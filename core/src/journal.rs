@@ -444,6 +444,9 @@ pub struct McpEntry {
     /// The step closed the connection instead of answering.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub dropped_connection: bool,
+    /// A retry's `inputResponses`: what the client answered to an `input_required` result (2026-07-28).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_responses: Option<Value>,
     /// The stateless revision the request was served in (`2026-07-28`: it named it in `params._meta`, or it was
     /// `server/discover`); absent for the handshake era.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -89,12 +89,14 @@ const matchers = {
     requireMock(received, 'toHaveRetried');
     return result(this, received, { check: 'and_retried', operation, times }, `retried ${operation} ${times} times`);
   },
-  /** The MCP tool was called (`options`: `times`, `server`, `arguments` the counted calls contain). */
+  /** The MCP tool was called (`options`: `times`, `server`, `arguments` the counted calls contain, `inputResponses`
+   * their answers to an `input_required` step contain). */
   toHaveCalledMcpTool(received, tool, options = {}) {
     requireMock(received, 'toHaveCalledMcpTool');
-    const { server, times, arguments: args } = options;
+    const { server, times, arguments: args, inputResponses } = options;
     const check = { check: 'mcp_tool_called', tool, ...(server !== undefined && { server }),
-      ...(times !== undefined && { times }), ...(args !== undefined && { arguments: args }) };
+      ...(times !== undefined && { times }), ...(args !== undefined && { arguments: args }),
+      ...(inputResponses !== undefined && { input_responses: inputResponses }) };
     return result(this, received, check, `called the MCP tool ${tool}`);
   },
   /** No MCP message went beyond the scenario. */

@@ -74,12 +74,14 @@ class Verification {
 
   /**
    * The MCP tool was called: `times` times exactly when given (else at least once), counting only calls whose
-   * arguments contain `arguments` when given, on `server` when given.
+   * arguments contain `arguments` when given, retries whose answers to an `input_required` step contain
+   * `inputResponses` when given, on `server` when given.
    */
   mcpToolCalled(tool, options = {}) {
-    const { server, times, arguments: args } = options;
+    const { server, times, arguments: args, inputResponses } = options;
     return this._run({ check: 'mcp_tool_called', tool, ...(server !== undefined && { server }),
-      ...(times !== undefined && { times }), ...(args !== undefined && { arguments: args }) });
+      ...(times !== undefined && { times }), ...(args !== undefined && { arguments: args }),
+      ...(inputResponses !== undefined && { input_responses: inputResponses }) });
   }
 
   /** A client listed an MCP server's tools (`server`'s, when given). */

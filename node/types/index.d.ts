@@ -354,7 +354,7 @@ export declare class Verification {
    * The MCP tool was called: `times` times exactly when given (else at least once), counting only calls whose
    * arguments contain `arguments` when given, on `server` when given.
    */
-  mcpToolCalled(tool: string, options?: { server?: string; times?: number; arguments?: Record<string, unknown> }): this;
+  mcpToolCalled(tool: string, options?: { server?: string; times?: number; arguments?: Record<string, unknown>; inputResponses?: Record<string, unknown> }): this;
   /** A client listed an MCP server's tools (`server`'s, when given). */
   mcpToolsListed(server?: string): this;
   /** No MCP message went beyond the scenario. */

@@ -17,7 +17,7 @@ export interface CuecardMatchers<R = unknown> {
   toHaveUsedScriptFully(): R;
   toHaveRetried(operation: string, times: number): R;
   /** The MCP tool was called (`times` exactly, on `server`, with calls whose arguments contain `arguments`). */
-  toHaveCalledMcpTool(tool: string, options?: { server?: string; times?: number; arguments?: Record<string, unknown> }): R;
+  toHaveCalledMcpTool(tool: string, options?: { server?: string; times?: number; arguments?: Record<string, unknown>; inputResponses?: Record<string, unknown> }): R;
   /** No MCP message went beyond the scenario. */
   toHaveNoUnexpectedMcpCalls(): R;
   /** A batch (the latest one made, unless `batch` names one) held exactly `requests` requests. */

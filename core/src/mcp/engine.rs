@@ -125,6 +125,7 @@ fn new_entry(state: &McpState, now: &Now, incoming: &Incoming) -> McpEntry {
         result: None,
         error: None,
         dropped_connection: false,
+        input_responses: None,
         revision: None,
     }
 }
@@ -224,7 +225,10 @@ fn modern_reply(reply: Reply, method: &str, server_info: &Option<Value>) -> Repl
             if matches!(method, "ping" | "logging/setLevel" | "initialize") {
                 return error(METHOD_NOT_FOUND, format!("Method not found: {method} (not in revision 2026-07-28)"));
             }
-            insert(&mut result, "resultType", json!("complete"));
+            // A tool step's `input_required` result says so itself.
+            if result.get("resultType").is_none() {
+                insert(&mut result, "resultType", json!("complete"));
+            }
             let cacheable = method.ends_with("/list") || matches!(method, "resources/read" | "server/discover");
             if cacheable {
                 insert(&mut result, "ttlMs", json!(0));
@@ -423,12 +427,21 @@ fn call_tool(state: &mut McpState, server: usize, params: &Value, entry: &mut Mc
         Some(_) => return error(INVALID_PARAMS, "Invalid params: arguments must be an object"),
     };
     entry.arguments = Some(arguments.clone());
+    let responses = match retry_responses(&state.issued_states, params) {
+        Ok(responses) => responses,
+        Err(reason) => {
+            entry.outcome = Outcome::Rejected { reason: reason.clone() };
+            return error(INVALID_PARAMS, reason);
+        }
+    };
+    entry.input_responses = responses.clone();
     let found = spec.tools.iter().enumerate().find(|(_, tool)| tool.name == name);
     let (Some((_, tool)), Some(used)) = (found, found.and_then(|(t, _)| state.used.get_mut(server)?.get_mut(t))) else {
         entry.outcome = Outcome::Unmatched;
         return error(INVALID_PARAMS, format!("Unknown tool: {name}"));
     };
-    let Some(step) = take_step(used, tool, spec, &arguments).and_then(|s| Some((s, tool.steps.get(s)?))) else {
+    let taken = take_step(used, tool, spec, &arguments, responses.as_ref());
+    let Some(step) = taken.and_then(|s| Some((s, tool.steps.get(s)?))) else {
         let left = used.iter().filter(|u| !**u).count();
         entry.outcome = if left == 0 { Outcome::Exhausted } else { Outcome::Unmatched };
         let why = if left == 0 {
@@ -440,8 +453,31 @@ fn call_tool(state: &mut McpState, server: usize, params: &Value, entry: &mut Mc
         return error(INTERNAL_ERROR, message);
     };
     let (s, step) = step;
+    if let (Some(_), None) = (&step.input_required, &entry.revision) {
+        // Asked of a client that cannot answer: the step stays for one that can.
+        if let Some(used) = used.get_mut(s) {
+            *used = false;
+        }
+        let reason = format!(
+            "cuecard: step {s} of tool {name} asks the client for input (input_required), which is served in revision \
+             {} (multi-round-trip requests); this call is of the handshake era, where cuecard sends no \
+             server-to-client requests",
+            MODERN_VERSIONS[0]
+        );
+        entry.outcome = Outcome::Rejected { reason: reason.clone() };
+        return error(INTERNAL_ERROR, reason);
+    }
     entry.step = Some(s as u32);
     schedule(step, params, answer);
+    if let Some(requests) = &step.input_required {
+        let request_state = format!("cuecard-input-{}", state.issued_states.len() + 1);
+        state.issued_states.push((request_state.clone(), requests.keys().cloned().collect()));
+        let mut result = json!({"resultType": "input_required", "requestState": request_state});
+        if !requests.is_empty() {
+            insert(&mut result, "inputRequests", Value::Object(requests.clone()));
+        }
+        return Reply::Result(result);
+    }
     if step.drop_connection {
         answer.dropped = true;
         return Reply::Nothing;
@@ -452,10 +488,57 @@ fn call_tool(state: &mut McpState, server: usize, params: &Value, entry: &mut Mc
     Reply::Result(tool_result(step))
 }
 
-/// The step a call takes: the first unused one it matches, else what the tool's exhaustion policy says.
-fn take_step(used: &mut [bool], tool: &McpTool, server: &McpServer, arguments: &Value) -> Option<usize> {
-    let accepts = |step: &McpToolStep| step.matcher.as_ref().is_none_or(|m| contains(arguments, &m.arguments));
+/// The step a call takes: the first unused one it matches, else what the tool's exhaustion policy says. A step that
+/// matches `input_responses` is only for a retry that carries them.
+fn take_step(
+    used: &mut [bool],
+    tool: &McpTool,
+    server: &McpServer,
+    arguments: &Value,
+    responses: Option<&Value>,
+) -> Option<usize> {
+    let accepts = |step: &McpToolStep| {
+        step.matcher.as_ref().is_none_or(|m| {
+            let responded = match (&m.input_responses, responses) {
+                (None, _) => true,
+                (Some(want), Some(got)) => contains(got, want),
+                (Some(_), None) => false,
+            };
+            contains(arguments, &m.arguments) && responded
+        })
+    };
     tool.on_exhausted.or(server.on_exhausted).unwrap_or_default().take(used, &tool.steps, accepts)
+}
+
+/// A retry's `inputResponses` (2026-07-28's multi-round-trip requests), checked against the `requestState` it echoes:
+/// `None` for a first call, the reason to refuse it for a retry a server could not have asked for.
+fn retry_responses(issued: &[(String, Vec<String>)], params: &Value) -> Result<Option<Value>, String> {
+    let (responses, request_state) = (params.get("inputResponses"), params.get("requestState"));
+    if responses.is_none() && request_state.is_none() {
+        return Ok(None);
+    }
+    let Some(request_state) = request_state else {
+        return Err("Invalid params: inputResponses without the requestState of the input_required result".into());
+    };
+    let Some(request_state) = request_state.as_str() else {
+        return Err("Invalid params: requestState must be the string of the input_required result".into());
+    };
+    let responses = responses.cloned().unwrap_or_else(|| json!({}));
+    let Some(answered) = responses.as_object() else {
+        return Err("Invalid params: inputResponses must be an object of responses by key".into());
+    };
+    let Some((_, asked)) = issued.iter().find(|(state, _)| state == request_state) else {
+        return Err(format!(
+            "Invalid params: requestState {request_state:?} was not issued by this server (a retry echoes the one of \
+             the input_required result, byte for byte)"
+        ));
+    };
+    if let Some(missing) = asked.iter().find(|key| !answered.contains_key(key.as_str())) {
+        return Err(format!(
+            "Invalid params: inputResponses lacks {missing:?}, which the input_required result asked for"
+        ));
+    }
+    Ok(Some(responses))
 }
 
 /// The step's progress notifications (to a client that sent a `progressToken`) spread over its delay.

@@ -537,3 +537,99 @@ fn over_http_the_stateless_revision_checks_its_headers_and_keeps_no_session() {
     assert_eq!(refused.status(), 400);
     assert!(mock.mcp_entries().iter().all(|e| e.session.is_none()));
 }
+
+fn asking_mock() -> MockModel {
+    let confirm = json!({"method": "elicitation/create", "params": {"message": "Delete 3 files?",
+        "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}}});
+    let scenario = json!({"cuecard": 1, "mcp": {"servers": [{"name": "files", "tools": [{"name": "delete", "steps": [
+        {"input_required": {"confirm": confirm}},
+        {"match": {"input_responses": {"confirm": {"action": "accept"}}}, "text": "Deleted 3 files."},
+        {"match": {"input_responses": {"confirm": {"action": "decline"}}}, "text": "Kept them."}]}]}]}});
+    MockModel::from_scenario(&Scenario::from_value(scenario).unwrap()).unwrap()
+}
+
+#[test]
+fn a_step_asks_a_stateless_client_for_input_and_its_retry_takes_the_step_its_answer_matches() {
+    // mcp.md §5.4: the interim result, then the retry with the responses and the state echoed.
+    let mock = asking_mock();
+    let call = |id: u64, extra: Value| {
+        let mut params = json!({"name": "delete", "arguments": {"dir": "/tmp"}});
+        if let (Some(params), Value::Object(extra)) = (params.as_object_mut(), extra) {
+            params.extend(extra);
+        }
+        body(&post_modern(&mock, &modern(id, "tools/call", params), "tools/call", Some("delete")))
+    };
+    let asked = call(1, json!({}));
+    let result = &asked["result"];
+    assert_eq!(result["resultType"], "input_required");
+    assert_eq!(result["inputRequests"]["confirm"]["method"], "elicitation/create");
+    assert_eq!(result["inputRequests"]["confirm"]["params"]["message"], "Delete 3 files?");
+    let state = result["requestState"].as_str().unwrap().to_string();
+    // A retry that does not echo the state, or lacks an answer asked for, is refused, naming what is wrong.
+    let forged = call(2, json!({"inputResponses": {"confirm": {"action": "accept"}}, "requestState": "forged"}));
+    assert_eq!(forged["error"]["code"], -32602);
+    assert!(forged["error"]["message"].as_str().unwrap().contains("\"forged\" was not issued"), "{forged}");
+    let lacking = call(3, json!({"inputResponses": {}, "requestState": state}));
+    assert!(lacking["error"]["message"].as_str().unwrap().contains("lacks \"confirm\""), "{lacking}");
+    let stateless = call(4, json!({"inputResponses": {"confirm": {"action": "accept"}}}));
+    assert!(stateless["error"]["message"].as_str().unwrap().contains("without the requestState"), "{stateless}");
+    // The retry with the client's answer takes the step that matches it, not the next in line.
+    let declined = call(5, json!({"inputResponses": {"confirm": {"action": "decline"}}, "requestState": state}));
+    assert_eq!(declined["result"]["content"][0]["text"], "Kept them.");
+    assert_eq!(declined["result"]["resultType"], "complete");
+    // Journaled with what the client answered; the checks count retries by their answers.
+    let entries = mock.mcp_entries();
+    assert_eq!(entries[4].input_responses, Some(json!({"confirm": {"action": "decline"}})));
+    assert_eq!(entries[4].step, Some(2));
+    let called = |times, responses: Value| Check::McpToolCalled {
+        tool: "delete".into(),
+        server: None,
+        times: Some(times),
+        arguments: None,
+        input_responses: Some(responses),
+    };
+    assert!(run_check(&mock, None, &called(1, json!({"confirm": {"action": "decline"}}))).is_ok());
+    let failure = run_check(&mock, None, &called(1, json!({"confirm": {"action": "accept"}}))).unwrap_err();
+    assert!(failure.to_string().contains("with input responses containing {\"confirm\":{\"action\":\"accept\"}}"));
+    assert!(failure.to_string().contains("input_required confirm"), "{failure}");
+    // The three refused retries are unexpected; the accepting step is unused.
+    assert!(run_check(&mock, None, &Check::NoUnexpectedMcpCalls).unwrap_err().to_string().contains("3 unexpected"));
+    assert!(run_check(&mock, None, &Check::AllMcpStepsUsed).is_err());
+}
+
+#[test]
+fn a_handshake_era_client_is_not_asked_and_the_step_stays_for_one_that_can_be() {
+    let mock = asking_mock();
+    let (session, _) = initialize(&mock, "2025-06-18");
+    let called = rpc(1, "tools/call", json!({"name": "delete", "arguments": {}}));
+    let refused = body(&post(&mock, Some(&session), &called));
+    assert_eq!(refused["error"]["code"], -32603);
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.contains("asks the client for input") && message.contains("2026-07-28"), "{message}");
+    // Still there for a stateless client.
+    let asked = body(&post_modern(
+        &mock,
+        &modern(2, "tools/call", json!({"name": "delete", "arguments": {}})),
+        "tools/call",
+        Some("delete"),
+    ));
+    assert_eq!(asked["result"]["resultType"], "input_required");
+}
+
+#[test]
+fn input_requests_are_checked_when_the_scenario_is_read() {
+    let read = |step: Value| {
+        Scenario::from_value(json!({"cuecard": 1, "mcp": {"servers": [{"name": "s", "tools": [
+            {"name": "t", "steps": [step]}]}]}}))
+        .err()
+        .map(|e| e.to_string())
+    };
+    let wrong_method = read(json!({"input_required": {"q": {"method": "tools/call"}}})).unwrap();
+    assert!(wrong_method.contains("mcp.servers[0].tools[0].steps[0].input_required[\"q\"].method"), "{wrong_method}");
+    assert!(wrong_method.contains("elicitation/create, sampling/createMessage, roots/list"), "{wrong_method}");
+    let two = read(json!({"input_required": {}, "text": "x"})).unwrap();
+    assert!(two.contains("give one answer"), "{two}");
+    let params = read(json!({"input_required": {"q": {"method": "roots/list", "params": []}}})).unwrap();
+    assert!(params.contains("params as an object"), "{params}");
+    assert_eq!(read(json!({"input_required": {"q": {"method": "roots/list"}}})), None);
+}

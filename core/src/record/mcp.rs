@@ -89,7 +89,7 @@ impl McpRecording {
             ("tools/call", _) => {
                 let Some(name) = text(&params, "name") else { return false };
                 let arguments = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
-                let step = tool_step(arguments, response);
+                let step = tool_step(arguments, params.get("inputResponses").cloned(), response);
                 let Some(tool) = tool_named(server, &name) else { return false };
                 tool.steps.push(step);
             }
@@ -202,10 +202,11 @@ fn prompt_named<'a>(server: &'a mut McpServer, name: &str) -> Option<&'a mut Mcp
     )
 }
 
-/// A call's answer as a step that takes calls with the same arguments: the result's content, structured content
-/// and `isError`, or the JSON-RPC error.
-fn tool_step(arguments: Value, response: &Value) -> McpToolStep {
-    let matcher = Some(McpToolMatch { arguments });
+/// A call's answer as a step that takes calls with the same arguments (and a retry's, the same `inputResponses`):
+/// the result's content, structured content and `isError`, its `inputRequests` (an `input_required` result), or the
+/// JSON-RPC error.
+fn tool_step(arguments: Value, input_responses: Option<Value>, response: &Value) -> McpToolStep {
+    let matcher = Some(McpToolMatch { arguments, input_responses });
     if let Some(error) = response.get("error") {
         return McpToolStep {
             matcher,
@@ -218,6 +219,10 @@ fn tool_step(arguments: Value, response: &Value) -> McpToolStep {
         };
     }
     let result = response.get("result").cloned().unwrap_or(Value::Null);
+    if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+        let requests = result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
+        return McpToolStep { matcher, input_required: Some(requests), ..McpToolStep::default() };
+    }
     McpToolStep {
         matcher,
         content: result.get("content").and_then(Value::as_array).cloned(),

@@ -72,7 +72,8 @@ pub struct McpTool {
 }
 
 /// One answer of a tool. Exactly one of: a result (`text`, `content` and/or `structured`, optionally `is_error`), a
-/// JSON-RPC `error`, or `drop_connection`. `progress` and `delay_ms` may come with any of them.
+/// JSON-RPC `error`, `drop_connection`, or `input_required` (a question to the client first). `progress` and
+/// `delay_ms` may come with any of them.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct McpToolStep {
@@ -104,7 +105,17 @@ pub struct McpToolStep {
     /// Close the connection (HTTP) or end the process (stdio) instead of answering.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub drop_connection: bool,
+    /// Ask the client for input instead of answering, as 2026-07-28's multi-round-trip requests do: each key names
+    /// an input request, `{"method": "elicitation/create" | "sampling/createMessage" | "roots/list", "params": {...}}`.
+    /// The call is answered `resultType: "input_required"` with them and a `requestState`; the client's retry (the
+    /// same call with `inputResponses` and that `requestState`) takes the next step, which may `match` the
+    /// responses. An empty map asks nothing: the client retries with the state alone (a server not ready yet). A handshake-era client cannot be asked this way: its call is refused, naming the revision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_required: Option<serde_json::Map<String, Value>>,
 }
+
+/// The methods an input request of `input_required` may name (the client features a server asks for).
+pub const INPUT_METHODS: [&str; 3] = ["elicitation/create", "sampling/createMessage", "roots/list"];
 
 fn is_zero(value: &u64) -> bool {
     *value == 0
@@ -114,8 +125,17 @@ fn is_zero(value: &u64) -> bool {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct McpToolMatch {
-    /// Arguments the call must contain.
+    /// Arguments the call must contain (any, when absent).
+    #[serde(default = "any_arguments")]
     pub arguments: Value,
+    /// The client's answers a retry must carry (`inputResponses`, contained as arguments are): only a retry after
+    /// an `input_required` step takes a step with this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_responses: Option<Value>,
+}
+
+fn any_arguments() -> Value {
+    Value::Object(serde_json::Map::new())
 }
 
 /// A JSON-RPC error to answer with.
@@ -283,10 +303,17 @@ fn tool_problem<'a>(tool: &McpTool, mut before: impl Iterator<Item = &'a McpTool
     for (s, step) in tool.steps.iter().enumerate() {
         let at = format!(".steps[{s}]");
         let answers = step.text.is_some() || step.content.is_some() || step.structured.is_some();
-        let kinds = usize::from(answers) + usize::from(step.error.is_some()) + usize::from(step.drop_connection);
+        let kinds = usize::from(answers)
+            + usize::from(step.error.is_some())
+            + usize::from(step.drop_connection)
+            + usize::from(step.input_required.is_some());
         if kinds != 1 {
-            let problem = "give one answer: a result (text, content, structured), an error, or drop_connection";
+            let problem =
+                "give one answer: a result (text, content, structured), an error, drop_connection, or input_required";
             return Some((at, problem.into()));
+        }
+        if let Some((key, problem)) = step.input_required.as_ref().and_then(input_requests_problem) {
+            return Some((format!("{at}.input_required{key}"), problem));
         }
         if step.is_error && !answers {
             return Some((format!("{at}.is_error"), "an is_error result needs its text or content".into()));
@@ -311,6 +338,32 @@ fn tool_problem<'a>(tool: &McpTool, mut before: impl Iterator<Item = &'a McpTool
             if !matcher.arguments.is_object() {
                 return Some((format!("{at}.match.arguments"), "give an object of arguments".into()));
             }
+            if matcher.input_responses.as_ref().is_some_and(|r| !r.is_object()) {
+                return Some((format!("{at}.match.input_responses"), "give an object of responses by key".into()));
+            }
+        }
+    }
+    None
+}
+
+/// What is wrong with an `input_required` map, if anything: `(field path below it, problem)`.
+fn input_requests_problem(requests: &serde_json::Map<String, Value>) -> Option<(String, String)> {
+    for (key, request) in requests {
+        let at = format!("[{key:?}]");
+        let method = request.get("method").and_then(Value::as_str);
+        if !method.is_some_and(|m| INPUT_METHODS.contains(&m)) {
+            return Some((
+                format!("{at}.method"),
+                format!("an input request's method is one of {}", INPUT_METHODS.join(", ")),
+            ));
+        }
+        if request.get("params").is_some_and(|p| !p.is_object()) {
+            return Some((format!("{at}.params"), "give the request's params as an object".into()));
+        }
+        if let Some(extra) =
+            request.as_object().and_then(|o| o.keys().find(|k| !matches!(k.as_str(), "method" | "params")))
+        {
+            return Some((at, format!("an input request has a method and params, not {extra:?}")));
         }
     }
     None

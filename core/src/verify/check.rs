@@ -213,6 +213,10 @@ pub enum Check {
         /// Arguments the counted calls contain.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         arguments: Option<serde_json::Value>,
+        /// The client's answers the counted calls carry: retries after an `input_required` step whose
+        /// `inputResponses` contain these (`{"confirm": {"action": "accept"}}`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        input_responses: Option<serde_json::Value>,
     },
     /// A client listed an MCP server's tools (`server`'s, when given).
     McpToolsListed {
@@ -387,8 +391,10 @@ pub fn run_check(mock: &MockModel, observer: Option<&RecordingObserver>, check: 
         Check::ScriptFullyUsed => script_fully_used(mock),
         Check::NoContractViolations => no_contract_violations(mock),
         Check::ReceivedRequests { times } => received_requests(mock, *times),
-        Check::McpToolCalled { tool, server, times, arguments } => {
-            super::mcp::tool_called(mock, server.as_deref(), tool, *times, arguments.as_ref())
+        Check::McpToolCalled { tool, server, times, arguments, input_responses } => {
+            let wanted =
+                super::mcp::CallWanted { arguments: arguments.as_ref(), input_responses: input_responses.as_ref() };
+            super::mcp::tool_called(mock, server.as_deref(), tool, *times, wanted)
         }
         Check::McpToolsListed { server } => super::mcp::tools_listed(mock, server.as_deref()),
         Check::NoUnexpectedMcpCalls => super::mcp::no_unexpected_calls(mock),

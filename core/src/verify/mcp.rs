@@ -7,20 +7,32 @@ use crate::mock::MockModel;
 use crate::script::mcp::contains;
 use serde_json::Value;
 
+/// What the calls `mcp_tool_called` counts must carry, when given.
+pub(crate) struct CallWanted<'a> {
+    /// Arguments they contain.
+    pub arguments: Option<&'a Value>,
+    /// `inputResponses` they contain (retries after an `input_required` step).
+    pub input_responses: Option<&'a Value>,
+}
+
 /// The `mcp_tool_called` check: `tool` (of `server`, if given) was called, `times` times exactly when given (else at
-/// least once), counting only calls whose arguments contain `arguments` when given.
+/// least once), counting only calls that carry what `wanted` names.
 pub(crate) fn tool_called(
     mock: &MockModel,
     server: Option<&str>,
     tool: &str,
     times: Option<u64>,
-    arguments: Option<&Value>,
+    wanted: CallWanted<'_>,
 ) -> CheckResult<()> {
+    let CallWanted { arguments, input_responses } = wanted;
+    let carries = |want: Option<&Value>, got: &Option<Value>| {
+        want.is_none_or(|want| got.as_ref().is_some_and(|got| contains(got, want)))
+    };
     let entries = mock.mcp_entries();
     let count = entries
         .iter()
         .filter(|e| e.method == "tools/call" && e.name.as_deref() == Some(tool) && of_server(e, server))
-        .filter(|e| arguments.is_none_or(|want| e.arguments.as_ref().is_some_and(|got| contains(got, want))))
+        .filter(|e| carries(arguments, &e.arguments) && carries(input_responses, &e.input_responses))
         .count() as u64;
     if times.map_or(count > 0, |times| count == times) {
         return Ok(());
@@ -37,6 +49,10 @@ pub(crate) fn tool_called(
     if let Some(arguments) = arguments {
         label.push_str(&format!(", arguments={arguments}"));
         wanted.push_str(&format!(" with arguments containing {arguments}"));
+    }
+    if let Some(responses) = input_responses {
+        label.push_str(&format!(", input_responses={responses}"));
+        wanted.push_str(&format!(" with input responses containing {responses}"));
     }
     label.push(')');
     let expected = match times {
@@ -111,8 +127,19 @@ fn table(entries: &[McpEntry]) -> String {
         if let Some(arguments) = entry.arguments.as_ref().filter(|a| a.as_object().is_some_and(|o| !o.is_empty())) {
             what.push_str(&format!(" {arguments}"));
         }
+        if let Some(responses) = &entry.input_responses {
+            what.push_str(&format!(" responses {responses}"));
+        }
+        let asked = entry.result.as_ref().filter(|r| r["resultType"] == "input_required");
         let answer = match (&entry.result, &entry.error) {
             (_, Some(error)) => format!("error {}", error["message"]),
+            (Some(_), None) if asked.is_some() => {
+                let keys: Vec<&str> = asked
+                    .and_then(|r| r["inputRequests"].as_object())
+                    .map(|requests| requests.keys().map(String::as_str).collect())
+                    .unwrap_or_default();
+                format!("input_required {}", keys.join(", ")).trim_end().to_string()
+            }
             (Some(result), None) => result.pointer("/content/0/text").map(ToString::to_string).unwrap_or_default(),
             (None, None) => String::new(),
         };

@@ -90,17 +90,35 @@ impl<'a> Verification<'a> {
     /// The MCP tool was called (on any server) at least once; [`Check::McpToolCalled`] as data says how often and
     /// with what.
     pub fn mcp_tool_called(&self, tool: &str) -> CheckResult<&Self> {
-        self.check(&Check::McpToolCalled { tool: tool.into(), server: None, times: None, arguments: None })
+        self.check(&Check::McpToolCalled {
+            tool: tool.into(),
+            server: None,
+            times: None,
+            arguments: None,
+            input_responses: None,
+        })
     }
 
     /// The MCP tool was called exactly `n` times.
     pub fn mcp_tool_called_times(&self, tool: &str, n: u64) -> CheckResult<&Self> {
-        self.check(&Check::McpToolCalled { tool: tool.into(), server: None, times: Some(n), arguments: None })
+        self.check(&Check::McpToolCalled {
+            tool: tool.into(),
+            server: None,
+            times: Some(n),
+            arguments: None,
+            input_responses: None,
+        })
     }
 
     /// The MCP tool was called with arguments containing `arguments`.
     pub fn mcp_tool_called_with(&self, tool: &str, arguments: serde_json::Value) -> CheckResult<&Self> {
-        self.check(&Check::McpToolCalled { tool: tool.into(), server: None, times: None, arguments: Some(arguments) })
+        self.check(&Check::McpToolCalled {
+            tool: tool.into(),
+            server: None,
+            times: None,
+            arguments: Some(arguments),
+            input_responses: None,
+        })
     }
 
     /// A client listed an MCP server's tools.

@@ -50,10 +50,11 @@ class Verification:
         return self._run("received_requests", times=times)
 
     def mcp_tool_called(self, tool: str, *, server: Optional[str] = None, times: Optional[int] = None,
-                        arguments: Optional[dict] = None) -> "Verification":
+                        arguments: Optional[dict] = None, input_responses: Optional[dict] = None) -> "Verification":
         """The MCP tool was called: `times` times exactly when given (else at least once), counting only calls whose
-        arguments contain `arguments` when given, on `server` when given."""
-        given = {"server": server, "times": times, "arguments": arguments}
+        arguments contain `arguments` when given, retries whose answers to an `input_required` step contain
+        `input_responses` when given, on `server` when given."""
+        given = {"server": server, "times": times, "arguments": arguments, "input_responses": input_responses}
         return self._run("mcp_tool_called", tool=tool, **{k: v for k, v in given.items() if v is not None})
 
     def mcp_tools_listed(self, server: Optional[str] = None) -> "Verification":

@@ -283,3 +283,52 @@ def test_an_mcp_recording_replays_to_the_official_client_over_stdio_and_http(cue
     with urllib.request.urlopen(put, timeout=10) as loaded:
         assert json.loads(loaded.read())["ok"]
     assert asyncio.run(asyncio.wait_for(over_http(), timeout=10)) == expected
+
+
+CONFIRMING = {"name": "files", "tools": [{"name": "delete", "steps": [
+    {"input_required": {
+        "confirm": {"method": "elicitation/create", "params": {"message": "Delete 3 files?", "requestedSchema": {
+            "type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}}},
+        "summary": {"method": "sampling/createMessage", "params": {
+            "messages": [{"role": "user", "content": {"type": "text", "text": "Summarize the files"}}],
+            "maxTokens": 50}}}},
+    {"match": {"input_responses": {"confirm": {"action": "accept", "content": {"ok": True}}}},
+     "text": "Deleted 3 files."},
+    {"match": {"input_responses": {"confirm": {"action": "decline"}}}, "text": "Kept them."}]}]}
+
+
+@pytest.mark.parametrize("answer", ["accept", "decline"])
+def test_the_2_x_client_answers_a_tools_questions_and_retries(cuecard, answer):
+    """2026-07-28 multi-round-trip requests: the tool's step asks the client (an elicitation and a sampling request);
+    the SDK runs its callbacks and retries with their answers, which pick the step that answers it."""
+    from mcp import types
+    from mcp.client import Client
+
+    cuecard.load(mcp_scenario(servers=(CONFIRMING,)))
+    asked = []
+
+    async def elicit(context, params):
+        asked.append(params.message)
+        if answer == "accept":
+            return types.ElicitResult(action="accept", content={"ok": True})
+        return types.ElicitResult(action="decline")
+
+    async def sample(context, params):
+        asked.append(params.messages[0].content.text)
+        return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text="3 logs"),
+                                         model="test-model")
+
+    async def run():
+        async with Client(cuecard.base + "/mcp/files", mode="2026-07-28", elicitation_callback=elicit,
+                          sampling_callback=sample) as client:
+            return (await client.call_tool("delete", {"dir": "/tmp"})).content[0].text
+
+    said = asyncio.run(asyncio.wait_for(run(), timeout=10))
+    assert said == ("Deleted 3 files." if answer == "accept" else "Kept them.")
+    assert sorted(asked) == ["Delete 3 files?", "Summarize the files"]
+    calls = [e for e in cuecard.journal()["mcp"]["entries"] if e["method"] == "tools/call"]
+    assert [c["result"]["resultType"] for c in calls] == ["input_required", "complete"]
+    # The retry is journaled with what the client answered, the sampling result as the SDK sent it.
+    responses = calls[1]["input_responses"]
+    assert responses["confirm"]["action"] == answer
+    assert responses["summary"]["content"]["text"] == "3 logs" and responses["summary"]["model"] == "test-model"

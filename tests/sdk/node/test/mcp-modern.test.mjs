@@ -57,3 +57,38 @@ test('the 2.x client probing (auto) over stdio adopts 2026-07-28', async () => {
   assert.deepEqual(await exercise(client), EXPECTED);
   await client.close();
 });
+
+test('the 2.x client answers a tool step that asks for input (multi-round-trip) with its handler, and retries', async () => {
+  const confirm = {
+    method: 'elicitation/create',
+    params: { message: 'Delete 3 files?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } },
+  };
+  const files = {
+    name: 'files',
+    tools: [{
+      name: 'delete',
+      steps: [
+        { input_required: { confirm } },
+        { match: { input_responses: { confirm: { action: 'decline' } } }, text: 'Kept them.' },
+        { match: { input_responses: { confirm: { action: 'accept' } } }, text: 'Deleted 3 files.' },
+      ],
+    }],
+  };
+  await server.load({ cuecard: 1, mcp: { servers: [files] } });
+  const client = new Client({ name: 'modern', version: '1.0.0' },
+    { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const asked = [];
+  client.setRequestHandler('elicitation/create', async (request) => {
+    asked.push(request.params.message);
+    return { action: 'accept', content: { ok: true } };
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.anthropicURL}/mcp`)));
+  const result = await client.callTool({ name: 'delete', arguments: { dir: '/tmp' } });
+  await client.close();
+  assert.equal(result.content[0].text, 'Deleted 3 files.');
+  assert.deepEqual(asked, ['Delete 3 files?']);
+  const calls = (await server.journal()).mcp.entries.filter((e) => e.method === 'tools/call');
+  assert.deepEqual(calls.map((c) => c.result.resultType), ['input_required', 'complete']);
+  assert.deepEqual(calls[1].input_responses, { confirm: { action: 'accept', content: { ok: true } } });
+  assert.equal(calls[1].step, 2);
+});

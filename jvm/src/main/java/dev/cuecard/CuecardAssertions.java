@@ -103,6 +103,14 @@ public final class CuecardAssertions {
             return run(check);
         }
 
+        /**
+         * The MCP tool was retried with answers to an {@code input_required} step containing {@code inputResponses}
+         * (2026-07-28 multi-round-trip requests).
+         */
+        public MockAssert mcpToolCalledWithInputResponses(String tool, Map<String, Object> inputResponses) {
+            return run(with(with(check("mcp_tool_called"), "tool", tool), "input_responses", inputResponses));
+        }
+
         /** A client listed an MCP server's tools. */
         public MockAssert mcpToolsListed() {
             return run(check("mcp_tools_listed"));
