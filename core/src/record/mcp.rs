@@ -354,4 +354,24 @@ mod tests {
         assert!(request_of(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).is_some());
         assert!(request_of(br#"{"model":"gpt-4o"}"#).is_none());
     }
+
+    #[test]
+    fn a_call_that_asked_for_input_and_its_retry_become_two_steps() {
+        let mut recording = McpRecording::default();
+        let confirm = json!({"method": "elicitation/create", "params": {"message": "Sure?"}});
+        let asked =
+            json!({"resultType": "input_required", "inputRequests": {"confirm": confirm}, "requestState": "s1"});
+        assert!(exchange(&mut recording, "tools/call", json!({"name": "delete", "arguments": {}}), asked));
+        let retry = json!({"name": "delete", "arguments": {}, "requestState": "s1",
+                           "inputResponses": {"confirm": {"action": "accept"}}});
+        let done = json!({"resultType": "complete", "content": [{"type": "text", "text": "Deleted."}]});
+        assert!(exchange(&mut recording, "tools/call", retry, done));
+        let section = recording.to_value();
+        let steps = &section["servers"][0]["tools"][0]["steps"];
+        assert_eq!(steps[0]["input_required"], json!({"confirm": confirm}));
+        assert_eq!(steps[1]["match"]["input_responses"], json!({"confirm": {"action": "accept"}}));
+        assert_eq!(steps[1]["content"][0]["text"], "Deleted.");
+        // It reads back as a scenario (the upstream's own requestState is not kept: a replay issues its own).
+        assert!(crate::scenario::Scenario::from_value(json!({"cuecard": 1, "mcp": section})).is_ok());
+    }
 }
