@@ -238,12 +238,14 @@ pub enum SocketEnd {
 impl HttpReply {
     /// This reply with no wait of any kind, as instant mode sends it in every host: a whole reply's delay, a
     /// stream's stall and each frame's delay, an abort's delay. A socket's messages are left as they are (its hosts
-    /// pace them as the server does). The frames stay lazy: each is made, then its delay dropped, as it is read.
+    /// pace them as the server does). The frames are made at once (the in-process hosts that ask take them whole).
     pub fn without_delays(self) -> HttpReply {
         match self {
             HttpReply::Full { status, headers, body, .. } => HttpReply::Full { delay_ms: 0, status, headers, body },
             HttpReply::Stream { status, headers, frames, end, base64, separate_writes, entry, .. } => {
-                let frames = frames.wrapped(|| |frame: Frame| Some(Frame { delay_ms: 0, ..frame }));
+                let mut frames = frames.into_vec();
+                frames.iter_mut().for_each(|frame| frame.delay_ms = 0);
+                let frames = frames.into();
                 HttpReply::Stream { stall_ms: 0, status, headers, frames, end, base64, separate_writes, entry }
             }
             HttpReply::Abort { .. } => HttpReply::Abort { delay_ms: 0 },
@@ -301,6 +303,14 @@ impl Frames {
         match &self.0 {
             Source::Given(frames) => Box::new(frames.clone().into_iter()),
             Source::Made(make) => make(),
+        }
+    }
+
+    /// All the frames at once, taken (given frames are moved, not copied).
+    pub fn into_vec(self) -> Vec<Frame> {
+        match self.0 {
+            Source::Given(frames) => frames,
+            Source::Made(make) => make().collect(),
         }
     }
 

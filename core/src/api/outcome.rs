@@ -170,7 +170,7 @@ pub fn http_reply_text(reply: HttpReply, collapse: Collapse) -> String {
             head_line(&head, &body)
         }
         HttpReply::Stream { stall_ms, status, headers, frames, end, base64, separate_writes, .. } => {
-            let frames = frames.to_vec(); // an in-process reply crosses whole
+            let frames = frames.into_vec(); // an in-process reply crosses whole
             let waits = stall_ms > 0 || frames.iter().any(|f| f.delay_ms > 0);
             // Binary frames (base64 text) cannot be joined into one text body, and frames cut on purpose
             // (`delivery`) are read one by one: they always cross as frames.

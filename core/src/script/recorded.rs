@@ -117,32 +117,7 @@ fn scale(ms: u64, speed: f64) -> u64 {
 /// The digest a recorder writes for a neutral answer's JSON text: FNV-1a, 64 bits, as `fnv1a64:` and hex. It
 /// only tells an edit apart from the recorded answer, so it need not resist anyone.
 pub fn answer_digest(canonical_json: &str) -> String {
-    digest_text(crate::seeded::fnv1a64(canonical_json.bytes()))
-}
-
-/// [`answer_digest`] of `value`'s JSON text, hashed as serde_json writes it: the text of a long answer is never
-/// held (a 15 MB recording's digests were a third of its load). A value that does not serialize has the digest of
-/// no text, as `answer_digest` of an empty text.
-pub fn answer_digest_of(value: &impl Serialize) -> String {
-    /// FNV-1a over every byte written.
-    struct Digest(u64);
-    impl std::io::Write for Digest {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0 = bytes.iter().fold(self.0, |hash, &byte| crate::seeded::fnv1a64_step(hash, byte));
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut digest = Digest(crate::seeded::FNV_OFFSET_BASIS);
-    match serde_json::to_writer(&mut digest, value) {
-        Ok(()) => digest_text(digest.0),
-        Err(_) => answer_digest(""),
-    }
-}
-
-fn digest_text(hash: u64) -> String {
+    let hash = crate::seeded::fnv1a64(canonical_json.bytes());
     format!("fnv1a64:{hash:016x}")
 }
 
@@ -225,13 +200,5 @@ mod tests {
         assert_eq!(answer_digest(""), "fnv1a64:cbf29ce484222325");
         assert_eq!(answer_digest("a"), "fnv1a64:af63dc4c8601ec8c");
         assert_ne!(answer_digest(r#"{"text":"Hi"}"#), answer_digest(r#"{"text":"Hi!"}"#));
-    }
-
-    #[test]
-    fn a_value_is_digested_as_its_json_text() {
-        // Recordings in the wild carry digests of the text: hashing while writing must not change one.
-        let value =
-            serde_json::json!({"text": "Hi \"there\"\n", "tool_calls": [{"name": "f", "arguments": {"a": 1.5}}]});
-        assert_eq!(answer_digest_of(&value), answer_digest(&serde_json::to_string(&value).unwrap()));
     }
 }

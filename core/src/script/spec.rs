@@ -509,7 +509,7 @@ impl StepSpec {
     pub fn answer_digest(&self) -> String {
         // `recorded` is shared, so the copy costs the neutral fields only.
         let neutral = StepSpec { recorded: None, ..self.clone() };
-        crate::script::recorded::answer_digest_of(&neutral)
+        crate::script::recorded::answer_digest(&serde_json::to_string(&neutral).unwrap_or_default())
     }
 
     fn answer(&self) -> std::result::Result<Answer, SpecProblem> {
