@@ -174,10 +174,13 @@ WASM_GZIPPED=$(gzip -9c node/wasm-pkg/cuecard_wasm_bg.wasm | wc -c)
 # setting's times and tools and the schema breakages by enum 1 KB more (595 KB). Issue 53's A2A agents are not in the
 # module (their engine is 28 KB, `core/src/a2a/absent.rs`); their state and the stub cost it 1 KB (596 KB), their
 # four checks as data 3 KB (599 KB: each variant of the internally tagged `Check` is read through serde's buffer).
-# Making room is open work (issue 57, the 400 KB goal): the strict host-data reader's `deserialize_any` is copied
-# per type read (143 KB before wasm-opt), and the internally tagged enums (checks, observer events) go through
-# serde's buffering `ContentDeserializer` (60 KB).
-test "$WASM_GZIPPED" -le 600064 || { echo "the wasm module is $WASM_GZIPPED bytes gzipped, over 586 KiB"; exit 1; }
+# MCP's `input_required` steps (the step kind and its check when read, the retry checked against the state it
+# echoes, the check's `input_responses`, the journal's field and table line) 3 KB more (603 KB; twiggy diff: 8.7 KB
+# of code before wasm-opt, half of it in the engine's `request` and `run_check`).
+# Making room is open work (issue 57, the 400 KB goal, out of reach without dropping features): the strict host-data
+# reader's `deserialize_any` is copied per type read (143 KB before wasm-opt), and the internally tagged enums
+# (checks, observer events) go through serde's buffering `ContentDeserializer` (43 KB).
+test "$WASM_GZIPPED" -le 603648 || { echo "the wasm module is $WASM_GZIPPED bytes gzipped, over 589.5 KiB"; exit 1; }
 echo "wasm size: 1 passed, 0 failed ($WASM_GZIPPED bytes gzipped)"
 (cd node && CUECARD_BACKEND=wasm "$NODE24" --test "test/*.test.mjs" "test/*.test.ts")
 (cd node && "$NODE24" browser/build.mjs --page)
