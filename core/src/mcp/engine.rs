@@ -427,7 +427,12 @@ fn call_tool(state: &mut McpState, server: usize, params: &Value, entry: &mut Mc
         Some(_) => return error(INVALID_PARAMS, "Invalid params: arguments must be an object"),
     };
     entry.arguments = Some(arguments.clone());
-    let responses = match retry_responses(&state.issued_states, params) {
+    let found = spec.tools.iter().enumerate().find(|(_, tool)| tool.name == name);
+    let (Some((_, tool)), Some(used)) = (found, found.and_then(|(t, _)| state.used.get_mut(server)?.get_mut(t))) else {
+        entry.outcome = Outcome::Unmatched;
+        return error(INVALID_PARAMS, format!("Unknown tool: {name}"));
+    };
+    let responses = match retry_responses(tool, params) {
         Ok(responses) => responses,
         Err(reason) => {
             entry.outcome = Outcome::Rejected { reason: reason.clone() };
@@ -435,11 +440,6 @@ fn call_tool(state: &mut McpState, server: usize, params: &Value, entry: &mut Mc
         }
     };
     entry.input_responses = responses.clone();
-    let found = spec.tools.iter().enumerate().find(|(_, tool)| tool.name == name);
-    let (Some((_, tool)), Some(used)) = (found, found.and_then(|(t, _)| state.used.get_mut(server)?.get_mut(t))) else {
-        entry.outcome = Outcome::Unmatched;
-        return error(INVALID_PARAMS, format!("Unknown tool: {name}"));
-    };
     let taken = take_step(used, tool, spec, &arguments, responses.as_ref());
     let Some(step) = taken.and_then(|s| Some((s, tool.steps.get(s)?))) else {
         let left = used.iter().filter(|u| !**u).count();
@@ -470,9 +470,7 @@ fn call_tool(state: &mut McpState, server: usize, params: &Value, entry: &mut Mc
     entry.step = Some(s as u32);
     schedule(step, params, answer);
     if let Some(requests) = &step.input_required {
-        let request_state = format!("cuecard-input-{}", state.issued_states.len() + 1);
-        state.issued_states.push((request_state.clone(), requests.keys().cloned().collect()));
-        let mut result = json!({"resultType": "input_required", "requestState": request_state});
+        let mut result = json!({"resultType": "input_required", "requestState": request_state(name, s)});
         if !requests.is_empty() {
             insert(&mut result, "inputRequests", Value::Object(requests.clone()));
         }
@@ -510,9 +508,25 @@ fn take_step(
     tool.on_exhausted.or(server.on_exhausted).unwrap_or_default().take(used, &tool.steps, accepts)
 }
 
-/// A retry's `inputResponses` (2026-07-28's multi-round-trip requests), checked against the `requestState` it echoes:
-/// `None` for a first call, the reason to refuse it for a retry a server could not have asked for.
-fn retry_responses(issued: &[(String, Vec<String>)], params: &Value) -> Result<Option<Value>, String> {
+/// The `requestState` of step `step` of tool `tool`'s `input_required` result. It names the step that asked, as a
+/// stateless server's state must (the retry may reach any replica); the client echoes it without reading it.
+fn request_state(tool: &str, step: usize) -> String {
+    format!("cuecard-input/{tool}/{step}")
+}
+
+/// The step of `tool` whose `input_required` result carried `state`, if one did.
+fn asking_step<'a>(tool: &'a McpTool, state: &str) -> Option<&'a serde_json::Map<String, Value>> {
+    let (name, step) = state.strip_prefix("cuecard-input/")?.rsplit_once('/')?;
+    let step: usize = step.parse().ok()?;
+    if name != tool.name || request_state(name, step) != state {
+        return None; // another tool's, or not written as this server writes it ("/01")
+    }
+    tool.steps.get(step)?.input_required.as_ref()
+}
+
+/// A retry's `inputResponses` (2026-07-28's multi-round-trip requests) to a call of `tool`, checked against the
+/// `requestState` it echoes: `None` for a first call, the reason to refuse it for a retry no step asked for.
+fn retry_responses(tool: &McpTool, params: &Value) -> Result<Option<Value>, String> {
     let (responses, request_state) = (params.get("inputResponses"), params.get("requestState"));
     if responses.is_none() && request_state.is_none() {
         return Ok(None);
@@ -527,13 +541,13 @@ fn retry_responses(issued: &[(String, Vec<String>)], params: &Value) -> Result<O
     let Some(answered) = responses.as_object() else {
         return Err("Invalid params: inputResponses must be an object of responses by key".into());
     };
-    let Some((_, asked)) = issued.iter().find(|(state, _)| state == request_state) else {
+    let Some(asked) = asking_step(tool, request_state) else {
         return Err(format!(
             "Invalid params: requestState {request_state:?} was not issued by this server (a retry echoes the one of \
              the input_required result, byte for byte)"
         ));
     };
-    if let Some(missing) = asked.iter().find(|key| !answered.contains_key(key.as_str())) {
+    if let Some(missing) = asked.keys().find(|key| !answered.contains_key(key.as_str())) {
         return Err(format!(
             "Invalid params: inputResponses lacks {missing:?}, which the input_required result asked for"
         ));

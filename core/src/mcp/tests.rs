@@ -569,6 +569,13 @@ fn a_step_asks_a_stateless_client_for_input_and_its_retry_takes_the_step_its_ans
     let forged = call(2, json!({"inputResponses": {"confirm": {"action": "accept"}}, "requestState": "forged"}));
     assert_eq!(forged["error"]["code"], -32602);
     assert!(forged["error"]["message"].as_str().unwrap().contains("\"forged\" was not issued"), "{forged}");
+    // The state names the step that asked (a stateless server keeps nothing between the two calls): only its own
+    // spelling of a step that asks is one it issued.
+    assert_eq!(state, "cuecard-input/delete/0");
+    for other in ["cuecard-input/delete/00", "cuecard-input/delete/1", "cuecard-input/other/0"] {
+        let refused = call(2, json!({"inputResponses": {"confirm": {"action": "accept"}}, "requestState": other}));
+        assert_eq!(refused["error"]["code"], -32602, "{other}: {refused}");
+    }
     let lacking = call(3, json!({"inputResponses": {}, "requestState": state}));
     assert!(lacking["error"]["message"].as_str().unwrap().contains("lacks \"confirm\""), "{lacking}");
     let stateless = call(4, json!({"inputResponses": {"confirm": {"action": "accept"}}}));
@@ -579,8 +586,8 @@ fn a_step_asks_a_stateless_client_for_input_and_its_retry_takes_the_step_its_ans
     assert_eq!(declined["result"]["resultType"], "complete");
     // Journaled with what the client answered; the checks count retries by their answers.
     let entries = mock.mcp_entries();
-    assert_eq!(entries[4].input_responses, Some(json!({"confirm": {"action": "decline"}})));
-    assert_eq!(entries[4].step, Some(2));
+    assert_eq!(entries[7].input_responses, Some(json!({"confirm": {"action": "decline"}})));
+    assert_eq!(entries[7].step, Some(2));
     let called = |times, responses: Value| Check::McpToolCalled {
         tool: "delete".into(),
         server: None,
@@ -592,8 +599,8 @@ fn a_step_asks_a_stateless_client_for_input_and_its_retry_takes_the_step_its_ans
     let failure = run_check(&mock, None, &called(1, json!({"confirm": {"action": "accept"}}))).unwrap_err();
     assert!(failure.to_string().contains("with input responses containing {\"confirm\":{\"action\":\"accept\"}}"));
     assert!(failure.to_string().contains("input_required confirm"), "{failure}");
-    // The three refused retries are unexpected; the accepting step is unused.
-    assert!(run_check(&mock, None, &Check::NoUnexpectedMcpCalls).unwrap_err().to_string().contains("3 unexpected"));
+    // The six refused retries are unexpected; the accepting step is unused.
+    assert!(run_check(&mock, None, &Check::NoUnexpectedMcpCalls).unwrap_err().to_string().contains("6 unexpected"));
     assert!(run_check(&mock, None, &Check::AllMcpStepsUsed).is_err());
 }
 

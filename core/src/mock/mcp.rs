@@ -26,15 +26,13 @@ pub(crate) struct McpState {
     pub journal: VecDeque<McpEntry>,
     /// How many MCP messages were journaled, the evicted ones included: the next entry's index.
     pub received: u64,
-    /// The `requestState` of each `input_required` result sent, with the keys it asked for: a retry must echo one.
-    pub issued_states: Vec<(String, Vec<String>)>,
 }
 
 impl McpState {
     /// A fresh state for `mcp`: nothing used, no session, an empty journal.
     pub fn new(mcp: Arc<Mcp>) -> McpState {
         let used = mcp.servers.iter().map(|s| s.tools.iter().map(|t| vec![false; t.steps.len()]).collect()).collect();
-        McpState { mcp, used, sessions: Vec::new(), journal: VecDeque::new(), received: 0, issued_states: Vec::new() }
+        McpState { mcp, used, sessions: Vec::new(), journal: VecDeque::new(), received: 0 }
     }
 
     /// Journals `entry`, then drops the oldest entries past `limit` (the mock's journal limit; `None` keeps all).
