@@ -96,10 +96,20 @@ public final class CuecardAssertions {
          * whose arguments contain {@code arguments} when not null, on {@code server} when not null.
          */
         public MockAssert mcpToolCalled(String tool, String server, Integer times, Map<String, Object> arguments) {
+            return mcpToolCalled(tool, server, times, arguments, null);
+        }
+
+        /**
+         * As {@link #mcpToolCalled(String, String, Integer, Map)}, counting only retries whose answers to an
+         * {@code input_required} step contain {@code inputResponses} when not null.
+         */
+        public MockAssert mcpToolCalled(String tool, String server, Integer times, Map<String, Object> arguments,
+                Map<String, Object> inputResponses) {
             Map<String, Object> check = with(check("mcp_tool_called"), "tool", tool);
             if (server != null) with(check, "server", server);
             if (times != null) with(check, "times", times);
             if (arguments != null) with(check, "arguments", arguments);
+            if (inputResponses != null) with(check, "input_responses", inputResponses);
             return run(check);
         }
 
@@ -108,7 +118,7 @@ public final class CuecardAssertions {
          * (2026-07-28 multi-round-trip requests).
          */
         public MockAssert mcpToolCalledWithInputResponses(String tool, Map<String, Object> inputResponses) {
-            return run(with(with(check("mcp_tool_called"), "tool", tool), "input_responses", inputResponses));
+            return mcpToolCalled(tool, null, null, null, inputResponses);
         }
 
         /** A client listed an MCP server's tools. */

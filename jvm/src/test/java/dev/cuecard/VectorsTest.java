@@ -198,8 +198,10 @@ class VectorsTest {
             case "mcp_tool_called" -> {
                 @SuppressWarnings("unchecked")
                 Map<String, Object> arguments = check.has("arguments") ? Json.MAPPER.convertValue(check.get("arguments"), Map.class) : null;
+                @SuppressWarnings("unchecked")
+                Map<String, Object> responses = check.has("input_responses") ? Json.MAPPER.convertValue(check.get("input_responses"), Map.class) : null;
                 chain.mcpToolCalled(check.get("tool").asText(), check.path("server").asText(null),
-                        check.has("times") ? check.get("times").asInt() : null, arguments);
+                        check.has("times") ? check.get("times").asInt() : null, arguments, responses);
             }
             case "socket_received", "socket_sent" -> {
                 @SuppressWarnings("unchecked")
