@@ -440,6 +440,9 @@ fn call_tool(state: &mut McpState, server: usize, params: &Value, entry: &mut Mc
         }
     };
     entry.input_responses = responses.clone();
+    // What was used before this call: a refused call gives back exactly what it took (a step that `repeat_last`
+    // or `cycle` took again was used before and stays so).
+    let used_before = used.to_vec();
     let taken = take_step(used, tool, spec, &arguments, responses.as_ref());
     let Some(step) = taken.and_then(|s| Some((s, tool.steps.get(s)?))) else {
         let left = used.iter().filter(|u| !**u).count();
@@ -454,10 +457,8 @@ fn call_tool(state: &mut McpState, server: usize, params: &Value, entry: &mut Mc
     };
     let (s, step) = step;
     if let (Some(_), None) = (&step.input_required, &entry.revision) {
-        // Asked of a client that cannot answer: the step stays for one that can.
-        if let Some(used) = used.get_mut(s) {
-            *used = false;
-        }
+        // Asked of a client that cannot answer: the step stays as it was for one that can.
+        used.copy_from_slice(&used_before);
         let reason = format!(
             "cuecard: step {s} of tool {name} asks the client for input (input_required), which is served in revision \
              {} (multi-round-trip requests); this call is of the handshake era, where cuecard sends no \

@@ -621,6 +621,16 @@ fn a_handshake_era_client_is_not_asked_and_the_step_stays_for_one_that_can_be() 
         Some("delete"),
     ));
     assert_eq!(asked["result"]["resultType"], "input_required");
+    // Taken again by `repeat_last` after that, a refused handshake-era call leaves the step used.
+    let scenario = json!({"cuecard": 1, "mcp": {"servers": [{"name": "s", "tools": [{"name": "ask",
+        "on_exhausted": "repeat_last", "steps": [{"input_required": {"q": {"method": "roots/list"}}}]}]}]}});
+    let mock = MockModel::from_scenario(&Scenario::from_value(scenario).unwrap()).unwrap();
+    let ask = |id| modern(id, "tools/call", json!({"name": "ask", "arguments": {}}));
+    assert_eq!(body(&post_modern(&mock, &ask(1), "tools/call", Some("ask")))["result"]["resultType"], "input_required");
+    let (session, _) = initialize(&mock, "2025-06-18");
+    let refused = body(&post(&mock, Some(&session), &rpc(2, "tools/call", json!({"name": "ask", "arguments": {}}))));
+    assert_eq!(refused["error"]["code"], -32603);
+    assert!(run_check(&mock, None, &Check::AllMcpStepsUsed).is_ok(), "the step answered the stateless call");
 }
 
 #[test]
