@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every benchmark of the repository in a quick mode, each figure set beside its last accepted one
 # (bench/figures.json) by bench/figures.py, with the ratio: a regression shows at the stop that made it. The
-# server's cost against a bare hyper server is read against its ceilings (whole answer 1.6x, 13-event stream 1.8x),
-# with the day's bare figure beside it. Nothing fails on a time; the table is read.
+# server's cost against a bare hyper server is read against its ceilings (pinned CPU: whole answer 1.6x, 13-event
+# stream 1.8x, with the day's bare figure beside it; instructions: 2.6x and 3.5x). Nothing fails on a time; the table
+# is read.
 #
 #   bench/quick.sh                       # every part whose tools are here (about 15 minutes with the builds)
 #   bench/quick.sh criterion node go     # some parts: criterion wire server node python go jvm c
